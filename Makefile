@@ -1,0 +1,283 @@
+# Makefile for sbx (GNU make).  Hand-written; configure only supplies
+# config.mk (compiler, library flags) and config.h.
+#
+# Conventions, so that adding a file never needs an edit here:
+#   common/*.c                 -> build/obj/libsbxcommon.a
+#   common/privgen/*.c         -> build/tools/sbx-privgen (build-time generator)
+#   */*.priv                   -> build/gen/priv_<name>.c -> libsbxpriv.a
+#   <prog>/main.c + <prog>/*.c -> the program (other files also go into an
+#                                 archive the unit tests link)
+#   sbxctl/libsbx*.c           -> build/lib/libsbx.{a,so} (+ common/imsg.c)
+#   regress/unittests/t_*.c    -> ATF test programs
+#   regress/helpers/*.c        -> helper programs for the tests
+#   regress/*.sh               -> atf-sh test programs
+#   regress/fuzz/fuzz_*.c      -> libFuzzer targets (make fuzz)
+
+.DEFAULT_GOAL :=	all
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+B ?=		build
+O :=		$(B)/obj
+PREFIX ?=	/usr/local
+DESTDIR ?=
+FUZZ_SECONDS ?=	20
+
+NOCONFIG_GOALS :=	deps clean distclean help
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+include config.mk
+endif
+
+# configure runs itself when config.mk is missing or older than its inputs.
+config.mk: configure.ac config.mk.in
+	@sh scripts/deps
+	autoreconf -fi
+	./configure -q $(CONFIGURE_FLAGS)
+	@touch config.mk
+
+config.h: config.mk
+
+# Hardening is not optional: FORTIFY, stack protector, PIE and full RELRO.
+SAN ?=
+ifeq ($(SAN),)
+HARDEN_CPPFLAGS :=	-D_FORTIFY_SOURCE=3
+else
+HARDEN_CPPFLAGS :=
+endif
+CPPFLAGS :=	-I. -Icommon -include config.h -D_GNU_SOURCE $(HARDEN_CPPFLAGS) \
+		$(BSD_CFLAGS) $(SECCOMP_CFLAGS) $(SODIUM_CFLAGS) \
+		$(CJSON_CFLAGS) $(EVENT_CFLAGS) $(CPPFLAGS_USER)
+CFLAGS :=	-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wpointer-arith \
+		-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+		$(WERROR) -fstack-protector-strong -fPIE $(SAN) $(CFLAGS_USER)
+LDFLAGS :=	-pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN) $(LDFLAGS_USER)
+ALL_LIBS :=	$(EVENT_LIBS) $(SECCOMP_LIBS) $(SODIUM_LIBS) $(CJSON_LIBS) \
+		$(BSD_LIBS)
+
+# ---- common ----------------------------------------------------------
+COMMON_SRCS :=	$(wildcard common/*.c)
+COMMON_OBJS :=	$(COMMON_SRCS:%.c=$(O)/%.o)
+LIBCOMMON :=	$(O)/libsbxcommon.a
+PRIVGEN_SRCS :=	$(wildcard common/privgen/*.c)
+PRIVGEN :=	$(B)/tools/sbx-privgen
+
+# ---- privilege files -------------------------------------------------
+PRIV_FILES :=	$(sort $(wildcard */*.priv))
+privname =	$(subst -,_,$(basename $(notdir $(1))))
+PRIV_GEN :=	$(foreach f,$(PRIV_FILES),$(B)/gen/priv_$(call privname,$(f)).c)
+PRIV_OBJS :=	$(PRIV_GEN:$(B)/gen/%.c=$(O)/gen/%.o)
+LIBPRIV :=	$(O)/libsbxpriv.a
+
+# ---- programs --------------------------------------------------------
+PROGS :=	monitor launcher shim proxy provider-runner sbxctl
+dest_monitor :=		$(B)/sbin/sbx-monitor
+dest_launcher :=	$(B)/libexec/sbx/sbx-launcher
+dest_shim :=		$(B)/libexec/sbx/sbx-shim
+dest_proxy :=		$(B)/libexec/sbx/sbx-proxy
+dest_provider-runner :=	$(B)/libexec/sbx/sbx-provider-runner
+dest_sbxctl :=		$(B)/bin/sbxctl
+# Each role links only what it uses (with --as-needed, unused libraries
+# are not even recorded as dependencies).
+libs_monitor :=		$(ALL_LIBS)
+libs_launcher :=	$(ALL_LIBS)
+libs_shim :=		$(ALL_LIBS)
+libs_proxy :=		$(ALL_LIBS)
+libs_provider-runner :=	$(ALL_LIBS)
+libs_sbxctl :=		$(ALL_LIBS)
+
+prog_srcs =	$(filter-out $(1)/main.c $(1)/libsbx%.c,$(wildcard $(1)/*.c))
+prog_objs =	$(patsubst %.c,$(O)/%.o,$(call prog_srcs,$(1)))
+prog_lib =	$(O)/$(1)/lib$(subst -,_,$(1)).a
+PROG_BINS :=	$(foreach p,$(PROGS),$(dest_$(p)))
+PROG_LIBS :=	$(foreach p,$(PROGS),$(call prog_lib,$(p)))
+
+# libsbx: the C client library agents link; self-contained (no fatal()).
+LIBSBX_SRCS :=	$(wildcard sbxctl/libsbx*.c) $(wildcard common/imsg.c)
+LIBSBX_PICOBJS := $(LIBSBX_SRCS:%.c=$(O)/pic/%.o)
+LIBSBX_A :=	$(B)/lib/libsbx.a
+LIBSBX_SO :=	$(B)/lib/libsbx.so
+LIBSBX_PC :=	$(B)/lib/pkgconfig/sbx.pc
+
+# ---- tests -----------------------------------------------------------
+UNIT_SRCS :=	$(wildcard regress/unittests/t_*.c)
+UNIT_BINS :=	$(UNIT_SRCS:regress/%.c=$(B)/regress/%)
+HELPER_SRCS :=	$(wildcard regress/helpers/*.c)
+HELPER_BINS :=	$(HELPER_SRCS:regress/%.c=$(B)/regress/%)
+SH_TESTS :=	$(wildcard regress/*.sh)
+SH_BINS :=	$(SH_TESTS:regress/%=$(B)/regress/%)
+KYUAFILE :=	$(B)/regress/Kyuafile
+FUZZ_SRCS :=	$(wildcard regress/fuzz/fuzz_*.c)
+FUZZ_BINS :=	$(FUZZ_SRCS:regress/fuzz/%.c=$(B)/fuzz/%)
+
+.PHONY: all deps check sanitize demo bench fuzz install clean distclean \
+	tests help lint-man
+
+all: $(PROG_BINS) $(LIBSBX_A) $(LIBSBX_SO) $(LIBSBX_PC)
+
+deps:
+	@sh scripts/deps
+
+help:
+	@echo "targets: all check demo bench fuzz sanitize install clean deps"
+
+# ---- rules -----------------------------------------------------------
+$(O)/%.o: %.c config.mk config.h common/common.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -I$(<D) -MMD -MP -c -o $@ $<
+
+$(O)/pic/%.o: %.c config.mk config.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -I$(<D) -DSBX_LIBRARY -MMD -MP \
+	    -c -o $@ $<
+
+$(LIBCOMMON): $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(PRIVGEN): $(PRIVGEN_SRCS:%.c=$(O)/%.o) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LIBS)
+
+define priv_rule
+$(B)/gen/priv_$(call privname,$(1)).c: $(1) $(PRIVGEN)
+	@mkdir -p $$(@D)
+	$(PRIVGEN) -o $$@ -n $(call privname,$(1)) $(1)
+endef
+$(foreach f,$(PRIV_FILES),$(eval $(call priv_rule,$(f))))
+
+$(O)/gen/%.o: $(B)/gen/%.c config.h common/common.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBPRIV): $(PRIV_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+define prog_rule
+$(call prog_lib,$(1)): $(call prog_objs,$(1))
+	@mkdir -p $$(@D)
+	rm -f $$@ && ar rcs $$@ $$^
+$(dest_$(1)): $(O)/$(1)/main.o $(call prog_lib,$(1)) $(LIBPRIV) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(libs_$(1))
+endef
+$(foreach p,$(PROGS),$(eval $(call prog_rule,$(p))))
+
+$(LIBSBX_A): $(LIBSBX_PICOBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBSBX_SO): $(LIBSBX_PICOBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libsbx.so.0 -Wl,-z,relro,-z,now $(SAN) \
+	    -o $@ $^ $(CJSON_LIBS) $(BSD_LIBS)
+
+$(LIBSBX_PC): sbxctl/sbx.pc.in config.mk
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' sbxctl/sbx.pc.in > $@
+
+# Unit tests link every role archive so that a role's internals (parsers,
+# policy checks) are testable without its main().
+TEST_LINK :=	$(PROG_LIBS) $(LIBPRIV) $(LIBCOMMON) $(ATF_C_LIBS) $(ALL_LIBS)
+
+$(B)/regress/unittests/%: $(O)/regress/unittests/%.o $(PROG_LIBS) \
+    $(LIBPRIV) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
+
+$(O)/regress/unittests/%.o: regress/unittests/%.c config.mk config.h \
+    common/common.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ATF_C_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/regress/helpers/%: $(O)/regress/helpers/%.o $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LIBS)
+
+$(B)/regress/%.sh: regress/%.sh
+	@mkdir -p $(@D)
+	cp $< $@ && chmod 755 $@
+
+# kyua wants one Kyuafile per directory, naming only files in it.
+$(KYUAFILE): $(UNIT_SRCS) $(SH_TESTS) Makefile
+	@mkdir -p $(@D)/unittests
+	{ echo "syntax(2)"; echo "test_suite('sbx')"; \
+	  echo "include('unittests/Kyuafile')"; \
+	  for t in $(SH_BINS:$(B)/regress/%=%); do \
+	    echo "atf_test_program{name='$$t'}"; done; } > $@
+	{ echo "syntax(2)"; echo "test_suite('sbx')"; \
+	  for t in $(UNIT_BINS:$(B)/regress/unittests/%=%); do \
+	    echo "atf_test_program{name='$$t'}"; done; } > $(@D)/unittests/Kyuafile
+
+# Tests find the source tree (fixtures, man pages) through this link.
+$(B)/regress/top:
+	@mkdir -p $(@D)
+	ln -sfn ../.. $@
+
+tests: all $(UNIT_BINS) $(HELPER_BINS) $(SH_BINS) $(KYUAFILE) $(B)/regress/top
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@sh scripts/check $(B)
+
+# ASan + UBSan build of everything in its own tree, then the unit tests.
+sanitize: deps
+	@$(MAKE) --no-print-directory B=build-san \
+	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    tests
+	@SBX_SANITIZE=1 sh scripts/check build-san unit
+
+demo: deps all
+	@sh scripts/demo $(B)
+
+bench: deps all
+	@sh regress/bench/run $(B)
+
+# ---- fuzzing (clang, libFuzzer) ---------------------------------------
+FUZZ_CFLAGS :=	-g -O1 -fsanitize=fuzzer-no-link,address,undefined
+$(B)/fuzzobj/%.o: %.c config.mk config.h common/common.h
+	@mkdir -p $(@D)
+	$(CLANG) $(filter-out -D_FORTIFY_SOURCE=3,$(CPPFLAGS)) -I$(<D) \
+	    $(FUZZ_CFLAGS) -c -o $@ $<
+
+FUZZ_LINK_OBJS := $(COMMON_OBJS:$(O)/%=$(B)/fuzzobj/%) \
+		$(foreach p,$(PROGS),$(patsubst %.c,$(B)/fuzzobj/%.o,$(call prog_srcs,$(p))))
+
+$(B)/fuzz/%: $(B)/fuzzobj/regress/fuzz/%.o $(FUZZ_LINK_OBJS)
+	@mkdir -p $(@D)
+	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(ALL_LIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@sh scripts/fuzz $(B) $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# ---- install -----------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/libexec/sbx $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+	    $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 755 $(dest_monitor) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 755 $(dest_sbxctl) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(filter $(B)/libexec/%,$(PROG_BINS)) \
+	    $(DESTDIR)$(PREFIX)/libexec/sbx/
+	install -m 644 $(LIBSBX_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBSBX_SO) $(DESTDIR)$(PREFIX)/lib/libsbx.so.0
+	ln -sf libsbx.so.0 $(DESTDIR)$(PREFIX)/lib/libsbx.so
+	install -m 644 $(LIBSBX_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 sbxctl/sbx.h $(DESTDIR)$(PREFIX)/include/
+	for m in man/*.[1578]; do s=$${m##*.}; \
+	    install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
+
+lint-man:
+	@sh scripts/lint-man
+
+clean:
+	rm -rf build build-san
+
+distclean: clean
+	rm -rf config.mk config.h config.log config.status configure \
+	    autom4te.cache config.h.in config.h.in~ aclocal.m4
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

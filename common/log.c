@@ -1,0 +1,149 @@
+/*
+ * log.c: logging for every sbx process.  In the foreground (-d) lines go to
+ * stderr, otherwise to syslog; every line names the role so that an operator
+ * reading a merged log knows which process spoke.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "common.h"
+
+static int	 log_debug_mode = 1;	/* stderr until log_init says */
+static int	 log_verbose;
+static char	 log_role[32] = "sbx";
+
+void
+log_init(int debug, int facility)
+{
+	log_debug_mode = debug;
+	if (!debug)
+		openlog("sbx", LOG_PID | LOG_NDELAY, facility);
+	tzset();
+}
+
+void
+log_procinit(const char *role)
+{
+	if (role != NULL)
+		strlcpy(log_role, role, sizeof(log_role));
+}
+
+void
+log_setverbose(int v)
+{
+	log_verbose = v;
+}
+
+int
+log_getverbose(void)
+{
+	return log_verbose;
+}
+
+void
+vlog(int pri, const char *fmt, va_list ap)
+{
+	char	 buf[1024];
+	int	 saved = errno;
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (log_debug_mode)
+		fprintf(stderr, "%s: %s\n", log_role, buf);
+	else
+		syslog(pri, "%s: %s", log_role, buf);
+	errno = saved;
+}
+
+static void
+logit(int pri, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(pri, fmt, ap);
+	va_end(ap);
+}
+
+/* Append strerror(errno) the way the OpenBSD daemons do. */
+static void
+vwarn_errno(int pri, const char *fmt, va_list ap)
+{
+	char	 buf[1024];
+	int	 saved = errno;
+
+	if (fmt == NULL) {
+		logit(pri, "%s", strerror(saved));
+	} else {
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		logit(pri, "%s: %s", buf, strerror(saved));
+	}
+	errno = saved;
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vwarn_errno(LOG_ERR, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (log_verbose < 1)
+		return;
+	va_start(ap, fmt);
+	vlog(LOG_DEBUG, fmt, ap);
+	va_end(ap);
+}
+
+__dead void
+fatal(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vwarn_errno(LOG_CRIT, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+__dead void
+fatalx(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_CRIT, fmt, ap);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,16 @@
+/*
+ * sbx-monitor: placeholder until its issue lands; refuses to run so nobody
+ * mistakes it for a working role.
+ */
+#include <stdio.h>
+
+#include "common.h"
+
+int
+main(int argc, char *argv[])
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "sbx-monitor: not implemented yet\n");
+	return 1;
+}
