@@ -99,4 +99,13 @@ int	 imsg_get_fd(struct imsg *);		/* once; then -1 */
 int	 imsg_get_data(const struct imsg *, void *, size_t);
 void	 imsg_free(struct imsg *);		/* closes an untaken fd */
 
+/* ---- priv_*.c: privilege files (DESIGN 2, sbx.priv(5)) --------------- */
+/* (owned by the privilege-file work) */
+
+/* ---- json.c, canon.c, digest.c: canonical JSON and digests ------------ */
+/* (owned by the canonical-JSON work) */
+
+/* ---- sandbox spec: launcher <-> shim (DESIGN 1) ----------------------- */
+/* (owned by the sandbox work) */
+
 #endif /* SBX_COMMON_H */
