@@ -1,0 +1,311 @@
+/*
+ * libsbx.c: the client side of the agent protocol (sbx-protocol(7)).
+ *
+ * Linked into agents, so it never exits, never logs and never keeps global
+ * state: every failure comes back as -1/NULL with errno and a message.
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "common.h"
+#include "sbx.h"
+
+struct sbx_conn {
+	struct imsgbuf	 ibuf;
+	uint32_t	 nextid;
+	char		 server[128];
+};
+
+static void
+seterr(char *err, size_t errlen, const char *fmt, ...) SBX_PRINTF(3, 4);
+
+static void
+seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 saved = errno;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+}
+
+const char *
+sbx_socket_path(const char *override)
+{
+	const char	*env;
+
+	if (override != NULL && *override != '\0')
+		return override;
+	if ((env = getenv("SBX_SOCKET")) != NULL && *env != '\0')
+		return env;
+	return SBX_SOCKET_DEFAULT;
+}
+
+int
+sbx_conn_fd(const struct sbx_conn *c)
+{
+	return c->ibuf.fd;
+}
+
+const char *
+sbx_server(const struct sbx_conn *c)
+{
+	return c->server;
+}
+
+int
+sbx_send(struct sbx_conn *c, uint32_t type, const char *json, int fd,
+    uint32_t *idp)
+{
+	uint32_t	 id;
+	int		 dupfd = -1;
+
+	if (json == NULL)
+		json = "{}";
+	/* imsg closes what it sends; the caller keeps its own descriptor. */
+	if (fd != -1 && (dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1)
+		return -1;
+	id = c->nextid++;
+	if (c->nextid == 0)
+		c->nextid = 1;
+	if (imsg_compose(&c->ibuf, type, id, 0, dupfd, json,
+	    strlen(json)) == -1) {
+		if (dupfd != -1)
+			close(dupfd);
+		return -1;
+	}
+	if (imsgbuf_flush(&c->ibuf) == -1)
+		return -1;
+	if (idp != NULL)
+		*idp = id;
+	return 0;
+}
+
+int
+sbx_recv(struct sbx_conn *c, struct sbx_msg *m)
+{
+	struct imsg	 imsg;
+	struct pollfd	 pfd;
+	size_t		 len;
+	int		 r;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	for (;;) {
+		if ((r = imsg_get(&c->ibuf, &imsg)) == -1)
+			return -1;
+		if (r == 1)
+			break;
+		pfd.fd = c->ibuf.fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if ((r = imsgbuf_read(&c->ibuf)) == -1)
+			return -1;
+		if (r == 0)
+			return 0;
+	}
+	len = imsg_get_len(&imsg);
+	if ((m->json = malloc(len + 1)) == NULL) {
+		imsg_free(&imsg);
+		return -1;
+	}
+	if (len > 0)
+		memcpy(m->json, imsg.data, len);
+	m->json[len] = '\0';
+	m->len = len;
+	m->type = imsg_get_type(&imsg);
+	m->id = imsg_get_id(&imsg);
+	m->fd = imsg_get_fd(&imsg);
+	imsg_free(&imsg);
+	return 1;
+}
+
+void
+sbx_msg_free(struct sbx_msg *m)
+{
+	if (m->fd != -1)
+		close(m->fd);
+	free(m->json);
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+}
+
+int
+sbx_error(const struct sbx_msg *m, char *code, size_t codelen,
+    char *message, size_t msglen)
+{
+	cJSON	*root, *c, *msg;
+	int	 ret = -1;
+
+	if (m->type != SBX_MSG_ERROR ||
+	    (root = cJSON_ParseWithLength(m->json, m->len)) == NULL)
+		return -1;
+	c = cJSON_GetObjectItemCaseSensitive(root, "code");
+	msg = cJSON_GetObjectItemCaseSensitive(root, "message");
+	if (cJSON_IsString(c) && cJSON_IsString(msg)) {
+		strlcpy(code, c->valuestring, codelen);
+		strlcpy(message, msg->valuestring, msglen);
+		ret = 0;
+	}
+	cJSON_Delete(root);
+	return ret;
+}
+
+int
+sbx_call(struct sbx_conn *c, uint32_t type, const char *json,
+    struct sbx_msg *reply, char *err, size_t errlen)
+{
+	uint32_t	 id;
+	int		 r;
+
+	if (sbx_send(c, type, json, -1, &id) == -1) {
+		seterr(err, errlen, "sending request: %s", strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if ((r = sbx_recv(c, reply)) == -1) {
+			seterr(err, errlen, "reading reply: %s",
+			    strerror(errno));
+			return -1;
+		}
+		if (r == 0) {
+			errno = ECONNRESET;
+			seterr(err, errlen, "monitor closed the connection");
+			return -1;
+		}
+		/* Errors about the connection itself carry id 0. */
+		if (reply->id == id || (reply->type == SBX_MSG_ERROR &&
+		    reply->id == 0))
+			return 0;
+		sbx_msg_free(reply);
+	}
+}
+
+static int
+hello(struct sbx_conn *c, const char *client, char *err, size_t errlen)
+{
+	struct sbx_msg	 m;
+	cJSON		*req, *root, *v, *srv;
+	char		*text, code[64], msg[256];
+	int		 ret = -1;
+
+	if ((req = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddNumberToObject(req, "version",
+	    SBX_PROTOCOL_VERSION) == NULL ||
+	    cJSON_AddStringToObject(req, "client",
+	    client != NULL ? client : "libsbx") == NULL ||
+	    (text = cJSON_PrintUnformatted(req)) == NULL) {
+		cJSON_Delete(req);
+		errno = ENOMEM;
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	cJSON_Delete(req);
+	if (sbx_call(c, SBX_MSG_HELLO, text, &m, err, errlen) == -1) {
+		free(text);
+		return -1;
+	}
+	free(text);
+	if (m.type == SBX_MSG_ERROR) {
+		if (sbx_error(&m, code, sizeof(code), msg, sizeof(msg)) == 0)
+			seterr(err, errlen, "%s: %s", code, msg);
+		else
+			seterr(err, errlen, "malformed error reply");
+		errno = EPROTO;
+		sbx_msg_free(&m);
+		return -1;
+	}
+	root = cJSON_ParseWithLength(m.json, m.len);
+	v = cJSON_GetObjectItemCaseSensitive(root, "version");
+	srv = cJSON_GetObjectItemCaseSensitive(root, "server");
+	if (m.type != (SBX_MSG_HELLO | SBX_REPLY) || !cJSON_IsNumber(v) ||
+	    v->valuedouble != SBX_PROTOCOL_VERSION || !cJSON_IsString(srv)) {
+		errno = EPROTO;
+		seterr(err, errlen, "unexpected hello reply from monitor");
+	} else {
+		strlcpy(c->server, srv->valuestring, sizeof(c->server));
+		ret = 0;
+	}
+	cJSON_Delete(root);
+	sbx_msg_free(&m);
+	return ret;
+}
+
+struct sbx_conn *
+sbx_connect(const char *path, const char *client, char *err, size_t errlen)
+{
+	struct sockaddr_un	 sun;
+	struct sbx_conn		*c;
+	int			 fd, saved;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, path, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		seterr(err, errlen, "%s: socket path too long", path);
+		return NULL;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		seterr(err, errlen, "socket: %s", strerror(errno));
+		return NULL;
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		saved = errno;
+		seterr(err, errlen, "cannot reach the monitor at %s: %s",
+		    path, strerror(saved));
+		close(fd);
+		errno = saved;
+		return NULL;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		close(fd);
+		seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (imsgbuf_init(&c->ibuf, fd) == -1) {
+		saved = errno;
+		free(c);
+		close(fd);
+		errno = saved;
+		seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	imsgbuf_allow_fdpass(&c->ibuf);
+	c->nextid = 1;
+	if (hello(c, client, err, errlen) == -1) {
+		saved = errno;
+		sbx_disconnect(c);
+		errno = saved;
+		return NULL;
+	}
+	return c;
+}
+
+void
+sbx_disconnect(struct sbx_conn *c)
+{
+	if (c == NULL)
+		return;
+	imsgbuf_clear(&c->ibuf);
+	close(c->ibuf.fd);
+	free(c);
+}

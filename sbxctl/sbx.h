@@ -1,0 +1,88 @@
+/*
+ * sbx.h: the public C interface to sbx-monitor (libsbx) and the constants of
+ * the agent protocol, documented in sbx-protocol(7).
+ *
+ * This is the installed API header; it is deliberately separate from
+ * sbxctl.h (the command-line program's internals) so that agents include
+ * nothing but the protocol.
+ *
+ * The wire: a unix stream socket carrying imsg frames (16-byte host-order
+ * header {type, len, peerid, pid}, len's top bit marking an attached
+ * descriptor), each payload a JSON object.  peerid is the client's request
+ * id and comes back on every reply and event for that request.
+ */
+#ifndef SBX_H
+#define SBX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBX_PROTOCOL_VERSION	1
+#define SBX_SOCKET_DEFAULT	"/run/sbx/sbx.sock"
+#define SBX_MSG_MAXSIZE		16384	/* whole frame, header included */
+
+/* Requests (agent -> monitor).  Replies use the request type | SBX_REPLY. */
+#define SBX_MSG_HELLO		1	/* {version, client?} */
+#define SBX_MSG_PING		2	/* {} */
+#define SBX_MSG_STATUS		3	/* {} */
+#define SBX_MSG_PRIVS		4	/* {role?} */
+#define SBX_REPLY		0x10000U
+#define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
+
+/* Error codes carried in SBX_MSG_ERROR's "code". */
+#define SBX_E_BAD_JSON		"bad-json"	 /* payload is not a JSON object */
+#define SBX_E_BAD_REQUEST	"bad-request"	 /* schema: field missing/extra/type */
+#define SBX_E_BAD_FRAME		"bad-frame"	 /* framing: lengths, stray fds */
+#define SBX_E_OVERSIZE		"oversize"	 /* frame above SBX_MSG_MAXSIZE */
+#define SBX_E_UNKNOWN_TYPE	"unknown-type"
+#define SBX_E_UNEXPECTED_FD	"unexpected-fd"
+#define SBX_E_HELLO_REQUIRED	"hello-required"
+#define SBX_E_VERSION		"version"
+#define SBX_E_REFUSED		"refused"	 /* peer not allowed by sbx.conf */
+#define SBX_E_LIMIT		"limit"		 /* connection or sandbox limits */
+#define SBX_E_NOT_FOUND		"not-found"
+#define SBX_E_UNAVAILABLE	"sandbox-unavailable"
+#define SBX_E_INTERNAL		"internal"
+
+struct sbx_conn;
+
+struct sbx_msg {
+	uint32_t	 type;
+	uint32_t	 id;		/* the request id it answers */
+	int		 fd;		/* -1 or a descriptor now owned by you */
+	char		*json;		/* NUL-terminated payload */
+	size_t		 len;		/* payload bytes, without the NUL */
+};
+
+/* Socket path: override if not NULL, else $SBX_SOCKET, else the default. */
+const char	*sbx_socket_path(const char *override);
+
+/*
+ * Connect and exchange hellos.  On failure returns NULL, writes a one-line
+ * reason to err and leaves errno set; errno ENOENT/ECONNREFUSED/EACCES mean
+ * the monitor could not be reached.
+ */
+struct sbx_conn	*sbx_connect(const char *path, const char *client,
+		    char *err, size_t errlen);
+void		 sbx_disconnect(struct sbx_conn *);
+int		 sbx_conn_fd(const struct sbx_conn *);
+const char	*sbx_server(const struct sbx_conn *);
+
+/* Send one request (fd may be -1; a sent fd stays yours). 0 or -1/errno. */
+int		 sbx_send(struct sbx_conn *, uint32_t type, const char *json,
+		    int fd, uint32_t *id);
+/* Block for the next message: 1 got one, 0 monitor closed, -1 error. */
+int		 sbx_recv(struct sbx_conn *, struct sbx_msg *);
+void		 sbx_msg_free(struct sbx_msg *);
+/*
+ * Send and wait for the reply to that request (events for other ids are
+ * dropped).  0: *reply filled (check reply->type for SBX_MSG_ERROR);
+ * -1: transport failure, reason in err.
+ */
+int		 sbx_call(struct sbx_conn *, uint32_t type, const char *json,
+		    struct sbx_msg *reply, char *err, size_t errlen);
+/* From an SBX_MSG_ERROR reply: 0 and code/message, or -1 if malformed. */
+int		 sbx_error(const struct sbx_msg *, char *code, size_t codelen,
+		    char *message, size_t msglen);
+
+#endif /* SBX_H */
