@@ -49,6 +49,10 @@ int	 xasprintf(char **, const char *, ...) SBX_PRINTF(2, 3);
 #define IMSG_HEADER_SIZE	16		/* sizeof(struct imsg_hdr) */
 #define IMSG_MAXSIZE_DEFAULT	16384		/* total, header included */
 #define IMSG_FD_MARK		0x80000000U	/* in hdr.len: an fd rides along */
+/* Bytes asked of the kernel per read.  A channel buffers at most one
+ * maximum-size message plus one chunk: imsgbuf_read does not read while a
+ * complete message waits for imsg_get. */
+#define IMSG_READ_CHUNK		65536
 
 struct imsg_hdr {
 	uint32_t	 type;
@@ -84,7 +88,10 @@ int	 imsgbuf_flush(struct imsgbuf *);
 uint32_t imsgbuf_queuelen(struct imsgbuf *);
 
 /* Messages.  imsg_get: 1 got one, 0 need more bytes, -1 protocol error
- * (errno: ERANGE bad length, EBADMSG fd without a message / stray fd). */
+ * (errno: ERANGE bad length, EBADMSG fd without a message / stray fd).
+ * Protocol errors are sticky: the read side stays failed.  compose takes
+ * ownership of fd (-1 for none) only when it succeeds; the fd is closed
+ * once sent, or by imsgbuf_clear.  pid 0 means our own pid. */
 int	 imsg_get(struct imsgbuf *, struct imsg *);
 int	 imsg_compose(struct imsgbuf *, uint32_t type, uint32_t peerid,
 	    pid_t pid, int fd, const void *data, size_t datalen);
