@@ -88,6 +88,7 @@ struct imsgbuf_impl {
 	uint64_t		 rabs;		/* stream offset of rbuf + roff */
 	struct imsg_rfd		 rfd[IMSG_RFD_SLOTS];
 	int			 rerr;		/* sticky read-side error */
+	uint32_t		 badlen;	/* the length ERANGE refused */
 };
 
 /* What check_head learnt about the message at the head of the buffer. */
@@ -169,8 +170,10 @@ check_head(struct imsgbuf_impl *im, struct imsg_head *h)
 		h->marked = (h->hdr.len & IMSG_FD_MARK) != 0;
 		total = h->hdr.len & ~IMSG_FD_MARK;
 		h->hdr.len = total;
-		if (total < IMSG_HEADER_SIZE || total > im->maxsize)
+		if (total < IMSG_HEADER_SIZE || total > im->maxsize) {
+			im->badlen = total;
 			return read_fail(im, ERANGE);
+		}
 		next = im->rabs + total;
 	} else {
 		/* The next header starts beyond every byte we hold. */
@@ -712,4 +715,16 @@ imsg_free(struct imsg *imsg)
 	freezero(imsg->data, imsg_get_len(imsg));
 	memset(imsg, 0, sizeof(*imsg));
 	imsg->fd = -1;
+}
+
+/* After ERANGE on the read side: the frame length that was refused, so a
+ * server can tell its peer exactly what was wrong (0 if none). */
+uint32_t
+imsgbuf_badlen(struct imsgbuf *ibuf)
+{
+	struct imsgbuf_impl	*im;
+
+	if ((im = impl_of(ibuf)) == NULL)
+		return 0;
+	return im->badlen;
 }

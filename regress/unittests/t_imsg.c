@@ -506,6 +506,8 @@ expect_erange(uint32_t len, uint32_t cap)
 	errno = 0;
 	ATF_CHECK_MSG(read_get(&c.b, &m) == -1 && errno == ERANGE,
 	    "len %#x cap %u: %s", len, cap, strerror(errno));
+	/* The refused length is reported without the fd mark. */
+	ATF_CHECK_EQ(imsgbuf_badlen(&c.b), len & ~IMSG_FD_MARK);
 	/* The channel stays failed; more bytes do not resync it. */
 	ATF_CHECK(imsg_get(&c.b, &m) == -1 && errno == ERANGE);
 	ATF_CHECK(imsgbuf_read(&c.b) == -1 && errno == ERANGE);
