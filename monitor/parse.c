@@ -276,13 +276,14 @@ file_load(struct cfile *f, const char **why)
 	if (fstat(fd, &st) == -1)
 		goto fail;
 	if (!S_ISREG(st.st_mode))
-		*why = "is not a regular file";
+		*why = "not a regular file";
 	else if (st.st_size > SBX_CONF_MAXFILE)
-		*why = "is larger than 1 MiB";
+		*why = "larger than 1 MiB";
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		*why = "is writable by group or others";
+		*why = "writable by group or others";
 	else if (st.st_uid != 0 && st.st_uid != geteuid())
-		*why = "is owned by a user other than root or the running user";
+		*why = "owned by a user other than root or the running "
+		    "user";
 	if (*why != NULL)
 		goto fail;
 	cap = (size_t)st.st_size + 1;
@@ -340,19 +341,19 @@ file_include(struct parser *p, const char *name, int line)
 	if (file_load(f, &why) == -1) {
 		if (why == NULL)
 			why = strerror(errno);
-		perr(p, line, "include: \"%s\" %s", show(p, name), why);
+		perr(p, line, "include \"%s\": %s", show(p, name), why);
 		return;
 	}
 	for (up = p->file; up != NULL; up = up->parent) {
 		if (up->dev == f->dev && up->ino == f->ino) {
-			perr(p, line, "include: \"%s\" is already being read "
-			    "(include cycle)", show(p, name));
+			perr(p, line, "include \"%s\": include cycle, the "
+			    "file is already being read", show(p, name));
 			goto drop;
 		}
 	}
 	if (f->depth > SBX_CONF_MAXDEPTH) {
-		perr(p, line, "include: \"%s\" is nested too deep (more than "
-		    "%d levels)", show(p, name), SBX_CONF_MAXDEPTH);
+		perr(p, line, "include \"%s\": nested more than %d levels "
+		    "deep", show(p, name), SBX_CONF_MAXDEPTH);
 		goto drop;
 	}
 	p->file = f;
@@ -788,7 +789,7 @@ parse_id(struct parser *p, const char *ctx, const char *v,
 
 	/* Names start with a letter or '_': anything else is meant as a
 	 * number, and "-1" should hear that it is not one. */
-	if (strchr("0123456789+-", v[0]) != NULL) {
+	if (v[0] != '\0' && strchr("0123456789+-", v[0]) != NULL) {
 		if (number(p, ctx, v, 0, ID_MAX, &n) == -1)
 			return -1;
 		free(id->name);
