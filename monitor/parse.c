@@ -117,6 +117,7 @@ struct parser {
 	int			 giveup;
 	char			 vbuf[2][4 * 64 + 8];	/* for show() */
 	int			 vnext;
+	char			 desc[4 * 64 + 16];	/* for tokdesc() */
 };
 
 static int	 kw_u32(struct parser *, const struct keyword *);
@@ -608,8 +609,6 @@ advance(struct parser *p)
 static const char *
 tokdesc(struct parser *p, const struct token *t)
 {
-	static char	 buf[4 * 64 + 16];
-
 	switch (t->type) {
 	case T_EOF:
 		return "end of file";
@@ -627,8 +626,8 @@ tokdesc(struct parser *p, const struct token *t)
 	case T_STRING:
 		break;
 	}
-	snprintf(buf, sizeof(buf), "\"%s\"", show(p, t->str));
-	return buf;
+	snprintf(p->desc, sizeof(p->desc), "\"%s\"", show(p, t->str));
+	return p->desc;
 }
 
 /* ---- statement helpers ------------------------------------------------ */
@@ -928,13 +927,22 @@ static int
 kw_include(struct parser *p, const struct keyword *kw)
 {
 	char		 v[SBX_CONF_MAXTOKEN + 1];
-	const char	*slash;
+	const char	*slash, *c;
 
 	if (value(p, kw->name, "file name", v, sizeof(v)) == -1)
 		return -1;
 	if (v[0] == '\0') {
 		perr(p, p->line, "%s: empty file name", kw->name);
 		return -1;
+	}
+	/* The name starts every message about that file: keep bytes that
+	 * a terminal could take for control sequences out of the log. */
+	for (c = v; *c != '\0'; c++) {
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e) {
+			perr(p, p->line, "%s: \"%s\" is not printable ASCII",
+			    kw->name, show(p, v));
+			return -1;
+		}
 	}
 	free(p->include);
 	/* Relative names are relative to the including file's directory,

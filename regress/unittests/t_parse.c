@@ -640,6 +640,10 @@ ATF_TC_BODY(include_errors, tc)
 	ATF_CHECK_STREQ(e.first,
 	    "t.conf:1: include \"gw.conf\": writable by group or others");
 
+	ATF_CHECK(parse_text("include \"\xe9.conf\"\n", &e) == NULL);
+	ATF_CHECK_STREQ(e.first,
+	    "t.conf:1: include: \"\\351.conf\" is not printable ASCII");
+
 	ATF_CHECK(parse_text("include\n", &e) == NULL);
 	ATF_CHECK_STREQ(e.first, "t.conf:1: include: missing file name");
 
