@@ -191,6 +191,19 @@ conf_exposes(const struct sbx_conf *conf, const struct conf_mount *m)
 	return NULL;
 }
 
+/*
+ * Sandboxed processes run on the host as ids of sandbox-uid-range: if one
+ * of them were an allowed peer (or the monitor's user or socket group), a
+ * payload that reached the socket would pass the peer check.
+ */
+int
+conf_uid_range_has(const struct sbx_conf *conf, uint32_t id)
+{
+	return conf->uid_range_set && id >= conf->uid_range_start &&
+	    (uint64_t)id < (uint64_t)conf->uid_range_start +
+	    conf->uid_range_count;
+}
+
 /* sbx-monitor -s: the same rules as the socket keyword. */
 int
 conf_set_socket(struct sbx_conf *conf, const char *path, const char **why)

@@ -23,7 +23,8 @@ main(int argc, char *argv[])
 {
 	struct sbx_conf	*conf;
 	const char	*conffile = SBX_CONF_FILE, *sockpath = NULL, *why;
-	int		 ch, debug = 0, noaction = 0, verbose = 0, printpriv = 0;
+	int		 ch, debug = 0, noaction = 0, verbose = 0;
+	int		 printpriv = 0;
 
 	log_init(1, LOG_DAEMON);	/* stderr until the service starts */
 	log_procinit("sbx-monitor");

@@ -104,7 +104,7 @@ struct conf_profile {
 	char			*name;
 	enum conf_network	 network;
 	struct conf_mounts	 mounts;	/* in the order given */
-	char			*workdir;	/* where `sbxctl run -w` mounts */
+	char			*workdir;	/* sbxctl run -w mounts here */
 	struct conf_envs	 env;		/* names passed through */
 	uint32_t		 timeout;	/* seconds */
 	uint64_t		 memory;	/* bytes */
@@ -160,6 +160,7 @@ int		 conf_set_socket(struct sbx_conf *, const char *path,
 		    const char **why);
 const char	*conf_exposes(const struct sbx_conf *,
 		    const struct conf_mount *);
+int		 conf_uid_range_has(const struct sbx_conf *, uint32_t);
 
 /* parse.c: NULL on error, every error reported ("file:line: reason") */
 struct sbx_conf	*conf_parse(const char *path);

@@ -143,7 +143,6 @@ static int	 kw_cidr(struct parser *, const struct keyword *);
 #define P(f)	offsetof(struct conf_profile, f)
 #define SZ_K	(1LL << 10)
 #define SZ_M	(1LL << 20)
-#define SZ_G	(1LL << 30)
 #define SZ_T	(1LL << 40)
 #define ID_MAX	4294967294LL	/* (uid_t)-1 means "no change" to setuid */
 
@@ -181,6 +180,7 @@ static const struct keyword keywords[] = {
 	{ "profile", KW_GLOBAL, kw_profile, 0, 0, 0 },
 
 	{ "network", KW_PROFILE | KW_ONCE, kw_network, 0, 0, 0 },
+	/* kw_mount: min is the mount type */
 	{ "ro", KW_PROFILE, kw_mount, 0, CONF_MOUNT_RO, 0 },
 	{ "rw", KW_PROFILE, kw_mount, 0, CONF_MOUNT_RW, 0 },
 	{ "tmpfs", KW_PROFILE, kw_mount, 0, CONF_MOUNT_TMPFS, 0 },
@@ -231,7 +231,8 @@ perr_at(struct parser *p, const char *file, int line, const char *fmt, ...)
 	}
 }
 
-#define perr(p, line, ...)	perr_at((p), (p)->file->name, (line), __VA_ARGS__)
+#define perr(p, line, ...)	\
+	perr_at((p), (p)->file->name, (line), __VA_ARGS__)
 
 /*
  * A value as it may appear in a message: at most 64 bytes of it, encoded
@@ -1525,20 +1526,18 @@ perr_kw(struct parser *p, const char *kw1, const char *kw2,
 		perr_at(p, p->file->name, 0, "%s", msg);
 }
 
+/* Numeric ids now; conf_resolve() checks names once they have ids. */
 static void
 uid_range_check(struct parser *p, const char *what, const struct conf_id *id)
 {
 	struct sbx_conf	*conf = p->conf;
-	uint64_t	 end;
 
-	if (!conf->uid_range_set || !id->set || id->name != NULL)
-		return;
-	end = (uint64_t)conf->uid_range_start + conf->uid_range_count - 1;
-	if (id->id >= conf->uid_range_start && id->id <= end)
+	if (id->set && id->name == NULL && conf_uid_range_has(conf, id->id))
 		perr_kw(p, "sandbox-uid-range", NULL, "sandbox-uid-range: "
 		    "%u-%llu contains %s %u: sandboxed processes would run "
-		    "as it", conf->uid_range_start, (unsigned long long)end,
-		    what, id->id);
+		    "as it", conf->uid_range_start,
+		    (unsigned long long)conf->uid_range_start +
+		    conf->uid_range_count - 1, what, id->id);
 }
 
 static void
@@ -1571,11 +1570,6 @@ conf_check(struct parser *p)
 		perr_kw(p, "sandbox-uid-range", NULL, "sandbox-uid-range: "
 		    "%u ids cannot give each of max-sandboxes %u sandboxes "
 		    "its own id", conf->uid_range_count, conf->max_sandboxes);
-	/*
-	 * Sandboxed processes run as ids of the range on the host: if one
-	 * of them is an allowed peer (or the monitor's own user or group),
-	 * a payload that reached the socket would pass the peer check.
-	 */
 	uid_range_check(p, "the user", &conf->user);
 	uid_range_check(p, "the socket-group", &conf->socket_group);
 	TAILQ_FOREACH(a, &conf->allows, entry)
@@ -1590,14 +1584,15 @@ conf_check(struct parser *p)
 			if (def != NULL)
 				perr_at(p, def->at.file, def->at.line,
 				    "profile \"%s\": %s \"%s\" exposes the %s "
-				    "file to its sandboxes", show(p, prof->name),
+				    "file to its sandboxes",
+				    show(p, prof->name),
 				    m->type == CONF_MOUNT_RO ? "ro" : "rw",
 				    show(p, m->path), kw);
 			else
-				perr_kw(p, kw, NULL, "%s: the built-in profile "
-				    "\"%s\" binds \"%s\", which would expose it "
-				    "to sandboxes", kw, prof->name,
-				    show(p, m->path));
+				perr_kw(p, kw, NULL, "%s: the built-in "
+				    "profile \"%s\" binds \"%s\", which "
+				    "would expose it to sandboxes", kw,
+				    prof->name, show(p, m->path));
 		}
 	}
 }

@@ -54,21 +54,17 @@ resolve_group(const char *ctx, struct conf_id *id)
 	return 0;
 }
 
-/* Same rule as the parser's for numbers, now that names have ids. */
+/* The parser's rule for numeric ids, now that names have ids too. */
 static int
 in_uid_range(const struct sbx_conf *conf, const char *ctx,
     const struct conf_id *id)
 {
-	uint64_t	 end;
-
-	if (!conf->uid_range_set || !id->set)
-		return 0;
-	end = (uint64_t)conf->uid_range_start + conf->uid_range_count - 1;
-	if (id->id < conf->uid_range_start || id->id > end)
+	if (!id->set || !conf_uid_range_has(conf, id->id))
 		return 0;
 	log_warnx("sandbox-uid-range %u-%llu contains %s %u: sandboxed "
 	    "processes would run as it", conf->uid_range_start,
-	    (unsigned long long)end, ctx, id->id);
+	    (unsigned long long)conf->uid_range_start +
+	    conf->uid_range_count - 1, ctx, id->id);
 	return 1;
 }
 

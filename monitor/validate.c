@@ -134,7 +134,8 @@ conf_check_name(const char *s, const char **why)
 		return -1;
 	}
 	for (i = 1; s[i] != '\0'; i++) {
-		if (!isalnum((unsigned char)s[i]) && strchr("._-", s[i]) == NULL) {
+		if (!isalnum((unsigned char)s[i]) &&
+		    strchr("._-", s[i]) == NULL) {
 			*why = "may contain only letters, digits, '.', '_' "
 			    "and '-'";
 			return -1;

@@ -24,7 +24,6 @@
 
 struct errs {
 	char	 buf[16384];
-	size_t	 len;
 	int	 n;
 	char	 first[1024];
 };
@@ -36,10 +35,8 @@ collect(void *arg, const char *msg)
 
 	if (e->n++ == 0)
 		strlcpy(e->first, msg, sizeof(e->first));
-	if (e->len < sizeof(e->buf))
-		e->len += strlcpy(e->buf + e->len, msg, sizeof(e->buf) - e->len);
-	if (e->len < sizeof(e->buf))
-		e->len += strlcpy(e->buf + e->len, "\n", sizeof(e->buf) - e->len);
+	strlcat(e->buf, msg, sizeof(e->buf));
+	strlcat(e->buf, "\n", sizeof(e->buf));
 }
 
 /* For failure messages: ATF wants a reason on one line. */
@@ -258,7 +255,8 @@ static const struct {
 	    "t.conf:1: user: name \"\" must be 1 to 32 characters" },
 	{ "user 4294967295\n", "t.conf:1: user: \"4294967295\" is too large "
 	    "(0..4294967294)" },
-	{ "allow foo 3\n", "t.conf:1: allow: expected uid or gid, got \"foo\"" },
+	{ "allow foo 3\n",
+	    "t.conf:1: allow: expected uid or gid, got \"foo\"" },
 	{ "allow uid\n", "t.conf:1: allow: missing name or number" },
 	{ "allow uid -1\n", "t.conf:1: allow: \"-1\" is not a number" },
 	{ "allow gid \"a:b\"\n", "t.conf:1: allow: name \"a:b\" may contain "
@@ -356,7 +354,8 @@ static const struct {
 	    "t.conf:3: workdir: \"/tmp\" is also a mount point in profile "
 	    "\"p\"" },
 	{ "profile \"p\" {\n\trw \"/work\"\n}\n", "t.conf:1: profile \"p\": "
-	    "the default workdir \"/work\" is also a mount point; set workdir" },
+	    "the default workdir \"/work\" is also a mount point; set "
+	    "workdir" },
 	{ "profile \"p\" {\n\tenv\n}\n",
 	    "t.conf:2: env: missing variable name" },
 	{ "profile \"p\" {\n\tenv \"A-B\"\n}\n", "t.conf:2: env: \"A-B\" may "
@@ -423,8 +422,8 @@ static const struct {
 	    "t.conf:3: allow-cidr: \"10.0.0.0/\" has a prefix length that is "
 	    "not a number" },
 	{ "profile \"p\" {\n\tallow-domain \"a.org\"\n}\n",
-	    "t.conf:2: allow-domain: profile \"p\" has network none; domain and "
-	    "address rules need network proxy" },
+	    "t.conf:2: allow-domain: profile \"p\" has network none; domain "
+	    "and address rules need network proxy" },
 
 	/* monitor files a sandbox must not see */
 	{ "profile \"p\" {\n\trw \"/run\"\n}\n", "t.conf:1: profile \"p\": rw "
@@ -927,7 +926,8 @@ ATF_TC_BODY(dump_text, tc)
 	ATF_CHECK(strstr(d, "\ttmpfs \"/tmp\" size 1536K\n") != NULL);
 	ATF_CHECK(strstr(d, "\tmemory 1073741825\n") != NULL);
 	/* The built-in default comes first, then the file's profiles. */
-	ATF_CHECK(strstr(d, "profile \"default\"") < strstr(d, "profile \"q\""));
+	ATF_CHECK(strstr(d, "profile \"default\"") <
+	    strstr(d, "profile \"q\""));
 	ATF_CHECK_STREQ(mount_at(conf_profile(conf, "q"), 0)->path,
 	    "/opt/a\"b\\c");
 	free(d);
@@ -1064,8 +1064,8 @@ ATF_TC_BODY(resolve, tc)
 	struct sbx_conf	*conf;
 	char		 text[PATH_MAX * 2 + 128], cwd[PATH_MAX];
 
-	conf = parse_ok("user \"root\"\nallow uid \"root\"\nallow gid \"root\"\n"
-	    "socket-group \"root\"\n");
+	conf = parse_ok("user \"root\"\nallow uid \"root\"\n"
+	    "allow gid \"root\"\nsocket-group \"root\"\n");
 	conf->user.id = 77;
 	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
 	ATF_CHECK_EQ(conf->user.id, 0);
@@ -1099,7 +1099,7 @@ ATF_TC_BODY(resolve, tc)
 	    "provider-allowlist \"%s/allow.json\"\n"
 	    "provider-runtime \"%s/node\"\n", cwd, cwd);
 	conf = parse_ok(text);
-	ATF_CHECK_EQ(conf_resolve(conf, 0), -1);	/* node not executable */
+	ATF_CHECK_EQ(conf_resolve(conf, 0), -1);	/* node: no x bit */
 	ATF_REQUIRE(chmod("node", 0755) == 0);
 	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);
 	ATF_REQUIRE(unlink("allow.json") == 0);
