@@ -420,10 +420,10 @@ tappend(struct token *t, const char *s, size_t len)
 	return 0;
 }
 
-static const struct macro *
+static struct macro *
 macro_find(struct parser *p, const char *name)
 {
-	const struct macro	*m;
+	struct macro	*m;
 
 	TAILQ_FOREACH(m, &p->macros, entry) {
 		if (strcmp(m->name, name) == 0)
@@ -1266,7 +1266,7 @@ macro_define(struct parser *p, const char *ctx, const char *name)
 		perr(p, p->line, "%s: name is a keyword", ctx);
 		return -1;
 	}
-	if ((m = (struct macro *)macro_find(p, name)) != NULL) {
+	if ((m = macro_find(p, name)) != NULL) {
 		perr(p, p->line, "%s: already defined at %s:%d", ctx,
 		    m->at.file, m->at.line);
 		return -1;
