@@ -1,0 +1,193 @@
+/*
+ * monitor.h: the one header of sbx-monitor -- configuration (sbx.conf(5)),
+ * and later control socket, roles and registry.
+ */
+#ifndef SBX_MONITOR_H
+#define SBX_MONITOR_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+
+#include <netinet/in.h>
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- configuration: conf.c, parse.c, validate.c, dump.c, resolve.c ---- */
+
+#define SBX_CONF_FILE		"/etc/sbx/sbx.conf"
+#define SBX_CONF_SOCKET		"/run/sbx/sbx.sock"
+#define SBX_CONF_USER		"_sbx"
+#define SBX_CONF_ALLOWLIST	"/etc/sbx/providers.json"
+#define SBX_CONF_RUNTIME	"/usr/bin/node"
+
+/* Bounds of the parser: a hostile or broken file cannot make it grow. */
+#define SBX_CONF_MAXFILE	(1024 * 1024)	/* bytes per file */
+#define SBX_CONF_MAXDEPTH	8		/* include nesting */
+#define SBX_CONF_MAXERRORS	64		/* then give up */
+#define SBX_CONF_MAXTOKEN	4096		/* one value, unescaped */
+#define SBX_CONF_MAXMACROS	256
+#define SBX_CONF_MAXPROFILES	256
+#define SBX_CONF_MAXLIST	1024		/* entries in one list */
+#define SBX_CONF_NAMEMAX	64		/* profile and macro names */
+#define SBX_CONF_DOMAINMAX	253		/* RFC 1035, without the dot */
+
+/* A user or group given by number or by name. */
+struct conf_id {
+	int		 set;
+	char		*name;		/* NULL: given as a number */
+	uint32_t	 id;		/* conf_resolve() fills it for names */
+};
+
+enum conf_allow_type {
+	CONF_ALLOW_UID,
+	CONF_ALLOW_GID
+};
+
+struct conf_allow {
+	TAILQ_ENTRY(conf_allow)	 entry;
+	enum conf_allow_type	 type;
+	struct conf_id		 who;
+};
+TAILQ_HEAD(conf_allows, conf_allow);
+
+enum conf_mount_type {
+	CONF_MOUNT_RO,
+	CONF_MOUNT_RW,
+	CONF_MOUNT_TMPFS
+};
+
+struct conf_mount {
+	TAILQ_ENTRY(conf_mount)	 entry;
+	enum conf_mount_type	 type;
+	char			*path;	/* host path = sandbox path */
+	uint64_t		 size;	/* tmpfs only, bytes */
+};
+TAILQ_HEAD(conf_mounts, conf_mount);
+
+struct conf_env {
+	TAILQ_ENTRY(conf_env)	 entry;
+	char			*name;
+};
+TAILQ_HEAD(conf_envs, conf_env);
+
+/*
+ * "example.org", "*.example.com:443": host is lower case without the "*.";
+ * a wildcard matches names strictly below host, never host itself.
+ */
+struct conf_domain {
+	TAILQ_ENTRY(conf_domain) entry;
+	char			 host[SBX_CONF_DOMAINMAX + 1];
+	int			 wildcard;
+	uint16_t		 port;	/* 0: any port */
+};
+TAILQ_HEAD(conf_domains, conf_domain);
+
+struct conf_cidr {
+	TAILQ_ENTRY(conf_cidr)	 entry;
+	sa_family_t		 af;	/* AF_INET or AF_INET6 */
+	union {
+		struct in_addr	 v4;
+		struct in6_addr	 v6;
+	}			 addr;	/* host bits are zero */
+	uint8_t			 prefixlen;
+};
+TAILQ_HEAD(conf_cidrs, conf_cidr);
+
+enum conf_network {
+	CONF_NET_NONE,
+	CONF_NET_PROXY
+};
+
+struct conf_profile {
+	TAILQ_ENTRY(conf_profile) entry;
+	char			*name;
+	enum conf_network	 network;
+	struct conf_mounts	 mounts;	/* in the order given */
+	char			*workdir;	/* sbxctl run -w mounts here */
+	struct conf_envs	 env;		/* names passed through */
+	uint32_t		 timeout;	/* seconds */
+	uint64_t		 memory;	/* bytes */
+	uint32_t		 pids;
+	uint32_t		 nofile;
+	uint64_t		 fsize;		/* bytes, RLIMIT_FSIZE */
+	int			 dev_shm;
+	uint64_t		 tmpfs_root;	/* bytes */
+	struct conf_domains	 allow_domains;
+	struct conf_domains	 deny_domains;
+	struct conf_cidrs	 allow_cidrs;
+};
+TAILQ_HEAD(conf_profiles, conf_profile);
+
+struct sbx_conf {
+	char			*socket;
+	mode_t			 socket_mode;
+	struct conf_id		 socket_group;	/* unset: the user's group */
+	struct conf_id		 user;
+	uint32_t		 user_gid;	/* conf_resolve() fills it */
+	struct conf_allows	 allows;
+	uint32_t		 max_sandboxes;
+	uint32_t		 max_sandboxes_per_peer;
+	uint32_t		 max_connections;
+	uint32_t		 max_connections_per_peer;
+	char			*log_file;	/* NULL: no audit log */
+	int			 bundle_providers;
+	char			*provider_allowlist;
+	char			*provider_runtime;
+	uint32_t		 provider_pool;
+	uint32_t		 provider_timeout;	/* ms */
+	uint64_t		 provider_max_output;	/* bytes */
+	uint32_t		 provider_max_records;
+	int			 uid_range_set;
+	uint32_t		 uid_range_start;
+	uint32_t		 uid_range_count;
+	struct conf_profiles	 profiles;	/* "default" always present */
+	size_t			 nprofiles;
+};
+
+/* Receives each error, already formatted as "file:line: reason". */
+typedef void (*conf_errfn)(void *arg, const char *msg);
+
+/* conf.c: allocation, defaults, the built-in profile, lookup */
+struct sbx_conf	*conf_new(void);
+void		 conf_free(struct sbx_conf *);
+struct conf_profile *conf_profile_new(const char *name);
+void		 conf_profile_free(struct conf_profile *);
+void		 conf_profile_default_mounts(struct conf_profile *);
+const struct conf_profile *conf_profile(const struct sbx_conf *,
+		    const char *name);
+int		 conf_set_socket(struct sbx_conf *, const char *path,
+		    const char **why);
+const char	*conf_exposes(const struct sbx_conf *,
+		    const struct conf_mount *);
+int		 conf_uid_range_has(const struct sbx_conf *, uint32_t);
+
+/* parse.c: NULL on error, every error reported ("file:line: reason") */
+struct sbx_conf	*conf_parse(const char *path);
+struct sbx_conf	*conf_parse_cb(const char *path, conf_errfn, void *arg);
+
+/* dump.c: the effective configuration in sbx.conf syntax (like sshd -T) */
+void		 conf_dump(FILE *, const struct sbx_conf *);
+int		 conf_fmt_size(uint64_t, char *, size_t);
+
+/* resolve.c: start-up checks (names to ids, files that must exist) */
+int		 conf_resolve(struct sbx_conf *, int need_user);
+
+/* validate.c: value syntax; 0, or -1 and *why names the rule broken */
+int		 conf_check_path(const char *, const char **why);
+int		 conf_check_mountpath(const char *, const char **why);
+int		 conf_check_socketpath(const char *, const char **why);
+int		 conf_check_name(const char *, const char **why);
+int		 conf_check_macroname(const char *, const char **why);
+int		 conf_check_envname(const char *, const char **why);
+int		 conf_check_username(const char *, const char **why);
+int		 conf_parse_domain(const char *, struct conf_domain *,
+		    const char **why);
+int		 conf_parse_cidr(const char *, struct conf_cidr *,
+		    const char **why);
+int		 conf_parse_size(const char *, uint64_t min, uint64_t max,
+		    uint64_t *, const char **why);
+int		 conf_parse_mode(const char *, mode_t *, const char **why);
+int		 conf_path_covers(const char *outer, const char *inner);
+
+#endif /* SBX_MONITOR_H */
