@@ -109,7 +109,8 @@ candidate(double v, int k, char *digits, int *ndigits, int *exp10)
 	for (i = n - 1; i >= 0 && up[i] == '9'; i--)
 		up[i] = '0';
 	if (i < 0) {
-		up[0] = '1';		/* 99..9 + 1: the next power of ten */
+		/* 99..9 + 1: the next power of ten. */
+		up[0] = '1';
 		e++;
 	} else
 		up[i]++;
@@ -167,7 +168,8 @@ json_number_format(double v, char *buf, size_t bufsz)
 		errno = EDOM;
 		return -1;
 	}
-	if (v == 0) {			/* -0 too: JSON.stringify(-0) is "0" */
+	/* -0 too: JSON.stringify(-0) is "0". */
+	if (v == 0) {
 		if (bufsz < 2) {
 			errno = ERANGE;
 			return -1;
@@ -347,9 +349,10 @@ put_string(struct cbuf *cb, const struct json_string *s)
 static int
 member_cmp(const void *a, const void *b)
 {
-	const struct json_member	*ma = *(const struct json_member * const *)a;
-	const struct json_member	*mb = *(const struct json_member * const *)b;
+	const struct json_member	*ma, *mb;
 
+	ma = *(const struct json_member * const *)a;
+	mb = *(const struct json_member * const *)b;
 	return json_string_compare(&ma->key, &mb->key);
 }
 

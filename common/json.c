@@ -77,8 +77,8 @@ expected(struct parser *ps, const char *what)
 	char	 d[16];
 
 	if (ps->pos >= ps->len)
-		return fail(ps, ps->pos, "unexpected end of input (%s expected)",
-		    what);
+		return fail(ps, ps->pos,
+		    "unexpected end of input (%s expected)", what);
 	describe(ps->buf[ps->pos], d, sizeof(d));
 	return fail(ps, ps->pos, "unexpected %s (%s expected)", d, what);
 }
@@ -428,10 +428,11 @@ parse_array(struct parser *ps, struct json_value *v)
 static int
 member_ptr_cmp(const void *a, const void *b)
 {
-	const struct json_member	*ma = *(const struct json_member * const *)a;
-	const struct json_member	*mb = *(const struct json_member * const *)b;
+	const struct json_member	*ma, *mb;
 	int				 c;
 
+	ma = *(const struct json_member * const *)a;
+	mb = *(const struct json_member * const *)b;
 	if ((c = json_string_compare(&ma->key, &mb->key)) != 0)
 		return c;
 	/* Same key: keep input order, so the run starts with the first. */

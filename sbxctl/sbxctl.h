@@ -10,9 +10,9 @@
 
 /* Exit statuses: a documented contract (sbxctl(1)) scripts rely on. */
 #define SBXCTL_EXIT_OK		0
-#define SBXCTL_EXIT_ERROR	1	/* the command failed; one line says why */
+#define SBXCTL_EXIT_ERROR	1	/* failed; one line says why */
 #define SBXCTL_EXIT_USAGE	2	/* the command line is wrong */
-#define SBXCTL_EXIT_UNREACHABLE	3	/* the monitor cannot be reached */
+#define SBXCTL_EXIT_UNREACHABLE	3	/* the monitor is unreachable */
 
 #define SBXCTL_SOCKET_DEFAULT	"/run/sbx/sbx.sock"
 
@@ -22,8 +22,8 @@
 #define SBXCTL_ERR_INVALID_JSON	"invalid-json"
 
 struct sbxctl {
-	const char	*socket;	/* -s, for commands that need the monitor */
-	int		 json;		/* --json: results and errors as JSON */
+	const char	*socket;	/* -s: the monitor's socket */
+	int		 json;		/* --json */
 };
 
 /*
@@ -33,7 +33,7 @@ struct sbxctl {
 struct sbxctl_cmd {
 	const char		*name;
 	int			(*run)(struct sbxctl *, int, char **);
-	const char *const	*synopsis;	/* NULL-terminated, for usage */
+	const char *const	*synopsis;	/* NULL-terminated */
 };
 
 /* cmd.c: the command table and the usage text drawn from it. */
