@@ -111,7 +111,108 @@ void	 imsg_free(struct imsg *);		/* closes an untaken fd */
 /* (owned by the privilege-file work) */
 
 /* ---- json.c, canon.c, digest.c: canonical JSON and digests ------------ */
-/* (owned by the canonical-JSON work) */
+/*
+ * json.c parses untrusted bytes (RFC 8259, JSON.parse semantics) into a
+ * tree; canon.c writes the canonical text of provider-spec 2 (sorted keys,
+ * no whitespace, ECMAScript JSON.stringify scalars); digest.c hashes it.
+ * Nothing here calls fatal() on bad input: every refusal is returned.
+ */
+enum json_type {
+	JSON_NULL,
+	JSON_FALSE,
+	JSON_TRUE,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT
+};
+
+/* UTF-16 code units, as JavaScript sees a string (lone surrogates kept). */
+struct json_string {
+	uint16_t		*u;	/* NULL when len == 0 */
+	size_t			 len;	/* code units */
+};
+
+struct json_member;
+
+struct json_value {
+	enum json_type		 type;
+	union {
+		double		 number;	/* always finite */
+		struct json_string string;
+		struct {
+			struct json_value	*v;
+			size_t			 n;
+		}		 array;
+		struct {
+			/* order of first occurrence; keys unique */
+			struct json_member	*m;
+			size_t			 n;
+		}		 object;
+	}			 u;
+};
+
+struct json_member {
+	struct json_string	 key;
+	struct json_value	 value;
+};
+
+/*
+ * Limits on untrusted input; each one bounds a resource a hostile document
+ * could otherwise exhaust (memory by size and node count, the stack by
+ * depth).  A zero field means the default.
+ */
+#define JSON_MAX_BYTES_DEFAULT	(32U * 1024 * 1024)
+#define JSON_MAX_DEPTH_DEFAULT	512
+#define JSON_MAX_NODES_DEFAULT	(4U * 1024 * 1024)
+#define JSON_MAX_DEPTH_LIMIT	4096	/* recursion bound, whatever asked */
+
+struct json_limits {
+	size_t			 max_bytes;	/* input length */
+	size_t			 max_depth;	/* nesting; top level is 1 */
+	size_t			 max_nodes;	/* values, keys not counted */
+};
+
+#define JSON_REASON_MAX		96
+#define JSON_ERRMSG_MAX		160
+struct json_error {
+	size_t			 offset;	/* byte offset of the refusal */
+	char			 reason[JSON_REASON_MAX];
+	/* "invalid JSON at byte offset N: <reason>" */
+	char			 msg[JSON_ERRMSG_MAX];
+};
+
+/* json.c: 0 and *out set, or -1 with err filled in (err may be NULL). */
+int	 json_parse(const void *buf, size_t len, const struct json_limits *,
+	    struct json_value **out, struct json_error *err);
+void	 json_free(struct json_value *);	/* tree from json_parse */
+void	 json_value_clear(struct json_value *);	/* contents only */
+/* Decode UTF-8 (strictly: no overlongs, no surrogates) for building trees
+ * by hand; -1 and EILSEQ on invalid input. */
+int	 json_string_from_utf8(struct json_string *, const char *, size_t);
+
+/*
+ * canon.c.  json_number_format writes ECMAScript Number::toString of a
+ * finite double: the length, or -1 (EDOM non-finite, ERANGE buffer too
+ * small).  json_canonical returns a NUL-terminated malloc'd text and its
+ * length, or -1 with errno (EDOM non-finite number, EINVAL duplicate key,
+ * ELOOP deeper than JSON_MAX_DEPTH_LIMIT, EOVERFLOW size).
+ */
+#define JSON_NUMBER_BUFSZ	32
+int	 json_number_format(double, char *, size_t);
+int	 json_string_compare(const struct json_string *,
+	    const struct json_string *);
+int	 json_canonical(const struct json_value *, char **out, size_t *outlen);
+
+/* digest.c: "sha256:" and 64 lowercase hex digits. */
+#define DIGEST_PREFIX		"sha256:"
+#define DIGEST_HEX_LEN		64
+#define DIGEST_STR_LEN		(sizeof(DIGEST_PREFIX) - 1 + DIGEST_HEX_LEN)
+void	 digest_sha256_hex(const void *, size_t, char hex[DIGEST_HEX_LEN + 1]);
+void	 digest_bytes(const void *, size_t, char out[DIGEST_STR_LEN + 1]);
+int	 digest_json(const struct json_value *, char out[DIGEST_STR_LEN + 1]);
+int	 digest_json_text(const void *, size_t, const struct json_limits *,
+	    char out[DIGEST_STR_LEN + 1], struct json_error *);
 
 /* ---- sandbox spec: launcher <-> shim (DESIGN 1) ----------------------- */
 /* (owned by the sandbox work) */

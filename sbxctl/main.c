@@ -1,16 +1,75 @@
 /*
- * sbxctl: placeholder until its issue lands; refuses to run so nobody
- * mistakes it for a working role.
+ * sbxctl: the command-line client of sbx.
+ *
+ *	sbxctl [-s socket] [--json] command [argument ...]
+ *
+ * Global options, then a command from the table in cmd.c.  Commands that
+ * talk to sbx-monitor use the socket; the digest commands work locally.
  */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
 
 #include "common.h"
+#include "sbxctl.h"
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sbxctl: not implemented yet\n");
-	return 1;
+	static const struct option longopts[] = {
+		{ "json",	no_argument,	NULL,	'J' },
+		{ NULL,		0,		NULL,	0 }
+	};
+	struct sbxctl			 ctx;
+	const struct sbxctl_cmd		*cmd;
+	char				*name, *msg;
+	int				 ch, r;
+
+	log_init(1, LOG_USER);
+	log_procinit("sbxctl");
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.socket = SBXCTL_SOCKET_DEFAULT;
+
+	/* "+": stop at the command word; its arguments are its own. */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+s:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			ctx.socket = optarg;
+			break;
+		case 'J':
+			ctx.json = 1;
+			break;
+		default:
+			if (optopt == 's')
+				msg = xstrdup("option -s needs a socket path");
+			else if (optopt != 0)
+				xasprintf(&msg, "unknown option -%c", optopt);
+			else {
+				name = out_name(argv[optind - 1]);
+				xasprintf(&msg, "unknown option %s", name);
+				free(name);
+			}
+			/* Still honour a later --json for the report. */
+			args_take_json(&ctx, &argc, argv);
+			r = out_usage(&ctx, "%s", msg);
+			free(msg);
+			return out_finish(r);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	args_take_json(&ctx, &argc, argv);
+	if (argc == 0)
+		return out_finish(out_usage(&ctx, "command expected"));
+	if ((cmd = cmd_lookup(argv[0])) == NULL) {
+		name = out_name(argv[0]);
+		r = out_usage(&ctx, "unknown command \"%s\"", name);
+		free(name);
+		return out_finish(r);
+	}
+	return out_finish(cmd->run(&ctx, argc, argv));
 }

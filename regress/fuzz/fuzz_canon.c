@@ -1,0 +1,48 @@
+/*
+ * fuzz_canon: arbitrary bytes into the JSON parser.  A refusal must carry
+ * an offset inside the input; an accepted document's canonical text must
+ * parse again and canonicalise to the same bytes (the text is a fixed
+ * point), and digest_json must hash exactly that text.  Anything else
+ * aborts.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct json_value	*v, *v2;
+	struct json_error	 err;
+	char			*t1, *t2, d1[DIGEST_STR_LEN + 1];
+	char			 d2[DIGEST_STR_LEN + 1];
+	size_t			 l1, l2;
+
+	if (json_parse(data, size, NULL, &v, &err) == -1) {
+		if (v != NULL || err.offset > size || err.msg[0] == '\0')
+			abort();
+		return 0;
+	}
+	if (json_canonical(v, &t1, &l1) == -1)
+		abort();
+	if (json_parse(t1, l1, NULL, &v2, &err) == -1)
+		abort();
+	if (json_canonical(v2, &t2, &l2) == -1)
+		abort();
+	if (l1 != l2 || memcmp(t1, t2, l1) != 0)
+		abort();
+	if (digest_json(v, d1) == -1)
+		abort();
+	digest_bytes(t2, l2, d2);
+	if (strcmp(d1, d2) != 0)
+		abort();
+	free(t1);
+	free(t2);
+	json_free(v);
+	json_free(v2);
+	return 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * sbxctl.h: the one header of the sbxctl command (the client library,
+ * sbxctl/libsbx*.c, has its own public header).
+ */
+#ifndef SBXCTL_H
+#define SBXCTL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit statuses: a documented contract (sbxctl(1)) scripts rely on. */
+#define SBXCTL_EXIT_OK		0
+#define SBXCTL_EXIT_ERROR	1	/* failed; one line says why */
+#define SBXCTL_EXIT_USAGE	2	/* the command line is wrong */
+#define SBXCTL_EXIT_UNREACHABLE	3	/* the monitor is unreachable */
+
+#define SBXCTL_SOCKET_DEFAULT	"/run/sbx/sbx.sock"
+
+/* Error codes of the --json error object, documented in sbxctl(1). */
+#define SBXCTL_ERR_USAGE	"usage"
+#define SBXCTL_ERR_IO		"io"
+#define SBXCTL_ERR_INVALID_JSON	"invalid-json"
+
+struct sbxctl {
+	const char	*socket;	/* -s: the monitor's socket */
+	int		 json;		/* --json */
+};
+
+/*
+ * A command.  run gets the command word as argv[0], returns an
+ * SBXCTL_EXIT_* status and has printed the result or the one-line error.
+ */
+struct sbxctl_cmd {
+	const char		*name;
+	int			(*run)(struct sbxctl *, int, char **);
+	const char *const	*synopsis;	/* NULL-terminated */
+};
+
+/* cmd.c: the command table and the usage text drawn from it. */
+const struct sbxctl_cmd *cmd_lookup(const char *);
+void	 cmd_usage(FILE *);
+
+/* args.c */
+void	 args_take_json(struct sbxctl *, int *, char **);
+int	 args_operands(struct sbxctl *, const char *, int *, char ***);
+
+/* input.c */
+int	 input_read(const char *, size_t, char **, size_t *);
+
+/* output.c */
+int	 out_error(struct sbxctl *, int, const char *, const char *, ...)
+	    __attribute__((__format__(printf, 4, 5)));
+int	 out_usage(struct sbxctl *, const char *, ...)
+	    __attribute__((__format__(printf, 2, 3)));
+int	 out_string(struct sbxctl *, const char *, const char *);
+char	*out_name(const char *);
+int	 out_finish(int);
+
+/* digest.c: "digest records FILE|-" (and later "digest bundle"). */
+int	 cmd_digest(struct sbxctl *, int, char **);
+extern const char *const cmd_digest_synopsis[];
+
+#endif /* SBXCTL_H */
