@@ -240,12 +240,25 @@ $(B)/fuzzobj/%.o: %.c config.mk config.h common/common.h
 	$(CLANG) $(filter-out -D_FORTIFY_SOURCE=3,$(CPPFLAGS)) -I$(<D) \
 	    $(FUZZ_CFLAGS) -c -o $@ $<
 
-FUZZ_LINK_OBJS := $(COMMON_OBJS:$(O)/%=$(B)/fuzzobj/%) \
-		$(foreach p,$(PROGS),$(patsubst %.c,$(B)/fuzzobj/%.o,$(call prog_srcs,$(p))))
+# Fuzz targets link archives, so only the objects a target needs are pulled
+# in (a role file referring to its main.c must not break every target).
+FUZZ_COMMON_A :=	$(B)/fuzzobj/libcommon.a
+FUZZ_PROG_A :=		$(foreach p,$(PROGS),$(B)/fuzzobj/lib$(subst -,_,$(p)).a)
 
-$(B)/fuzz/%: $(B)/fuzzobj/regress/fuzz/%.o $(FUZZ_LINK_OBJS)
+$(FUZZ_COMMON_A): $(COMMON_OBJS:$(O)/%=$(B)/fuzzobj/%)
+	rm -f $@ && ar rcs $@ $^
+
+define fuzz_prog_rule
+$(B)/fuzzobj/lib$(subst -,_,$(1)).a: $(patsubst %.c,$(B)/fuzzobj/%.o,$(call prog_srcs,$(1)))
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach p,$(PROGS),$(eval $(call fuzz_prog_rule,$(p))))
+
+$(B)/fuzz/%: $(B)/fuzzobj/regress/fuzz/%.o $(FUZZ_PROG_A) $(FUZZ_COMMON_A) \
+    $(LIBPRIV)
 	@mkdir -p $(@D)
-	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(ALL_LIBS)
+	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_PROG_A) \
+	    $(LIBPRIV) $(FUZZ_COMMON_A) $(ALL_LIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
