@@ -84,6 +84,8 @@ libs_shim :=		$(ALL_LIBS)
 libs_proxy :=		$(ALL_LIBS)
 libs_provider-runner :=	$(ALL_LIBS)
 libs_sbxctl :=		$(ALL_LIBS)
+# sbxctl is an ordinary agent: it talks to the monitor through libsbx.
+extra_sbxctl =		$(LIBSBX_A)
 
 prog_srcs =	$(filter-out $(1)/main.c $(1)/libsbx%.c,$(wildcard $(1)/*.c))
 prog_objs =	$(patsubst %.c,$(O)/%.o,$(call prog_srcs,$(1)))
@@ -157,7 +159,8 @@ define prog_rule
 $(call prog_lib,$(1)): $(call prog_objs,$(1))
 	@mkdir -p $$(@D)
 	rm -f $$@ && ar rcs $$@ $$^
-$(dest_$(1)): $(O)/$(1)/main.o $(call prog_lib,$(1)) $(LIBPRIV) $(LIBCOMMON)
+$(dest_$(1)): $(O)/$(1)/main.o $(call prog_lib,$(1)) $(extra_$(1)) \
+    $(LIBPRIV) $(LIBCOMMON)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(libs_$(1))
 endef

@@ -11,6 +11,9 @@
 
 static const struct sbxctl_cmd cmds[] = {
 	{ "digest",	cmd_digest,	cmd_digest_synopsis },
+	{ "ping",	cmd_ping,	cmd_ping_synopsis },
+	{ "privs",	cmd_privs,	cmd_privs_synopsis },
+	{ "status",	cmd_status,	cmd_status_synopsis },
 };
 
 const struct sbxctl_cmd *

@@ -31,7 +31,7 @@ main(int argc, char *argv[])
 	log_init(1, LOG_USER);
 	log_procinit("sbxctl");
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.socket = SBXCTL_SOCKET_DEFAULT;
+	ctx.socket = NULL;	/* -s, else $SBX_SOCKET, else the default */
 
 	/* "+": stop at the command word; its arguments are its own. */
 	opterr = 0;

@@ -14,12 +14,14 @@
 #define SBXCTL_EXIT_USAGE	2	/* the command line is wrong */
 #define SBXCTL_EXIT_UNREACHABLE	3	/* the monitor is unreachable */
 
-#define SBXCTL_SOCKET_DEFAULT	"/run/sbx/sbx.sock"
 
 /* Error codes of the --json error object, documented in sbxctl(1). */
 #define SBXCTL_ERR_USAGE	"usage"
 #define SBXCTL_ERR_IO		"io"
 #define SBXCTL_ERR_INVALID_JSON	"invalid-json"
+#define SBXCTL_ERR_UNREACHABLE	"unreachable"	/* exit 3 */
+#define SBXCTL_ERR_REFUSED	"refused"
+#define SBXCTL_ERR_PROTOCOL	"protocol"	/* the monitor misbehaved */
 
 struct sbxctl {
 	const char	*socket;	/* -s: the monitor's socket */
@@ -59,5 +61,13 @@ int	 out_finish(int);
 /* digest.c: "digest records FILE|-" (and later "digest bundle"). */
 int	 cmd_digest(struct sbxctl *, int, char **);
 extern const char *const cmd_digest_synopsis[];
+
+/* monitor.c: commands answered by sbx-monitor. */
+int	 cmd_ping(struct sbxctl *, int, char **);
+int	 cmd_status(struct sbxctl *, int, char **);
+int	 cmd_privs(struct sbxctl *, int, char **);
+extern const char *const cmd_ping_synopsis[];
+extern const char *const cmd_status_synopsis[];
+extern const char *const cmd_privs_synopsis[];
 
 #endif /* SBXCTL_H */
