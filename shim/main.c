@@ -21,6 +21,8 @@
 
 #include "shim.h"
 
+extern char		**environ;
+
 static uint8_t		 wire[SBX_SPEC_WIRE_MAX + 1];
 static struct sbx_spec	 spec;
 
@@ -41,7 +43,10 @@ die_with_parent(void)
 	pfd.revents = 0;
 	if (poll(&pfd, 1, 0) == -1)
 		shim_fail(errno, "poll lifeline");
-	if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+	if (pfd.revents & POLLNVAL)
+		shim_fail(EBADF, "lifeline fd %d", SBX_SHIM_FD_LIFELINE);
+	/* Nobody is left to read a report. */
+	if (pfd.revents & (POLLHUP | POLLERR))
 		_exit(SHIM_EXIT_SETUP);
 }
 
@@ -79,6 +84,10 @@ main(int argc, char *argv[])
 	(void)argc;
 	(void)argv;
 
+	/* /proc/1/environ is readable to whoever may read pid 1: an
+	 * environment here would be the caller's secrets on display. */
+	if (environ != NULL && environ[0] != NULL)
+		shim_fail(EINVAL, "shim: started with a non-empty environment");
 	die_with_parent();
 	if (getpid() != 1)
 		shim_fail(EINVAL, "shim: not pid 1 of a new pid namespace");
