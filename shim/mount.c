@@ -305,7 +305,8 @@ mount_proc(void)
 		if (lstat(path, &st) == -1 && errno == ENOENT)
 			continue;
 		if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID |
-		    MS_NODEV | MS_NOEXEC, "size=4096,nr_inodes=2,mode=555") == -1)
+		    MS_NODEV | MS_NOEXEC,
+		    "size=4096,nr_inodes=2,mode=555") == -1)
 			shim_fail(errno, "mask %s", inside);
 	}
 	for (i = 0; i < nitems(proc_readonly); i++) {
