@@ -56,6 +56,32 @@ write_file(pid_t pid, const char *name, const char *data, char *err,
 	return 0;
 }
 
+/* Refuse a configuration the kernel would refuse, before any clone. */
+int
+idmap_check(const struct launcher_conf *conf, char *err, size_t errlen)
+{
+	if (conf->sandbox_uid == 0 || conf->sandbox_gid == 0) {
+		snprintf(err, errlen, "sandbox uid/gid %u/%u: id 0 inside a "
+		    "sandbox is refused", (unsigned)conf->sandbox_uid,
+		    (unsigned)conf->sandbox_gid);
+		return -1;
+	}
+	if (conf->use_range && !idmap_privileged()) {
+		snprintf(err, errlen, "uid range %u: the launcher runs as "
+		    "uid %u and can map only its own id (a range needs "
+		    "root)", (unsigned)conf->range_uid, (unsigned)geteuid());
+		return -1;
+	}
+	if (conf->use_range && (conf->range_uid == 0 ||
+	    conf->range_gid == 0)) {
+		snprintf(err, errlen, "uid range %u/%u: a dedicated range "
+		    "must not be root", (unsigned)conf->range_uid,
+		    (unsigned)conf->range_gid);
+		return -1;
+	}
+	return 0;
+}
+
 int
 idmap_write(pid_t pid, const struct launcher_conf *conf, char *err,
     size_t errlen)
@@ -65,18 +91,8 @@ idmap_write(pid_t pid, const struct launcher_conf *conf, char *err,
 	gid_t	 hostgid;
 	int	 priv = idmap_privileged();
 
-	if (conf->sandbox_uid == 0 || conf->sandbox_gid == 0) {
-		snprintf(err, errlen, "sandbox uid/gid %u/%u: id 0 inside a "
-		    "sandbox is refused", (unsigned)conf->sandbox_uid,
-		    (unsigned)conf->sandbox_gid);
+	if (idmap_check(conf, err, errlen) == -1)
 		return -1;
-	}
-	if (conf->use_range && !priv) {
-		snprintf(err, errlen, "uid range %u: the launcher runs as "
-		    "uid %u and can map only its own id (a range needs "
-		    "root)", (unsigned)conf->range_uid, (unsigned)geteuid());
-		return -1;
-	}
 	if (priv && conf->use_range) {
 		hostuid = conf->range_uid;
 		hostgid = conf->range_gid;

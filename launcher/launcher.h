@@ -79,6 +79,7 @@ int	 sandbox_spawn(struct sandbox *, const struct launcher_conf *,
 	    char *err, size_t errlen);
 
 /* idmap.c */
+int	 idmap_check(const struct launcher_conf *, char *, size_t);
 int	 idmap_write(pid_t, const struct launcher_conf *, char *, size_t);
 int	 idmap_privileged(void);
 

@@ -288,7 +288,8 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		    conf->shim_path ? conf->shim_path : "");
 		return -1;
 	}
-	if (check_io(spec, io, err, errlen) == -1)
+	if (idmap_check(conf, err, errlen) == -1 ||
+	    check_io(spec, io, err, errlen) == -1)
 		return -1;
 
 	sp = *spec;

@@ -63,6 +63,16 @@ ATF_TC_BODY(spawn_refusals, tc)
 	refuse(&c, &sp, &io, "not absolute");
 
 	conf_init(&c);
+	c.sandbox_uid = 0;
+	refuse(&c, &sp, &io, "id 0 inside a sandbox is refused");
+
+	conf_init(&c);
+	c.use_range = 1;
+	c.range_uid = c.range_gid = 0;
+	refuse(&c, &sp, &io, geteuid() == 0 ? "must not be root" :
+	    "a range needs root");
+
+	conf_init(&c);
 	sp.timeout_ms = 0;
 	refuse(&c, &sp, &io, "spec refused: timeout_ms 0");
 
