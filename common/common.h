@@ -215,6 +215,100 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 	    char out[DIGEST_STR_LEN + 1], struct json_error *);
 
 /* ---- sandbox spec: launcher <-> shim (DESIGN 1) ----------------------- */
-/* (owned by the sandbox work) */
+/*
+ * spec.c, spec_default.c, status.c.  The spec is what one sandbox gets: the
+ * launcher serialises it onto a sealed memfd, the shim parses it back and
+ * refuses anything malformed.  Strings are not owned by the struct: after
+ * sbx_spec_parse() they point into the caller's wire buffer, before
+ * serialisation into whatever the caller built it from.
+ */
+#define SBX_SPEC_MAGIC		0x53425853U	/* "SBXS" */
+#define SBX_SPEC_VERSION	1
+#define SBX_SPEC_WIRE_MAX	65536		/* whole serialised spec */
+#define SBX_SPEC_MAXARGS	256
+#define SBX_SPEC_MAXENV		128
+#define SBX_SPEC_MAXMOUNTS	64
+#define SBX_SPEC_STRMAX		4096		/* one string, NUL included */
+#define SBX_SPEC_ERRLEN		256		/* error buffers */
+#define SBX_SPEC_UNLIMITED	UINT64_MAX	/* nofile, fsize: inherit */
+
+#define SBX_CLASS_COMMAND	1		/* payload classes */
+#define SBX_CLASS_PROVIDER	2
+
+#define SBX_NET_NONE		1		/* empty netns, lo up */
+
+#define SBX_MOUNT_RO		1		/* read-only bind */
+#define SBX_MOUNT_RW		2		/* read-write bind */
+#define SBX_MOUNT_TMPFS		3		/* sized tmpfs */
+
+struct sbx_mount {
+	uint32_t	 kind;		/* SBX_MOUNT_* */
+	const char	*src;		/* host path (binds), NULL for tmpfs */
+	const char	*dst;		/* absolute path inside the sandbox */
+	uint64_t	 size;		/* tmpfs bytes, 0 for binds */
+};
+
+struct sbx_spec {
+	uint32_t	 class;		/* SBX_CLASS_* */
+	uint32_t	 net;		/* SBX_NET_* */
+	size_t		 argc;
+	const char	*argv[SBX_SPEC_MAXARGS + 1];	/* NULL-terminated */
+	size_t		 envc;
+	const char	*env[SBX_SPEC_MAXENV + 1];	/* "NAME=value" */
+	const char	*workdir;	/* mount point inside, or NULL */
+	int		 workdir_fd;	/* 1: a directory fd is passed */
+	size_t		 nmounts;
+	struct sbx_mount mounts[SBX_SPEC_MAXMOUNTS];
+	uint64_t	 root_size;	/* tmpfs root, read-only after setup */
+	uint64_t	 tmp_size;	/* /tmp; also /dev/shm when asked */
+	int		 dev_shm;	/* 1: a /dev/shm tmpfs */
+	uint64_t	 timeout_ms;	/* wall clock, then SIGKILL */
+	uint64_t	 memory;	/* bytes */
+	uint64_t	 pids;		/* processes, the shim included */
+	uint64_t	 nofile;	/* RLIMIT_NOFILE or UNLIMITED */
+	uint64_t	 fsize;		/* RLIMIT_FSIZE or UNLIMITED */
+	int		 cgroup;	/* set by the launcher: memory and
+					   pids are capped by a cgroup */
+};
+
+void	 sbx_spec_init(struct sbx_spec *);
+int	 sbx_spec_default(struct sbx_spec *);
+int	 sbx_spec_add_arg(struct sbx_spec *, const char *);
+int	 sbx_spec_add_env(struct sbx_spec *, const char *);
+int	 sbx_spec_add_mount(struct sbx_spec *, uint32_t kind, const char *src,
+	    const char *dst, uint64_t size);
+int	 sbx_spec_check(const struct sbx_spec *, char *err, size_t errlen);
+int	 sbx_spec_serialise(const struct sbx_spec *, uint8_t *buf,
+	    size_t buflen, size_t *lenp, char *err, size_t errlen);
+int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
+	    char *err, size_t errlen);
+
+/*
+ * The shim's descriptors at exec, fixed so that neither side negotiates:
+ * 0-2 the payload's stdio, then these.  Everything else is closed.
+ */
+#define SBX_SHIM_FD_SPEC	3	/* sealed memfd holding the spec */
+#define SBX_SHIM_FD_STATUS	4	/* status pipe, shim -> launcher */
+#define SBX_SHIM_FD_LIFELINE	5	/* read end; HUP when launcher died */
+#define SBX_SHIM_FD_WORKDIR	6	/* optional workdir directory */
+#define SBX_SHIM_NFDS		7
+
+/* One record per write(), smaller than PIPE_BUF so it arrives whole. */
+#define SBX_STATUS_SETUP	1	/* setup failed: step, error */
+#define SBX_STATUS_EXIT		2	/* payload finished: wstatus */
+#define SBX_LIMIT_CGROUP	0x1	/* memory/pids by a cgroup v2 */
+#define SBX_LIMIT_RLIMIT	0x2	/* memory/pids by RLIMIT_AS/NPROC */
+#define SBX_STEP_MAX		160
+
+struct sbx_status {
+	uint32_t	 type;		/* SBX_STATUS_* */
+	int32_t		 error;		/* errno of the failing step */
+	int32_t		 wstatus;	/* raw wait status of the payload */
+	uint32_t	 limits;	/* SBX_LIMIT_* in force */
+	char		 step[SBX_STEP_MAX];	/* NUL-terminated */
+};
+
+int	 sbx_status_check(const struct sbx_status *);
+const char *sbx_errname(int);
 
 #endif /* SBX_COMMON_H */

@@ -1,0 +1,741 @@
+/*
+ * spec.c: the sandbox spec -- building it, checking it, and its wire form
+ * between sbx-launcher and sbx-shim.
+ *
+ * Wire form (host byte order; both ends run on the same host):
+ *
+ *	u32 magic, u32 version, u32 total length, u32 reserved (0)
+ *	u32 class, u32 net, u32 flags, u32 reserved (0)
+ *	u64 root_size, tmp_size, timeout_ms, memory, pids, nofile, fsize
+ *	u32 argc, u32 envc, u32 nmounts, u32 reserved (0)
+ *	argc strings, envc strings, one workdir string (length 0: none)
+ *	nmounts times: u32 kind, u32 reserved (0), u64 size, string src,
+ *	    string dst
+ *
+ * A string is a u32 length followed by that many bytes; a non-empty string
+ * ends in its only NUL, so the parsed spec can point into the buffer and
+ * the parser allocates nothing.  The parser refuses every byte it does not
+ * understand (unknown flags, non-zero reserved fields, trailing data) and
+ * then runs the same semantic check the builder ran: the shim must never
+ * act on a spec the launcher would not have produced.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+#define SPEC_F_DEV_SHM		0x1
+#define SPEC_F_WORKDIR_FD	0x2
+#define SPEC_F_CGROUP		0x4
+#define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
+				    SPEC_F_CGROUP)
+
+/* Upper bounds that keep a typo from becoming a host-wide resource sink. */
+#define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
+#define SPEC_TIMEOUT_MAX	(7ULL * 24 * 3600 * 1000)
+#define SPEC_PIDS_MAX		(1ULL << 22)
+#define SPEC_NOFILE_MIN		8	/* below this even exec fails */
+#define SPEC_NOFILE_MAX		(1ULL << 20)
+
+struct wbuf {
+	uint8_t		*p;
+	size_t		 len;
+	size_t		 off;
+};
+
+struct rbuf {
+	const uint8_t	*p;
+	size_t		 len;
+	size_t		 off;
+};
+
+static void
+seterr(char *err, size_t errlen, const char *fmt, ...)
+    SBX_PRINTF(3, 4);
+
+static void
+seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void
+sbx_spec_init(struct sbx_spec *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->class = SBX_CLASS_COMMAND;
+	sp->net = SBX_NET_NONE;
+	sp->nofile = SBX_SPEC_UNLIMITED;
+	sp->fsize = SBX_SPEC_UNLIMITED;
+}
+
+int
+sbx_spec_add_arg(struct sbx_spec *sp, const char *arg)
+{
+	if (arg == NULL || sp->argc >= SBX_SPEC_MAXARGS) {
+		errno = arg == NULL ? EINVAL : E2BIG;
+		return -1;
+	}
+	sp->argv[sp->argc++] = arg;
+	sp->argv[sp->argc] = NULL;
+	return 0;
+}
+
+int
+sbx_spec_add_env(struct sbx_spec *sp, const char *kv)
+{
+	if (kv == NULL || sp->envc >= SBX_SPEC_MAXENV) {
+		errno = kv == NULL ? EINVAL : E2BIG;
+		return -1;
+	}
+	sp->env[sp->envc++] = kv;
+	sp->env[sp->envc] = NULL;
+	return 0;
+}
+
+int
+sbx_spec_add_mount(struct sbx_spec *sp, uint32_t kind, const char *src,
+    const char *dst, uint64_t size)
+{
+	struct sbx_mount	*m;
+
+	if (dst == NULL || sp->nmounts >= SBX_SPEC_MAXMOUNTS) {
+		errno = dst == NULL ? EINVAL : E2BIG;
+		return -1;
+	}
+	m = &sp->mounts[sp->nmounts++];
+	m->kind = kind;
+	m->src = src;
+	m->dst = dst;
+	m->size = size;
+	return 0;
+}
+
+/* ---- semantic check ------------------------------------------------- */
+
+/*
+ * Canonical absolute paths only: the shim creates mount points by walking
+ * these names component by component, so "..", "." and "//" would let a
+ * spec escape the directory it names or alias another mount.
+ */
+static const char *
+path_problem(const char *path)
+{
+	const char	*p, *c;
+	size_t		 n;
+
+	n = strnlen(path, SBX_SPEC_STRMAX);
+	if (n >= SBX_SPEC_STRMAX)
+		return "longer than the string limit";
+	if (path[0] != '/')
+		return "not an absolute path";
+	if (n > 1 && path[n - 1] == '/')
+		return "ends in '/'";
+	for (p = path; *p != '\0'; p = c) {
+		p++;			/* skip the '/' */
+		c = strchr(p, '/');
+		if (c == NULL)
+			c = p + strlen(p);
+		if (c == p && *c != '\0')
+			return "contains an empty component ('//')";
+		if ((c - p == 1 && p[0] == '.') ||
+		    (c - p == 2 && p[0] == '.' && p[1] == '.'))
+			return "contains a '.' or '..' component";
+	}
+	return NULL;
+}
+
+/* Is path equal to or beneath dir?  Both canonical. */
+static int
+path_within(const char *path, const char *dir)
+{
+	size_t	 n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * /proc and /dev are built by the shim and must look the same in every
+ * sandbox (a bind over /proc/sys or /dev/null would undo the masking); "/"
+ * is the tmpfs root itself; /tmp has its own size field.
+ */
+static const char *
+dst_problem(const char *dst)
+{
+	const char	*why;
+
+	if ((why = path_problem(dst)) != NULL)
+		return why;
+	if (strcmp(dst, "/") == 0)
+		return "is the sandbox root";
+	if (path_within(dst, "/proc") || path_within(dst, "/dev"))
+		return "lies in /proc or /dev, which the shim builds";
+	if (strcmp(dst, "/tmp") == 0)
+		return "is /tmp, which is sized by tmp_size";
+	return NULL;
+}
+
+/*
+ * An argv[0] without a '/' would need a PATH search, and the payload's
+ * environment is whatever the profile passed: resolve it before the spec.
+ */
+static int
+check_argv(const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	size_t	 i;
+
+	if (sp->argc == 0 || sp->argc > SBX_SPEC_MAXARGS) {
+		seterr(err, errlen, "argv: %zu arguments, need 1 to %d",
+		    sp->argc, SBX_SPEC_MAXARGS);
+		return -1;
+	}
+	for (i = 0; i < sp->argc; i++) {
+		if (sp->argv[i] == NULL ||
+		    strnlen(sp->argv[i], SBX_SPEC_STRMAX) >= SBX_SPEC_STRMAX) {
+			seterr(err, errlen, "argv[%zu]: missing or longer "
+			    "than %d bytes", i, SBX_SPEC_STRMAX - 1);
+			return -1;
+		}
+	}
+	if (path_problem(sp->argv[0]) != NULL) {
+		seterr(err, errlen, "argv[0] \"%s\": %s (no PATH search "
+		    "in the sandbox)", sp->argv[0], path_problem(sp->argv[0]));
+		return -1;
+	}
+	return 0;
+}
+
+/* Names as POSIX shells accept them; duplicates would be ambiguous. */
+static int
+check_env(const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	const char	*kv, *p, *eq;
+	size_t		 i, j, n;
+
+	if (sp->envc > SBX_SPEC_MAXENV) {
+		seterr(err, errlen, "env: %zu entries, limit %d", sp->envc,
+		    SBX_SPEC_MAXENV);
+		return -1;
+	}
+	for (i = 0; i < sp->envc; i++) {
+		kv = sp->env[i];
+		if (kv == NULL ||
+		    strnlen(kv, SBX_SPEC_STRMAX) >= SBX_SPEC_STRMAX) {
+			seterr(err, errlen, "env[%zu]: missing or too long",
+			    i);
+			return -1;
+		}
+		eq = strchr(kv, '=');
+		if (eq == NULL || eq == kv ||
+		    !((kv[0] >= 'A' && kv[0] <= 'Z') ||
+		    (kv[0] >= 'a' && kv[0] <= 'z') || kv[0] == '_')) {
+			seterr(err, errlen, "env[%zu] \"%.64s\": not of the "
+			    "form NAME=value", i, kv);
+			return -1;
+		}
+		for (p = kv; p < eq; p++) {
+			if (!((*p >= 'A' && *p <= 'Z') ||
+			    (*p >= 'a' && *p <= 'z') ||
+			    (*p >= '0' && *p <= '9') || *p == '_')) {
+				seterr(err, errlen, "env[%zu] \"%.64s\": "
+				    "name has a character outside "
+				    "[A-Za-z0-9_]", i, kv);
+				return -1;
+			}
+		}
+		n = eq - kv + 1;
+		for (j = 0; j < i; j++) {
+			if (strncmp(sp->env[j], kv, n) == 0) {
+				seterr(err, errlen, "env[%zu] \"%.*s\": "
+				    "duplicate of env[%zu]", i, (int)(n - 1),
+				    kv, j);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Mount layout.  A destination inside a bind would make the shim create
+ * its mount point in the caller's file system (stray directories on the
+ * host), so only tmpfs mounts (and /tmp) may hold other mounts.  A later
+ * mount that is a parent of an earlier one would hide it.
+ */
+static int
+check_mounts(const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	const struct sbx_mount	*m, *o;
+	const char		*why;
+	size_t			 i, j;
+
+	if (sp->nmounts > SBX_SPEC_MAXMOUNTS) {
+		seterr(err, errlen, "mounts: %zu, limit %d", sp->nmounts,
+		    SBX_SPEC_MAXMOUNTS);
+		return -1;
+	}
+	for (i = 0; i < sp->nmounts; i++) {
+		m = &sp->mounts[i];
+		if (m->dst == NULL) {
+			seterr(err, errlen, "mount %zu: no destination", i);
+			return -1;
+		}
+		if ((why = dst_problem(m->dst)) != NULL) {
+			seterr(err, errlen, "mount %zu destination \"%.200s\": "
+			    "%s", i, m->dst, why);
+			return -1;
+		}
+		switch (m->kind) {
+		case SBX_MOUNT_RO:
+		case SBX_MOUNT_RW:
+			if (m->src == NULL ||
+			    (why = path_problem(m->src)) != NULL) {
+				seterr(err, errlen, "mount %zu source "
+				    "\"%.200s\": %s", i,
+				    m->src ? m->src : "", m->src ? why :
+				    "a bind needs a source");
+				return -1;
+			}
+			if (m->size != 0) {
+				seterr(err, errlen, "mount %zu \"%.200s\": a "
+				    "bind has no size", i, m->dst);
+				return -1;
+			}
+			break;
+		case SBX_MOUNT_TMPFS:
+			if (m->src != NULL) {
+				seterr(err, errlen, "mount %zu \"%.200s\": a "
+				    "tmpfs has no source", i, m->dst);
+				return -1;
+			}
+			if (m->size == 0 || m->size > SPEC_SIZE_MAX) {
+				seterr(err, errlen, "mount %zu \"%.200s\": "
+				    "tmpfs size %llu outside 1..%llu", i,
+				    m->dst, (unsigned long long)m->size,
+				    (unsigned long long)SPEC_SIZE_MAX);
+				return -1;
+			}
+			break;
+		default:
+			seterr(err, errlen, "mount %zu: unknown kind %u", i,
+			    m->kind);
+			return -1;
+		}
+		for (j = 0; j < i; j++) {
+			o = &sp->mounts[j];
+			if (strcmp(o->dst, m->dst) == 0) {
+				seterr(err, errlen, "mount %zu \"%.200s\": "
+				    "duplicate of mount %zu", i, m->dst, j);
+				return -1;
+			}
+			if (path_within(m->dst, o->dst) &&
+			    o->kind != SBX_MOUNT_TMPFS) {
+				seterr(err, errlen, "mount %zu \"%.200s\": "
+				    "lies inside bind mount %zu \"%.200s\"",
+				    i, m->dst, j, o->dst);
+				return -1;
+			}
+			if (path_within(o->dst, m->dst)) {
+				seterr(err, errlen, "mount %zu \"%.200s\": "
+				    "would hide earlier mount %zu \"%.200s\"",
+				    i, m->dst, j, o->dst);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The workdir is mounted last, like a read-write bind. */
+static int
+check_workdir(const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	const struct sbx_mount	*o;
+	const char		*why;
+	size_t			 i;
+
+	if (sp->workdir == NULL) {
+		if (sp->workdir_fd) {
+			seterr(err, errlen, "workdir: a directory fd is "
+			    "passed but no mount point is named");
+			return -1;
+		}
+		return 0;
+	}
+	if ((why = dst_problem(sp->workdir)) != NULL) {
+		seterr(err, errlen, "workdir \"%.200s\": %s", sp->workdir,
+		    why);
+		return -1;
+	}
+	if (!sp->workdir_fd) {
+		seterr(err, errlen, "workdir \"%.200s\": no directory fd "
+		    "is passed for it", sp->workdir);
+		return -1;
+	}
+	for (i = 0; i < sp->nmounts; i++) {
+		o = &sp->mounts[i];
+		if (path_within(o->dst, sp->workdir)) {
+			seterr(err, errlen, "workdir \"%.200s\": would hide "
+			    "mount %zu \"%.200s\"", sp->workdir, i, o->dst);
+			return -1;
+		}
+		if (path_within(sp->workdir, o->dst) &&
+		    o->kind != SBX_MOUNT_TMPFS) {
+			seterr(err, errlen, "workdir \"%.200s\": lies inside "
+			    "bind mount %zu \"%.200s\"", sp->workdir, i,
+			    o->dst);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+check_range(const char *name, uint64_t v, uint64_t lo, uint64_t hi,
+    char *err, size_t errlen)
+{
+	if (v < lo || v > hi) {
+		seterr(err, errlen, "%s %llu: outside %llu..%llu", name,
+		    (unsigned long long)v, (unsigned long long)lo,
+		    (unsigned long long)hi);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Every limit is mandatory: a sandbox without a deadline, a memory cap or
+ * a process cap lets one payload hold the host's resources indefinitely.
+ */
+static int
+check_limits(const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	if (check_range("root_size", sp->root_size, 1, SPEC_SIZE_MAX,
+	    err, errlen) == -1 ||
+	    check_range("tmp_size", sp->tmp_size, 1, SPEC_SIZE_MAX,
+	    err, errlen) == -1 ||
+	    check_range("timeout_ms", sp->timeout_ms, 1, SPEC_TIMEOUT_MAX,
+	    err, errlen) == -1 ||
+	    check_range("memory", sp->memory, 1 << 20, UINT64_MAX - 1,
+	    err, errlen) == -1 ||
+	    check_range("pids", sp->pids, 2, SPEC_PIDS_MAX,
+	    err, errlen) == -1)
+		return -1;
+	if (sp->nofile != SBX_SPEC_UNLIMITED &&
+	    check_range("nofile", sp->nofile, SPEC_NOFILE_MIN,
+	    SPEC_NOFILE_MAX, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
+int
+sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	if (sp->class != SBX_CLASS_COMMAND && sp->class != SBX_CLASS_PROVIDER) {
+		seterr(err, errlen, "class %u: not command (%d) or provider "
+		    "(%d)", sp->class, SBX_CLASS_COMMAND, SBX_CLASS_PROVIDER);
+		return -1;
+	}
+	if (sp->net != SBX_NET_NONE) {
+		seterr(err, errlen, "net %u: only none (%d) is supported",
+		    sp->net, SBX_NET_NONE);
+		return -1;
+	}
+	if (sp->dev_shm != 0 && sp->dev_shm != 1) {
+		seterr(err, errlen, "dev_shm %d: not 0 or 1", sp->dev_shm);
+		return -1;
+	}
+	if (check_argv(sp, err, errlen) == -1 ||
+	    check_env(sp, err, errlen) == -1 ||
+	    check_mounts(sp, err, errlen) == -1 ||
+	    check_workdir(sp, err, errlen) == -1 ||
+	    check_limits(sp, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
+/* ---- serialisation -------------------------------------------------- */
+
+static int
+put(struct wbuf *w, const void *p, size_t n)
+{
+	if (n > w->len - w->off)
+		return -1;
+	if (n > 0)
+		memcpy(w->p + w->off, p, n);
+	w->off += n;
+	return 0;
+}
+
+static int
+put_u32(struct wbuf *w, uint32_t v)
+{
+	return put(w, &v, sizeof(v));
+}
+
+static int
+put_u64(struct wbuf *w, uint64_t v)
+{
+	return put(w, &v, sizeof(v));
+}
+
+static int
+put_str(struct wbuf *w, const char *s)
+{
+	size_t	 n;
+
+	if (s == NULL)
+		return put_u32(w, 0);
+	n = strlen(s) + 1;
+	if (put_u32(w, (uint32_t)n) == -1)
+		return -1;
+	return put(w, s, n);
+}
+
+int
+sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
+    size_t *lenp, char *err, size_t errlen)
+{
+	struct wbuf	 w;
+	uint32_t	 flags = 0;
+	size_t		 i;
+	int		 r = 0;
+
+	if (sbx_spec_check(sp, err, errlen) == -1)
+		return -1;
+	if (buflen > SBX_SPEC_WIRE_MAX)
+		buflen = SBX_SPEC_WIRE_MAX;
+	w.p = buf;
+	w.len = buflen;
+	w.off = 0;
+	if (sp->dev_shm)
+		flags |= SPEC_F_DEV_SHM;
+	if (sp->workdir_fd)
+		flags |= SPEC_F_WORKDIR_FD;
+	if (sp->cgroup)
+		flags |= SPEC_F_CGROUP;
+
+	r |= put_u32(&w, SBX_SPEC_MAGIC);
+	r |= put_u32(&w, SBX_SPEC_VERSION);
+	r |= put_u32(&w, 0);		/* length, patched below */
+	r |= put_u32(&w, 0);
+	r |= put_u32(&w, sp->class);
+	r |= put_u32(&w, sp->net);
+	r |= put_u32(&w, flags);
+	r |= put_u32(&w, 0);
+	r |= put_u64(&w, sp->root_size);
+	r |= put_u64(&w, sp->tmp_size);
+	r |= put_u64(&w, sp->timeout_ms);
+	r |= put_u64(&w, sp->memory);
+	r |= put_u64(&w, sp->pids);
+	r |= put_u64(&w, sp->nofile);
+	r |= put_u64(&w, sp->fsize);
+	r |= put_u32(&w, (uint32_t)sp->argc);
+	r |= put_u32(&w, (uint32_t)sp->envc);
+	r |= put_u32(&w, (uint32_t)sp->nmounts);
+	r |= put_u32(&w, 0);
+	for (i = 0; i < sp->argc; i++)
+		r |= put_str(&w, sp->argv[i]);
+	for (i = 0; i < sp->envc; i++)
+		r |= put_str(&w, sp->env[i]);
+	r |= put_str(&w, sp->workdir);
+	for (i = 0; i < sp->nmounts; i++) {
+		r |= put_u32(&w, sp->mounts[i].kind);
+		r |= put_u32(&w, 0);
+		r |= put_u64(&w, sp->mounts[i].size);
+		r |= put_str(&w, sp->mounts[i].src);
+		r |= put_str(&w, sp->mounts[i].dst);
+	}
+	if (r != 0) {
+		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
+		return -1;
+	}
+	memcpy(buf + 8, &(uint32_t){ (uint32_t)w.off }, sizeof(uint32_t));
+	*lenp = w.off;
+	return 0;
+}
+
+/* ---- parsing -------------------------------------------------------- */
+
+static int
+get(struct rbuf *r, void *p, size_t n)
+{
+	if (n > r->len - r->off)
+		return -1;
+	memcpy(p, r->p + r->off, n);
+	r->off += n;
+	return 0;
+}
+
+static int
+get_u32(struct rbuf *r, uint32_t *v)
+{
+	return get(r, v, sizeof(*v));
+}
+
+static int
+get_u64(struct rbuf *r, uint64_t *v)
+{
+	return get(r, v, sizeof(*v));
+}
+
+/*
+ * A string must end in its only NUL: an embedded NUL would make the shim
+ * act on a shorter name than the one the launcher checked.
+ */
+static int
+get_str(struct rbuf *r, const char **sp, const char *what, size_t idx,
+    char *err, size_t errlen)
+{
+	uint32_t	 n;
+	const char	*s;
+
+	if (get_u32(r, &n) == -1) {
+		seterr(err, errlen, "%s %zu: truncated length", what, idx);
+		return -1;
+	}
+	if (n == 0) {
+		*sp = NULL;
+		return 0;
+	}
+	if (n > SBX_SPEC_STRMAX || n > r->len - r->off) {
+		seterr(err, errlen, "%s %zu: length %u exceeds %s", what, idx,
+		    n, n > SBX_SPEC_STRMAX ? "the string limit" :
+		    "the buffer");
+		return -1;
+	}
+	s = (const char *)r->p + r->off;
+	if (memchr(s, '\0', n) != s + n - 1) {
+		seterr(err, errlen, "%s %zu: %s", what, idx,
+		    s[n - 1] != '\0' ? "not NUL-terminated" :
+		    "contains a NUL byte");
+		return -1;
+	}
+	r->off += n;
+	*sp = s;
+	return 0;
+}
+
+static int
+get_nonempty(struct rbuf *r, const char **sp, const char *what, size_t idx,
+    char *err, size_t errlen)
+{
+	if (get_str(r, sp, what, idx, err, errlen) == -1)
+		return -1;
+	if (*sp == NULL) {
+		seterr(err, errlen, "%s %zu: empty", what, idx);
+		return -1;
+	}
+	return 0;
+}
+
+int
+sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
+    char *err, size_t errlen)
+{
+	struct rbuf	 r;
+	uint32_t	 magic, version, total, rsv[4], flags, argc, envc, nm;
+	uint32_t	 kind;
+	size_t		 i;
+
+	memset(sp, 0, sizeof(*sp));
+	if (len > SBX_SPEC_WIRE_MAX) {
+		seterr(err, errlen, "spec: %zu bytes exceeds the limit %d",
+		    len, SBX_SPEC_WIRE_MAX);
+		return -1;
+	}
+	r.p = buf;
+	r.len = len;
+	r.off = 0;
+	if (get_u32(&r, &magic) == -1 || get_u32(&r, &version) == -1 ||
+	    get_u32(&r, &total) == -1 || get_u32(&r, &rsv[0]) == -1 ||
+	    get_u32(&r, &sp->class) == -1 || get_u32(&r, &sp->net) == -1 ||
+	    get_u32(&r, &flags) == -1 || get_u32(&r, &rsv[1]) == -1 ||
+	    get_u64(&r, &sp->root_size) == -1 ||
+	    get_u64(&r, &sp->tmp_size) == -1 ||
+	    get_u64(&r, &sp->timeout_ms) == -1 ||
+	    get_u64(&r, &sp->memory) == -1 || get_u64(&r, &sp->pids) == -1 ||
+	    get_u64(&r, &sp->nofile) == -1 || get_u64(&r, &sp->fsize) == -1 ||
+	    get_u32(&r, &argc) == -1 || get_u32(&r, &envc) == -1 ||
+	    get_u32(&r, &nm) == -1 || get_u32(&r, &rsv[2]) == -1) {
+		seterr(err, errlen, "spec: %zu bytes is shorter than the "
+		    "fixed header", len);
+		return -1;
+	}
+	if (magic != SBX_SPEC_MAGIC || version != SBX_SPEC_VERSION) {
+		seterr(err, errlen, "spec: magic 0x%08x version %u, want "
+		    "0x%08x version %d", magic, version, SBX_SPEC_MAGIC,
+		    SBX_SPEC_VERSION);
+		return -1;
+	}
+	if (total != len) {
+		seterr(err, errlen, "spec: header says %u bytes, got %zu",
+		    total, len);
+		return -1;
+	}
+	if (rsv[0] != 0 || rsv[1] != 0 || rsv[2] != 0) {
+		seterr(err, errlen, "spec: reserved header field not zero");
+		return -1;
+	}
+	if ((flags & ~SPEC_F_ALL) != 0) {
+		seterr(err, errlen, "spec: unknown flags 0x%x",
+		    flags & ~SPEC_F_ALL);
+		return -1;
+	}
+	sp->dev_shm = (flags & SPEC_F_DEV_SHM) != 0;
+	sp->workdir_fd = (flags & SPEC_F_WORKDIR_FD) != 0;
+	sp->cgroup = (flags & SPEC_F_CGROUP) != 0;
+	if (argc == 0 || argc > SBX_SPEC_MAXARGS || envc > SBX_SPEC_MAXENV ||
+	    nm > SBX_SPEC_MAXMOUNTS) {
+		seterr(err, errlen, "spec: counts argc %u envc %u mounts %u "
+		    "outside 1..%d, 0..%d, 0..%d", argc, envc, nm,
+		    SBX_SPEC_MAXARGS, SBX_SPEC_MAXENV, SBX_SPEC_MAXMOUNTS);
+		return -1;
+	}
+	for (i = 0; i < argc; i++)
+		if (get_nonempty(&r, &sp->argv[i], "argv", i, err,
+		    errlen) == -1)
+			return -1;
+	sp->argc = argc;
+	for (i = 0; i < envc; i++)
+		if (get_nonempty(&r, &sp->env[i], "env", i, err,
+		    errlen) == -1)
+			return -1;
+	sp->envc = envc;
+	if (get_str(&r, &sp->workdir, "workdir", 0, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < nm; i++) {
+		if (get_u32(&r, &kind) == -1 || get_u32(&r, &rsv[3]) == -1 ||
+		    get_u64(&r, &sp->mounts[i].size) == -1) {
+			seterr(err, errlen, "mount %zu: truncated", i);
+			return -1;
+		}
+		if (rsv[3] != 0) {
+			seterr(err, errlen, "mount %zu: reserved field not "
+			    "zero", i);
+			return -1;
+		}
+		sp->mounts[i].kind = kind;
+		if (get_str(&r, &sp->mounts[i].src, "mount source", i, err,
+		    errlen) == -1 ||
+		    get_nonempty(&r, &sp->mounts[i].dst, "mount destination",
+		    i, err, errlen) == -1)
+			return -1;
+	}
+	sp->nmounts = nm;
+	if (r.off != r.len) {
+		seterr(err, errlen, "spec: %zu trailing bytes", r.len - r.off);
+		return -1;
+	}
+	return sbx_spec_check(sp, err, errlen);
+}

@@ -1,0 +1,105 @@
+/*
+ * launcher.h: sbx-launcher -- creating sandboxes, holding their pidfds,
+ * enforcing deadlines and reporting how each one ended.
+ *
+ * The interface is synchronous library code so that the role's imsg
+ * dispatch (and, until then, the tests) call it directly: sandbox_spawn()
+ * returns once the shim has been started; sandbox_fd() and
+ * sandbox_remaining() feed an event loop, sandbox_poll() reaps.
+ */
+#ifndef SBX_LAUNCHER_H
+#define SBX_LAUNCHER_H
+
+#include <sys/types.h>
+
+#include <stdint.h>
+
+#include "common.h"
+
+#define SANDBOX_UID_DEFAULT	1000	/* unprivileged id inside */
+#define SANDBOX_ERRLEN		256
+
+struct launcher_conf {
+	const char	*shim_path;	/* absolute path of sbx-shim */
+	uid_t		 sandbox_uid;	/* id inside; never 0 */
+	gid_t		 sandbox_gid;
+	/*
+	 * Root only: map the sandbox id to this dedicated host id instead of
+	 * to root, so that payload-owned files and RLIMIT_NPROC accounting
+	 * land on an id that owns nothing on the host.
+	 */
+	int		 use_range;
+	uid_t		 range_uid;
+	gid_t		 range_gid;
+	/* A delegated cgroup v2 directory for memory/pids caps, or NULL. */
+	const char	*cgroup_dir;
+};
+
+/* The payload's descriptors; -1 means /dev/null (in, out, err). */
+struct sandbox_io {
+	int		 in;
+	int		 out;
+	int		 err;
+	int		 workdir;	/* directory fd, or -1 */
+};
+
+/* How a sandbox ended. */
+#define SANDBOX_EXITED		1	/* wstatus: WIFEXITED */
+#define SANDBOX_SIGNALED	2	/* wstatus: WIFSIGNALED */
+#define SANDBOX_TIMEOUT		3	/* deadline passed, SIGKILLed */
+#define SANDBOX_SETUP_FAILED	4	/* step + error say where */
+#define SANDBOX_KILLED		5	/* sandbox_kill() */
+
+struct sandbox_exit {
+	int		 reason;	/* SANDBOX_* */
+	int		 wstatus;	/* raw wait status (EXITED/SIGNALED) */
+	int		 error;		/* errno (SETUP_FAILED), else 0 */
+	char		 step[SBX_STEP_MAX];	/* "bind /usr" */
+	uint32_t	 limits;	/* SBX_LIMIT_* that were in force */
+};
+
+struct sandbox {
+	pid_t		 pid;		/* in the launcher's pid namespace */
+	int		 pidfd;
+	int		 statusfd;	/* read end of the shim's records */
+	int		 lifeline;	/* write end; its close kills setup */
+	int		 cgroupfd;	/* our cgroup (CLONE_INTO_CGROUP) */
+	int		 cgroupdir;	/* the delegated parent, or -1 */
+	char		 cgroup[64];	/* our cgroup's name under it */
+	uint64_t	 deadline;	/* CLOCK_MONOTONIC, ms */
+	uint32_t	 limits;
+	int		 timedout;
+	int		 killed;
+	int		 reaped;
+};
+
+/* spawn.c */
+int	 sandbox_spawn(struct sandbox *, const struct launcher_conf *,
+	    const struct sbx_spec *, const struct sandbox_io *,
+	    char *err, size_t errlen);
+
+/* idmap.c */
+int	 idmap_check(const struct launcher_conf *, char *, size_t);
+int	 idmap_write(pid_t, const struct launcher_conf *, char *, size_t);
+int	 idmap_privileged(void);
+
+/* reap.c */
+int	 sandbox_fd(const struct sandbox *);
+uint64_t sandbox_remaining(const struct sandbox *);
+int	 sandbox_signal(struct sandbox *, int);
+int	 sandbox_kill(struct sandbox *);
+int	 sandbox_poll(struct sandbox *, struct sandbox_exit *);
+int	 sandbox_wait(struct sandbox *, struct sandbox_exit *);
+void	 sandbox_release(struct sandbox *);
+int	 sandbox_exit_format(const struct sandbox_exit *, char *, size_t);
+uint64_t sandbox_now_ms(void);
+
+/* cgroup.c */
+int	 cgroup_create(struct sandbox *, const char *dir,
+	    const struct sbx_spec *, char *, size_t);
+void	 cgroup_destroy(struct sandbox *);
+
+/* nsdiag.c */
+void	 nsdiag_explain(int, char *, size_t);
+
+#endif /* SBX_LAUNCHER_H */

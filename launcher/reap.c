@@ -1,0 +1,251 @@
+/*
+ * reap.c: a running sandbox -- its deadline, signals, reaping through the
+ * pidfd, and the report of how it ended.
+ *
+ * Everything goes through the pidfd, never the numeric pid, so a recycled
+ * pid can never make the launcher signal or reap a stranger.  Killing the
+ * shim (pid 1 of the sandbox's pid namespace) kills every process in it,
+ * so one SIGKILL ends the whole sandbox; the shim is reapable only after
+ * the kernel has reaped the rest, so nothing outlives the report.
+ */
+#include <sys/types.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+uint64_t
+sandbox_now_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int
+sandbox_fd(const struct sandbox *sb)
+{
+	return sb->pidfd;
+}
+
+/* Milliseconds until the deadline, 0 once it has passed. */
+uint64_t
+sandbox_remaining(const struct sandbox *sb)
+{
+	uint64_t	 now = sandbox_now_ms();
+
+	return now >= sb->deadline ? 0 : sb->deadline - now;
+}
+
+/*
+ * The shim forwards SIGTERM, SIGINT and SIGHUP to the payload; the kernel
+ * discards any other signal sent to a pid namespace's init from outside,
+ * so asking for one is a caller error, not a silent no-op.
+ */
+int
+sandbox_signal(struct sandbox *sb, int sig)
+{
+	if (sig != SIGTERM && sig != SIGINT && sig != SIGHUP &&
+	    sig != SIGKILL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (sb->reaped || sb->pidfd == -1) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (pidfd_send_signal(sb->pidfd, sig, NULL, 0) == -1)
+		return errno == ESRCH ? 0 : -1;
+	return 0;
+}
+
+int
+sandbox_kill(struct sandbox *sb)
+{
+	if (sandbox_signal(sb, SIGKILL) == -1)
+		return -1;
+	if (!sb->timedout)
+		sb->killed = 1;
+	return 0;
+}
+
+/*
+ * The last record the shim wrote decides; a sandbox that died without one
+ * was either killed by us or lost its shim, and the report says which.
+ */
+static void
+collect(struct sandbox *sb, const siginfo_t *si, struct sandbox_exit *ex)
+{
+	struct sbx_status	 st, got_exit, got_setup;
+	int			 have_exit = 0, have_setup = 0, bad = 0;
+	ssize_t			 n;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->limits = sb->limits;
+	memset(&got_exit, 0, sizeof(got_exit));
+	memset(&got_setup, 0, sizeof(got_setup));
+	for (;;) {
+		n = read(sb->statusfd, &st, sizeof(st));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (n != (ssize_t)sizeof(st) || sbx_status_check(&st) == -1) {
+			bad = 1;
+			break;
+		}
+		if (st.type == SBX_STATUS_EXIT) {
+			got_exit = st;
+			have_exit = 1;
+		} else {
+			got_setup = st;
+			have_setup = 1;
+		}
+	}
+
+	if (have_exit && !bad) {
+		ex->reason = WIFSIGNALED(got_exit.wstatus) ?
+		    SANDBOX_SIGNALED : SANDBOX_EXITED;
+		ex->wstatus = got_exit.wstatus;
+		ex->limits = got_exit.limits;
+	} else if (have_setup && !bad) {
+		ex->reason = SANDBOX_SETUP_FAILED;
+		ex->error = got_setup.error;
+		strlcpy(ex->step, got_setup.step, sizeof(ex->step));
+	} else if (sb->timedout) {
+		ex->reason = SANDBOX_TIMEOUT;
+	} else if (sb->killed) {
+		ex->reason = SANDBOX_KILLED;
+	} else {
+		ex->reason = SANDBOX_SETUP_FAILED;
+		if (bad)
+			strlcpy(ex->step, "shim: malformed status record",
+			    sizeof(ex->step));
+		else if (si->si_code == CLD_EXITED)
+			snprintf(ex->step, sizeof(ex->step), "shim: exited "
+			    "%d without a report", si->si_status);
+		else
+			snprintf(ex->step, sizeof(ex->step), "shim: killed "
+			    "by signal %d without a report", si->si_status);
+	}
+}
+
+/* 1: ended (ex filled), 0: still running, -1: error. */
+int
+sandbox_poll(struct sandbox *sb, struct sandbox_exit *ex)
+{
+	siginfo_t	 si;
+
+	if (sb->reaped || sb->pidfd == -1) {
+		errno = ECHILD;
+		return -1;
+	}
+	if (!sb->timedout && !sb->killed && sandbox_remaining(sb) == 0) {
+		if (pidfd_send_signal(sb->pidfd, SIGKILL, NULL, 0) == -1 &&
+		    errno != ESRCH)
+			return -1;
+		sb->timedout = 1;
+	}
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)sb->pidfd, &si, WEXITED | WNOHANG) == -1)
+		return -1;
+	if (si.si_pid == 0)
+		return 0;
+	sb->reaped = 1;
+	collect(sb, &si, ex);
+	cgroup_destroy(sb);
+	return 1;
+}
+
+int
+sandbox_wait(struct sandbox *sb, struct sandbox_exit *ex)
+{
+	struct pollfd	 pfd;
+	uint64_t	 left;
+	int		 r, timeout;
+
+	for (;;) {
+		if ((r = sandbox_poll(sb, ex)) != 0)
+			return r;
+		timeout = -1;
+		if (!sb->timedout && !sb->killed) {
+			left = sandbox_remaining(sb);
+			timeout = left > INT_MAX ? INT_MAX : (int)left;
+		}
+		pfd.fd = sb->pidfd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* Kill and reap whatever is left, then drop every descriptor. */
+void
+sandbox_release(struct sandbox *sb)
+{
+	siginfo_t	 si;
+
+	if (sb->pidfd != -1 && !sb->reaped) {
+		(void)pidfd_send_signal(sb->pidfd, SIGKILL, NULL, 0);
+		while (waitid(P_PIDFD, (id_t)sb->pidfd, &si, WEXITED) == -1 &&
+		    errno == EINTR)
+			;
+		sb->reaped = 1;
+	}
+	if (sb->pidfd != -1)
+		close(sb->pidfd);
+	if (sb->statusfd != -1)
+		close(sb->statusfd);
+	if (sb->lifeline != -1)
+		close(sb->lifeline);
+	sb->pidfd = sb->statusfd = sb->lifeline = -1;
+	cgroup_destroy(sb);
+}
+
+int
+sandbox_exit_format(const struct sandbox_exit *ex, char *buf, size_t len)
+{
+	const char	*lim;
+	int		 n;
+
+	lim = (ex->limits & SBX_LIMIT_CGROUP) ? "cgroup" : "rlimit";
+	switch (ex->reason) {
+	case SANDBOX_EXITED:
+		n = snprintf(buf, len, "exited %d (limits: %s)",
+		    WEXITSTATUS(ex->wstatus), lim);
+		break;
+	case SANDBOX_SIGNALED:
+		n = snprintf(buf, len, "signaled %d (limits: %s)",
+		    WTERMSIG(ex->wstatus), lim);
+		break;
+	case SANDBOX_TIMEOUT:
+		n = snprintf(buf, len, "timeout (limits: %s)", lim);
+		break;
+	case SANDBOX_KILLED:
+		n = snprintf(buf, len, "killed (limits: %s)", lim);
+		break;
+	case SANDBOX_SETUP_FAILED:
+		if (ex->error != 0)
+			n = snprintf(buf, len, "setup-failed: %s: %s",
+			    ex->step, sbx_errname(ex->error));
+		else
+			n = snprintf(buf, len, "setup-failed: %s", ex->step);
+		break;
+	default:
+		n = snprintf(buf, len, "unknown reason %d", ex->reason);
+		break;
+	}
+	return n;
+}

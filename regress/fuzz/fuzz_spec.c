@@ -1,0 +1,29 @@
+/*
+ * fuzz_spec: sbx_spec_parse on arbitrary bytes.  The shim parses what the
+ * launcher wrote, but a parser that trusts its input is one bug away from
+ * trusting a corrupted one: it must never crash, and whatever it accepts
+ * must serialise back to exactly the bytes it accepted.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+int	 LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	static uint8_t	 again[SBX_SPEC_WIRE_MAX];
+	struct sbx_spec	 sp;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 len2;
+
+	if (sbx_spec_parse(&sp, data, len, err, sizeof(err)) == -1)
+		return 0;
+	if (sbx_spec_serialise(&sp, again, sizeof(again), &len2, err,
+	    sizeof(err)) == -1 || len2 != len || memcmp(again, data, len) != 0)
+		abort();
+	return 0;
+}

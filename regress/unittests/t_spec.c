@@ -1,0 +1,493 @@
+/*
+ * t_spec: the sandbox spec -- what the builder refuses, that the wire form
+ * round-trips exactly, and that the parser refuses every malformed buffer
+ * (truncations, mutations, each header rule) instead of guessing.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+/* Offsets in the wire header (see common/spec.c). */
+#define OFF_MAGIC	0
+#define OFF_VERSION	4
+#define OFF_TOTAL	8
+#define OFF_RSV0	12
+#define OFF_CLASS	16
+#define OFF_FLAGS	24
+#define OFF_RSV1	28
+#define OFF_ARGC	88
+#define OFF_RSV2	100
+#define OFF_FIRSTSTR	104
+
+static uint8_t	 wire[SBX_SPEC_WIRE_MAX];
+static uint8_t	 copy[SBX_SPEC_WIRE_MAX + 16];
+
+static void
+full_spec(struct sbx_spec *sp)
+{
+	sbx_spec_init(sp);
+	sp->class = SBX_CLASS_PROVIDER;
+	sp->root_size = 1 << 20;
+	sp->tmp_size = 8 << 20;
+	sp->dev_shm = 1;
+	sp->timeout_ms = 1234;
+	sp->memory = 256ULL << 20;
+	sp->pids = 17;
+	sp->nofile = 99;
+	sp->fsize = 1 << 30;
+	ATF_REQUIRE(sbx_spec_add_arg(sp, "/usr/bin/node") == 0);
+	ATF_REQUIRE(sbx_spec_add_arg(sp, "--flag") == 0);
+	ATF_REQUIRE(sbx_spec_add_arg(sp, "") == 0);
+	ATF_REQUIRE(sbx_spec_add_env(sp, "LANG=C.UTF-8") == 0);
+	ATF_REQUIRE(sbx_spec_add_env(sp, "EMPTY=") == 0);
+	ATF_REQUIRE(sbx_spec_add_mount(sp, SBX_MOUNT_RO, "/usr", "/usr",
+	    0) == 0);
+	ATF_REQUIRE(sbx_spec_add_mount(sp, SBX_MOUNT_TMPFS, NULL, "/data",
+	    4096) == 0);
+	ATF_REQUIRE(sbx_spec_add_mount(sp, SBX_MOUNT_RW, "/srv/cache",
+	    "/data/cache", 0) == 0);
+	sp->workdir = "/work";
+	sp->workdir_fd = 1;
+}
+
+static size_t
+serialise(const struct sbx_spec *sp)
+{
+	char	 err[SBX_SPEC_ERRLEN];
+	size_t	 len = 0;
+
+	if (sbx_spec_serialise(sp, wire, sizeof(wire), &len, err,
+	    sizeof(err)) == -1)
+		atf_tc_fail("serialise: %s", err);
+	return len;
+}
+
+static void
+put32(uint8_t *buf, size_t off, uint32_t v)
+{
+	memcpy(buf + off, &v, sizeof(v));
+}
+
+/* Parse must fail and say something containing want. */
+static void
+refuse_wire(const uint8_t *buf, size_t len, const char *want)
+{
+	struct sbx_spec	 sp;
+	char		 err[SBX_SPEC_ERRLEN] = "";
+
+	ATF_CHECK_EQ_MSG(sbx_spec_parse(&sp, buf, len, err, sizeof(err)), -1,
+	    "accepted a buffer that should fail with \"%s\"", want);
+	ATF_CHECK_MSG(strstr(err, want) != NULL,
+	    "error \"%s\" does not mention \"%s\"", err, want);
+}
+
+static void
+refuse_spec(const struct sbx_spec *sp, const char *want)
+{
+	char	 err[SBX_SPEC_ERRLEN] = "";
+	size_t	 len;
+
+	ATF_CHECK_EQ_MSG(sbx_spec_check(sp, err, sizeof(err)), -1,
+	    "accepted a spec that should fail with \"%s\"", want);
+	ATF_CHECK_MSG(strstr(err, want) != NULL,
+	    "error \"%s\" does not mention \"%s\"", err, want);
+	/* The serialiser runs the same check: nothing invalid goes out. */
+	ATF_CHECK_EQ(sbx_spec_serialise(sp, wire, sizeof(wire), &len, err,
+	    sizeof(err)), -1);
+}
+
+ATF_TC_WITHOUT_HEAD(roundtrip);
+ATF_TC_BODY(roundtrip, tc)
+{
+	struct sbx_spec	 a, b;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 len, i;
+
+	full_spec(&a);
+	len = serialise(&a);
+	if (sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1)
+		atf_tc_fail("parse: %s", err);
+	ATF_CHECK_EQ(b.class, a.class);
+	ATF_CHECK_EQ(b.net, a.net);
+	ATF_REQUIRE_EQ(b.argc, a.argc);
+	for (i = 0; i < a.argc; i++)
+		ATF_CHECK_STREQ(b.argv[i], a.argv[i]);
+	ATF_CHECK(b.argv[b.argc] == NULL);
+	ATF_REQUIRE_EQ(b.envc, a.envc);
+	for (i = 0; i < a.envc; i++)
+		ATF_CHECK_STREQ(b.env[i], a.env[i]);
+	ATF_CHECK(b.env[b.envc] == NULL);
+	ATF_CHECK_STREQ(b.workdir, "/work");
+	ATF_CHECK_EQ(b.workdir_fd, 1);
+	ATF_REQUIRE_EQ(b.nmounts, a.nmounts);
+	for (i = 0; i < a.nmounts; i++) {
+		ATF_CHECK_EQ(b.mounts[i].kind, a.mounts[i].kind);
+		ATF_CHECK_EQ(b.mounts[i].size, a.mounts[i].size);
+		ATF_CHECK_STREQ(b.mounts[i].dst, a.mounts[i].dst);
+		if (a.mounts[i].src == NULL)
+			ATF_CHECK(b.mounts[i].src == NULL);
+		else
+			ATF_CHECK_STREQ(b.mounts[i].src, a.mounts[i].src);
+	}
+	ATF_CHECK_EQ(b.root_size, a.root_size);
+	ATF_CHECK_EQ(b.tmp_size, a.tmp_size);
+	ATF_CHECK_EQ(b.dev_shm, 1);
+	ATF_CHECK_EQ(b.timeout_ms, a.timeout_ms);
+	ATF_CHECK_EQ(b.memory, a.memory);
+	ATF_CHECK_EQ(b.pids, a.pids);
+	ATF_CHECK_EQ(b.nofile, a.nofile);
+	ATF_CHECK_EQ(b.fsize, a.fsize);
+	ATF_CHECK_EQ(b.cgroup, 0);
+	/* Strings point into the buffer: no hidden allocation. */
+	ATF_CHECK((const uint8_t *)b.argv[0] > wire &&
+	    (const uint8_t *)b.argv[0] < wire + len);
+}
+
+ATF_TC_WITHOUT_HEAD(default_spec);
+ATF_TC_BODY(default_spec, tc)
+{
+	struct sbx_spec	 sp;
+	struct stat	 st;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 i;
+	int		 have_usr = 0;
+
+	ATF_REQUIRE(sbx_spec_default(&sp) == 0);
+	ATF_CHECK_EQ(sp.class, SBX_CLASS_COMMAND);
+	ATF_CHECK_EQ(sp.net, SBX_NET_NONE);
+	ATF_CHECK_EQ(sp.tmp_size, 64ULL << 20);
+	ATF_CHECK_EQ(sp.timeout_ms, 600ULL * 1000);
+	ATF_CHECK_EQ(sp.memory, 1ULL << 30);
+	ATF_CHECK_EQ(sp.pids, 256);
+	ATF_CHECK_EQ(sp.nofile, 1024);
+	ATF_CHECK_EQ(sp.dev_shm, 0);
+	ATF_CHECK(sp.workdir == NULL);
+	for (i = 0; i < sp.nmounts; i++) {
+		ATF_CHECK_EQ(sp.mounts[i].kind, SBX_MOUNT_RO);
+		ATF_CHECK_STREQ(sp.mounts[i].src, sp.mounts[i].dst);
+		ATF_CHECK_MSG(stat(sp.mounts[i].src, &st) == 0 &&
+		    S_ISDIR(st.st_mode), "%s: bound but not a directory",
+		    sp.mounts[i].src);
+		if (strcmp(sp.mounts[i].dst, "/usr") == 0)
+			have_usr = 1;
+	}
+	ATF_CHECK_MSG(have_usr, "/usr is not bound");
+	/* Present directories of the list are all there. */
+	if (stat("/etc/ssl/certs", &st) == 0) {
+		for (i = 0; i < sp.nmounts; i++)
+			if (strcmp(sp.mounts[i].dst, "/etc/ssl/certs") == 0)
+				break;
+		ATF_CHECK_MSG(i < sp.nmounts, "/etc/ssl/certs not bound");
+	}
+	/* Complete once the caller names a command. */
+	ATF_CHECK_EQ(sbx_spec_check(&sp, err, sizeof(err)), -1);
+	ATF_REQUIRE(sbx_spec_add_arg(&sp, "/usr/bin/true") == 0);
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("default + argv refused: %s", err);
+}
+
+ATF_TC_WITHOUT_HEAD(builder_refusals);
+ATF_TC_BODY(builder_refusals, tc)
+{
+	struct sbx_spec	 sp;
+	char		 err[SBX_SPEC_ERRLEN];
+
+#define FRESH()	do { full_spec(&sp); } while (0)
+	FRESH(); sp.argc = 0; sp.argv[0] = NULL;
+	refuse_spec(&sp, "argv: 0 arguments");
+	FRESH(); sp.argv[0] = "ls";
+	refuse_spec(&sp, "no PATH search");
+	FRESH(); sp.argv[0] = "/usr/../bin/ls";
+	refuse_spec(&sp, "'..'");
+	FRESH(); sp.env[0] = "NOEQUALS";
+	refuse_spec(&sp, "NAME=value");
+	FRESH(); sp.env[0] = "=value";
+	refuse_spec(&sp, "NAME=value");
+	FRESH(); sp.env[0] = "1A=b";
+	refuse_spec(&sp, "NAME=value");
+	FRESH(); sp.env[0] = "A-B=c";
+	refuse_spec(&sp, "[A-Za-z0-9_]");
+	FRESH(); sp.env[1] = "LANG=C";
+	refuse_spec(&sp, "duplicate of env[0]");
+	FRESH(); sp.mounts[0].dst = "usr";
+	refuse_spec(&sp, "not an absolute path");
+	FRESH(); sp.mounts[0].dst = "/usr/./lib";
+	refuse_spec(&sp, "'.' or '..'");
+	FRESH(); sp.mounts[0].dst = "/a//b";
+	refuse_spec(&sp, "empty component");
+	FRESH(); sp.mounts[0].dst = "/a/";
+	refuse_spec(&sp, "ends in '/'");
+	FRESH(); sp.mounts[0].dst = "/";
+	refuse_spec(&sp, "sandbox root");
+	FRESH(); sp.mounts[0].dst = "/proc/sys";
+	refuse_spec(&sp, "/proc or /dev");
+	FRESH(); sp.mounts[0].dst = "/dev";
+	refuse_spec(&sp, "/proc or /dev");
+	FRESH(); sp.mounts[0].dst = "/tmp";
+	refuse_spec(&sp, "tmp_size");
+	FRESH(); sp.mounts[0].src = NULL;
+	refuse_spec(&sp, "needs a source");
+	FRESH(); sp.mounts[0].src = "relative";
+	refuse_spec(&sp, "not an absolute path");
+	FRESH(); sp.mounts[0].size = 4096;
+	refuse_spec(&sp, "a bind has no size");
+	FRESH(); sp.mounts[1].src = "/x";
+	refuse_spec(&sp, "a tmpfs has no source");
+	FRESH(); sp.mounts[1].size = 0;
+	refuse_spec(&sp, "tmpfs size 0");
+	FRESH(); sp.mounts[0].kind = 9;
+	refuse_spec(&sp, "unknown kind 9");
+	FRESH(); sp.mounts[1].dst = "/usr";
+	refuse_spec(&sp, "duplicate of mount 0");
+	FRESH(); sp.mounts[1].dst = "/usr/local";
+	refuse_spec(&sp, "lies inside bind mount 0");
+	FRESH(); sp.mounts[0].dst = "/data/usr";
+	refuse_spec(&sp, "would hide earlier mount 0");
+	FRESH(); sp.workdir_fd = 0;
+	refuse_spec(&sp, "no directory fd");
+	FRESH(); sp.workdir = NULL;
+	refuse_spec(&sp, "no mount point is named");
+	FRESH(); sp.workdir = "/usr/src";
+	refuse_spec(&sp, "lies inside bind mount 0");
+	FRESH(); sp.workdir = "/data";
+	refuse_spec(&sp, "would hide mount 1");
+	FRESH(); sp.workdir = "/proc";
+	refuse_spec(&sp, "/proc or /dev");
+	FRESH(); sp.timeout_ms = 0;
+	refuse_spec(&sp, "timeout_ms 0");
+	FRESH(); sp.memory = 0;
+	refuse_spec(&sp, "memory 0");
+	FRESH(); sp.pids = 1;
+	refuse_spec(&sp, "pids 1");
+	FRESH(); sp.nofile = 3;
+	refuse_spec(&sp, "nofile 3");
+	FRESH(); sp.tmp_size = 0;
+	refuse_spec(&sp, "tmp_size 0");
+	FRESH(); sp.root_size = 0;
+	refuse_spec(&sp, "root_size 0");
+	FRESH(); sp.class = 3;
+	refuse_spec(&sp, "class 3");
+	FRESH(); sp.net = 2;
+	refuse_spec(&sp, "net 2");
+	FRESH(); sp.dev_shm = 2;
+	refuse_spec(&sp, "dev_shm 2");
+#undef FRESH
+
+	/* A tmpfs may hold other mounts and the workdir. */
+	full_spec(&sp);
+	sp.workdir = "/data/work";
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("nested in tmpfs refused: %s", err);
+	/* So may /tmp, which the shim mounts first. */
+	sp.workdir = "/tmp/work";
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("workdir in /tmp refused: %s", err);
+}
+
+ATF_TC_WITHOUT_HEAD(builder_limits);
+ATF_TC_BODY(builder_limits, tc)
+{
+	struct sbx_spec	 sp;
+	size_t		 i;
+
+	sbx_spec_init(&sp);
+	for (i = 0; i < SBX_SPEC_MAXARGS; i++)
+		ATF_REQUIRE(sbx_spec_add_arg(&sp, "/a") == 0);
+	ATF_CHECK_EQ(sbx_spec_add_arg(&sp, "/a"), -1);
+	ATF_CHECK_EQ(errno, E2BIG);
+	ATF_CHECK(sp.argv[SBX_SPEC_MAXARGS] == NULL);
+	for (i = 0; i < SBX_SPEC_MAXENV; i++)
+		ATF_REQUIRE(sbx_spec_add_env(&sp, "A=1") == 0);
+	ATF_CHECK_EQ(sbx_spec_add_env(&sp, "A=1"), -1);
+	for (i = 0; i < SBX_SPEC_MAXMOUNTS; i++)
+		ATF_REQUIRE(sbx_spec_add_mount(&sp, SBX_MOUNT_RO, "/a", "/a",
+		    0) == 0);
+	ATF_CHECK_EQ(sbx_spec_add_mount(&sp, SBX_MOUNT_RO, "/a", "/a", 0), -1);
+	ATF_CHECK_EQ(sbx_spec_add_arg(&sp, NULL), -1);
+}
+
+ATF_TC_WITHOUT_HEAD(wire_header_refusals);
+ATF_TC_BODY(wire_header_refusals, tc)
+{
+	struct sbx_spec	 sp;
+	size_t		 len;
+
+	full_spec(&sp);
+	len = serialise(&sp);
+
+#define MUT(off, val, want) do {					\
+	memcpy(copy, wire, len);					\
+	put32(copy, (off), (val));					\
+	refuse_wire(copy, len, (want));					\
+} while (0)
+	MUT(OFF_MAGIC, 0x12345678, "magic");
+	MUT(OFF_VERSION, 2, "version 2");
+	MUT(OFF_TOTAL, (uint32_t)len + 1, "header says");
+	MUT(OFF_RSV0, 1, "reserved");
+	MUT(OFF_RSV1, 1, "reserved");
+	MUT(OFF_RSV2, 1, "reserved");
+	MUT(OFF_FLAGS, 0x80, "unknown flags");
+	MUT(OFF_CLASS, 7, "class 7");
+	MUT(OFF_ARGC, 0, "counts");
+	MUT(OFF_ARGC, SBX_SPEC_MAXARGS + 1, "counts");
+	/* First string: /usr/bin/node, 14 bytes with its NUL. */
+	MUT(OFF_FIRSTSTR, SBX_SPEC_STRMAX + 1, "string limit");
+	MUT(OFF_FIRSTSTR, 0x7fffffff, "exceeds");
+	MUT(OFF_FIRSTSTR, 0, "argv 0: empty");
+#undef MUT
+
+	/* Embedded and missing NUL. */
+	memcpy(copy, wire, len);
+	copy[OFF_FIRSTSTR + 4 + 4] = '\0';
+	refuse_wire(copy, len, "contains a NUL byte");
+	memcpy(copy, wire, len);
+	copy[OFF_FIRSTSTR + 4 + 13] = 'x';
+	refuse_wire(copy, len, "not NUL-terminated");
+
+	/* Trailing bytes, with the header telling the truth about them. */
+	memcpy(copy, wire, len);
+	copy[len] = 0;
+	put32(copy, OFF_TOTAL, (uint32_t)len + 1);
+	refuse_wire(copy, len + 1, "trailing");
+
+	/* Over the wire limit, whatever it holds. */
+	refuse_wire(copy, SBX_SPEC_WIRE_MAX + 1, "exceeds the limit");
+}
+
+ATF_TC_WITHOUT_HEAD(wire_truncations);
+ATF_TC_BODY(wire_truncations, tc)
+{
+	struct sbx_spec	 sp, out;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 len, cut;
+
+	full_spec(&sp);
+	len = serialise(&sp);
+	for (cut = 0; cut < len; cut++) {
+		memcpy(copy, wire, cut);
+		/* Keep the length field honest where it fits, so the
+		 * string and count checks are what refuse it. */
+		if (cut >= OFF_TOTAL + 4)
+			put32(copy, OFF_TOTAL, (uint32_t)cut);
+		ATF_CHECK_EQ_MSG(sbx_spec_parse(&out, copy, cut, err,
+		    sizeof(err)), -1, "accepted %zu of %zu bytes", cut, len);
+	}
+	ATF_CHECK_EQ(sbx_spec_parse(&out, wire, len, err, sizeof(err)), 0);
+}
+
+/*
+ * Flip every byte in turn: the parser must never crash, and whatever it
+ * accepts must be canonical -- serialising the result gives back exactly
+ * the accepted bytes, so no two wire forms mean the same sandbox.
+ */
+ATF_TC_WITHOUT_HEAD(wire_mutations);
+ATF_TC_BODY(wire_mutations, tc)
+{
+	static uint8_t	 again[SBX_SPEC_WIRE_MAX];
+	struct sbx_spec	 sp, out;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 len, i, len2;
+	int		 accepted = 0, refused = 0, bit;
+
+	full_spec(&sp);
+	len = serialise(&sp);
+	for (i = 0; i < len; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(copy, wire, len);
+			copy[i] ^= (uint8_t)(1U << bit);
+			if (sbx_spec_parse(&out, copy, len, err,
+			    sizeof(err)) == -1) {
+				refused++;
+				continue;
+			}
+			accepted++;
+			ATF_REQUIRE(sbx_spec_serialise(&out, again,
+			    sizeof(again), &len2, err, sizeof(err)) == 0);
+			ATF_CHECK_MSG(len2 == len &&
+			    memcmp(again, copy, len) == 0,
+			    "byte %zu bit %d: accepted form not canonical", i,
+			    bit);
+		}
+	}
+	/* Both outcomes happen: numbers and letters may change, structure
+	 * may not. */
+	ATF_CHECK(accepted > 0);
+	ATF_CHECK(refused > 0);
+}
+
+ATF_TC_WITHOUT_HEAD(serialise_small_buffer);
+ATF_TC_BODY(serialise_small_buffer, tc)
+{
+	struct sbx_spec	 sp;
+	char		 err[SBX_SPEC_ERRLEN] = "";
+	size_t		 len, need;
+
+	full_spec(&sp);
+	need = serialise(&sp);
+	ATF_CHECK_EQ(sbx_spec_serialise(&sp, wire, need - 1, &len, err,
+	    sizeof(err)), -1);
+	ATF_CHECK(strstr(err, "does not fit") != NULL);
+	ATF_CHECK_EQ(sbx_spec_serialise(&sp, wire, 8, &len, err,
+	    sizeof(err)), -1);
+	ATF_CHECK_EQ(sbx_spec_serialise(&sp, wire, need, &len, err,
+	    sizeof(err)), 0);
+	ATF_CHECK_EQ(len, need);
+}
+
+ATF_TC_WITHOUT_HEAD(status_records);
+ATF_TC_BODY(status_records, tc)
+{
+	struct sbx_status	 st;
+
+	memset(&st, 0, sizeof(st));
+	st.type = SBX_STATUS_EXIT;
+	st.wstatus = 3 << 8;		/* exited 3 */
+	st.limits = SBX_LIMIT_RLIMIT;
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	st.wstatus = SIGKILL;		/* signaled 9 */
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	st.wstatus = 0x137f;		/* stopped: not an end */
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	st.wstatus = 0;
+	st.limits = 0x10;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	st.limits = 0;
+	st.type = 7;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+
+	memset(&st, 0, sizeof(st));
+	st.type = SBX_STATUS_SETUP;
+	st.error = ENOENT;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);	/* no step */
+	strlcpy(st.step, "bind /usr", sizeof(st.step));
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	memset(st.step, 'a', sizeof(st.step));		/* unterminated */
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	strlcpy(st.step, "x", sizeof(st.step));
+	st.error = -1;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+
+	ATF_CHECK_STREQ(sbx_errname(ENOENT), "ENOENT");
+	ATF_CHECK_STREQ(sbx_errname(EROFS), "EROFS");
+	ATF_CHECK_STREQ(sbx_errname(9999), "errno 9999");
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, roundtrip);
+	ATF_TP_ADD_TC(tp, default_spec);
+	ATF_TP_ADD_TC(tp, builder_refusals);
+	ATF_TP_ADD_TC(tp, builder_limits);
+	ATF_TP_ADD_TC(tp, wire_header_refusals);
+	ATF_TP_ADD_TC(tp, wire_truncations);
+	ATF_TP_ADD_TC(tp, wire_mutations);
+	ATF_TP_ADD_TC(tp, serialise_small_buffer);
+	ATF_TP_ADD_TC(tp, status_records);
+	return atf_no_error();
+}

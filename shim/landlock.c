@@ -1,0 +1,177 @@
+/*
+ * landlock.c: the payload's file-system (and TCP) rights, from the spec.
+ *
+ * The mount tree already decides what exists; Landlock is the second wall
+ * for when a mount flag is not enough (a payload that finds a way to
+ * remount, or a bind whose submount the kernel left writable):
+ *   - read and execute beneath the read-only binds;
+ *   - read and write, but not execute, beneath /tmp, /dev/shm, the
+ *     workdir, read-write binds and tmpfs mounts (a payload does not run
+ *     what it wrote);
+ *   - read and write of the few device nodes, read of /proc, listing of
+ *     the root's mount-point directories;
+ *   - nothing else, no TCP bind/connect (network "none"), and, where the
+ *     kernel can, no abstract unix sockets or signals outside the sandbox.
+ * Rights the running kernel does not know are left out of the ruleset
+ * (best effort by ABI, as the kernel's sandboxer sample does); a kernel
+ * without Landlock at all fails the sandbox.
+ */
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/landlock.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* Rights newer than the build host's header, by ABI version. */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER		(1ULL << 13)	/* ABI 2 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV		(1ULL << 15)	/* ABI 5 */
+#endif
+#define LL_ACCESS_NET_BIND_TCP			(1ULL << 0)	/* ABI 4 */
+#define LL_ACCESS_NET_CONNECT_TCP		(1ULL << 1)	/* ABI 4 */
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET		(1ULL << 0)	/* ABI 6 */
+#define LL_SCOPE_SIGNAL				(1ULL << 1)	/* ABI 6 */
+
+/* The kernel's struct landlock_ruleset_attr as of ABI 6; the size we
+ * pass tells the kernel which fields we mean. */
+struct ll_ruleset_attr {
+	uint64_t	 handled_access_fs;
+	uint64_t	 handled_access_net;
+	uint64_t	 scoped;
+};
+
+#define FS_READ		(LANDLOCK_ACCESS_FS_READ_FILE | \
+			    LANDLOCK_ACCESS_FS_READ_DIR)
+#define FS_EXEC		LANDLOCK_ACCESS_FS_EXECUTE
+#define FS_WRITE	(LANDLOCK_ACCESS_FS_WRITE_FILE | \
+			    LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+			    LANDLOCK_ACCESS_FS_REMOVE_FILE | \
+			    LANDLOCK_ACCESS_FS_MAKE_DIR | \
+			    LANDLOCK_ACCESS_FS_MAKE_REG | \
+			    LANDLOCK_ACCESS_FS_MAKE_SYM | \
+			    LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+			    LANDLOCK_ACCESS_FS_MAKE_SOCK | \
+			    LANDLOCK_ACCESS_FS_REFER | \
+			    LANDLOCK_ACCESS_FS_TRUNCATE)
+/* Rights that apply to a file (as opposed to a directory) rule. */
+#define FS_FILE		(LANDLOCK_ACCESS_FS_EXECUTE | \
+			    LANDLOCK_ACCESS_FS_WRITE_FILE | \
+			    LANDLOCK_ACCESS_FS_READ_FILE | \
+			    LANDLOCK_ACCESS_FS_TRUNCATE | \
+			    LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+static int		 ruleset = -1;
+static uint64_t		 handled;
+
+static uint64_t
+fs_handled_for_abi(int abi)
+{
+	uint64_t	 h;
+
+	/* ABI 1: execute through make_sym. */
+	h = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;
+	if (abi >= 2)
+		h |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		h |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		h |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return h;
+}
+
+/* Missing paths are skipped: the spec's tree decides what exists. */
+static void
+allow(const char *path, uint64_t access)
+{
+	struct landlock_path_beneath_attr	 pb;
+	struct stat				 st;
+	int					 fd;
+
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			return;
+		shim_fail(errno, "landlock %s", path);
+	}
+	if (fstat(fd, &st) == -1)
+		shim_fail(errno, "landlock %s: fstat", path);
+	if (!S_ISDIR(st.st_mode))
+		access &= FS_FILE;
+	memset(&pb, 0, sizeof(pb));
+	pb.allowed_access = access & handled;
+	pb.parent_fd = fd;
+	if (pb.allowed_access != 0 && syscall(SYS_landlock_add_rule, ruleset,
+	    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == -1)
+		shim_fail(errno, "landlock rule %s", path);
+	close(fd);
+}
+
+void
+shim_landlock(const struct sbx_spec *sp)
+{
+	static const char *const devs[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+		"/dev/urandom",
+	};
+	struct ll_ruleset_attr	 attr;
+	const struct sbx_mount	*m;
+	size_t			 i, size;
+	int			 abi;
+
+	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1)
+		shim_fail(errno, "landlock: not available in this kernel "
+		    "(CONFIG_SECURITY_LANDLOCK, lsm=landlock)");
+	memset(&attr, 0, sizeof(attr));
+	handled = fs_handled_for_abi(abi);
+	attr.handled_access_fs = handled;
+	size = sizeof(attr.handled_access_fs);
+	if (abi >= 4) {
+		attr.handled_access_net = LL_ACCESS_NET_BIND_TCP |
+		    LL_ACCESS_NET_CONNECT_TCP;
+		size = offsetof(struct ll_ruleset_attr, scoped);
+	}
+	if (abi >= 6) {
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+		size = sizeof(attr);
+	}
+	if ((ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size,
+	    0)) == -1)
+		shim_fail(errno, "landlock: create ruleset (ABI %d)", abi);
+
+	allow("/", LANDLOCK_ACCESS_FS_READ_DIR);
+	allow("/proc", FS_READ);
+	allow("/dev", LANDLOCK_ACCESS_FS_READ_DIR);
+	for (i = 0; i < nitems(devs); i++)
+		allow(devs[i], LANDLOCK_ACCESS_FS_READ_FILE |
+		    LANDLOCK_ACCESS_FS_WRITE_FILE |
+		    LANDLOCK_ACCESS_FS_TRUNCATE);
+	allow("/tmp", FS_READ | FS_WRITE);
+	if (sp->dev_shm)
+		allow("/dev/shm", FS_READ | FS_WRITE);
+	for (i = 0; i < sp->nmounts; i++) {
+		m = &sp->mounts[i];
+		allow(m->dst, m->kind == SBX_MOUNT_RO ? FS_READ | FS_EXEC :
+		    FS_READ | FS_WRITE);
+	}
+	if (sp->workdir != NULL)
+		allow(sp->workdir, FS_READ | FS_WRITE);
+
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) == -1)
+		shim_fail(errno, "landlock: restrict self");
+	close(ruleset);
+	ruleset = -1;
+}

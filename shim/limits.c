@@ -1,0 +1,47 @@
+/*
+ * limits.c: resource limits of pid 1 and, by inheritance, the payload.
+ *
+ * Memory and process caps come from the cgroup the launcher cloned us
+ * into when it had one (spec->cgroup); otherwise from RLIMIT_AS and
+ * RLIMIT_NPROC, which is what the exit report then says.  The kernel does
+ * not enforce RLIMIT_NPROC for host uid 0, which is one reason root
+ * should give the launcher a dedicated id range.  Limits are only ever
+ * lowered: a spec asking for more than the launcher's own hard limit gets
+ * that hard limit.
+ */
+#include <sys/types.h>
+#include <sys/resource.h>
+
+#include <errno.h>
+
+#include "shim.h"
+
+static void
+lower(int resource, const char *name, uint64_t want)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(resource, &rl) == -1)
+		shim_fail(errno, "getrlimit %s", name);
+	if (want != SBX_SPEC_UNLIMITED &&
+	    (rl.rlim_max == RLIM_INFINITY || want < rl.rlim_max))
+		rl.rlim_max = want;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(resource, &rl) == -1)
+		shim_fail(errno, "setrlimit %s", name);
+}
+
+uint32_t
+shim_limits(const struct sbx_spec *sp)
+{
+	/* No core files: a dump is written where the payload could not
+	 * write, or piped to a host helper by core_pattern. */
+	lower(RLIMIT_CORE, "core", 0);
+	lower(RLIMIT_NOFILE, "nofile", sp->nofile);
+	lower(RLIMIT_FSIZE, "fsize", sp->fsize);
+	if (sp->cgroup)
+		return SBX_LIMIT_CGROUP;
+	lower(RLIMIT_AS, "as", sp->memory);
+	lower(RLIMIT_NPROC, "nproc", sp->pids);
+	return SBX_LIMIT_RLIMIT;
+}

@@ -1,0 +1,448 @@
+/*
+ * mount.c: the sandbox's mount tree.
+ *
+ * Order:
+ *  1. make the whole inherited tree private: nothing we mount reaches the
+ *     host, nothing the host mounts later appears in the sandbox;
+ *  2. clone every host tree the spec names (binds, device nodes, the
+ *     workdir) into detached mounts with open_tree(), and make them
+ *     read-only/nosuid/nodev while still detached, recursively, so no
+ *     bind is ever visible writable, not even for a moment;
+ *  3. cover SHIM_STAGE with the sized root tmpfs and build there: /proc
+ *     (fresh, for our pid namespace, with the usual masks), /dev (a few
+ *     host nodes, no tty), /tmp, the spec's mounts, the workdir;
+ *  4. pivot_root into it, detach the host tree, make the root read-only.
+ *
+ * Opening every host path in step 2, before anything is mounted over
+ * them, means no host path is ever looked up through a mount we made.
+ */
+#include <sys/types.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define ATTR_RO		(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | \
+			    MOUNT_ATTR_NODEV)
+#define ATTR_RW		(MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define ATTR_DEVNODE	(MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
+
+/* Host device nodes bound into /dev.  No tty: a tty shared with the
+ * caller is a way to inject input into the caller's session. */
+static const char *const devnodes[] = {
+	"null", "zero", "full", "random", "urandom",
+};
+
+/* /proc files the payload has no business reading (kernel memory and
+ * address layouts, key material, scheduler internals): /dev/null over
+ * each. */
+static const char *const proc_masked_files[] = {
+	"kcore", "keys", "key-users", "kallsyms", "timer_list",
+	"sched_debug", "latency_stats", "kpagecount", "kpageflags",
+	"kpagecgroup", "sysrq-trigger",
+};
+
+/* Directories of hardware knobs: an empty read-only tmpfs over each. */
+static const char *const proc_masked_dirs[] = {
+	"acpi", "asound", "scsi",
+};
+
+/* Kernel tunables: visible (programs read them) but read-only. */
+static const char *const proc_readonly[] = {
+	"sys", "irq", "bus", "fs",
+};
+
+struct tree {
+	int	 fd;
+	int	 isdir;
+};
+
+static struct tree	 binds[SBX_SPEC_MAXMOUNTS];
+static struct tree	 devtrees[nitems(devnodes)];
+static struct tree	 workdir = { -1, 1 };
+static struct stat	 workdir_st;
+
+static void
+stage_path(char *buf, size_t len, const char *inside)
+{
+	if ((size_t)snprintf(buf, len, "%s%s", SHIM_STAGE, inside) >= len)
+		shim_fail(ENAMETOOLONG, "path %s", inside);
+}
+
+/* Clone a host tree, detached, with attrs applied to every submount. */
+static void
+open_host_tree(struct tree *t, const char *src, uint64_t attrs,
+    int recursive, const char *what)
+{
+	struct mount_attr	 ma;
+	struct stat		 st;
+	unsigned int		 flags;
+
+	flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC;
+	if (recursive)
+		flags |= AT_RECURSIVE;
+	if ((t->fd = open_tree(AT_FDCWD, src, flags)) == -1)
+		shim_fail(errno, "%s %s", what, src);
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = attrs;
+	if (mount_setattr(t->fd, "", AT_EMPTY_PATH |
+	    (recursive ? AT_RECURSIVE : 0), &ma, sizeof(ma)) == -1)
+		shim_fail(errno, "%s %s: set mount attributes", what, src);
+	if (fstat(t->fd, &st) == -1)
+		shim_fail(errno, "%s %s: fstat", what, src);
+	t->isdir = S_ISDIR(st.st_mode);
+}
+
+/*
+ * The workdir arrives as a directory fd opened in the caller's mount
+ * namespace.  A bind straight from it fails (EINVAL: the mount is not in
+ * our namespace), so bind the same path in our copy of the tree -- then
+ * refuse unless it is the same directory (device and inode), since the
+ * path may have been renamed or replaced since the caller opened it.
+ */
+static void
+open_workdir(void)
+{
+	struct mount_attr	 ma;
+	struct stat		 st;
+	char			 link[64], path[PATH_MAX];
+	ssize_t			 n;
+
+	if (fstat(SBX_SHIM_FD_WORKDIR, &workdir_st) == -1)
+		shim_fail(errno, "workdir fd %d", SBX_SHIM_FD_WORKDIR);
+	if (!S_ISDIR(workdir_st.st_mode))
+		shim_fail(ENOTDIR, "workdir fd %d", SBX_SHIM_FD_WORKDIR);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", SBX_SHIM_FD_WORKDIR);
+	if ((n = readlink(link, path, sizeof(path) - 1)) == -1)
+		shim_fail(errno, "workdir: readlink %s", link);
+	path[n] = '\0';
+	if (path[0] != '/')
+		shim_fail(ENOENT, "workdir: fd has no path in this namespace "
+		    "(\"%.100s\")", path);
+	if ((workdir.fd = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_RECURSIVE)) == -1)
+		shim_fail(errno, "workdir: bind %s", path);
+	if (fstat(workdir.fd, &st) == -1)
+		shim_fail(errno, "workdir: fstat %s", path);
+	if (st.st_dev != workdir_st.st_dev || st.st_ino != workdir_st.st_ino)
+		shim_fail(EXDEV, "workdir: %s is no longer the directory "
+		    "passed", path);
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = ATTR_RW;
+	if (mount_setattr(workdir.fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
+	    sizeof(ma)) == -1)
+		shim_fail(errno, "workdir %s: set mount attributes", path);
+	close(SBX_SHIM_FD_WORKDIR);
+}
+
+static void
+open_trees(const struct sbx_spec *sp)
+{
+	const struct sbx_mount	*m;
+	char			 src[32];
+	size_t			 i;
+
+	for (i = 0; i < sp->nmounts; i++) {
+		m = &sp->mounts[i];
+		binds[i].fd = -1;
+		if (m->kind == SBX_MOUNT_TMPFS)
+			continue;
+		open_host_tree(&binds[i], m->src,
+		    m->kind == SBX_MOUNT_RO ? ATTR_RO : ATTR_RW, 1, "bind");
+	}
+	for (i = 0; i < nitems(devnodes); i++) {
+		snprintf(src, sizeof(src), "/dev/%s", devnodes[i]);
+		open_host_tree(&devtrees[i], src, ATTR_DEVNODE, 0, "bind");
+	}
+	if (sp->workdir_fd)
+		open_workdir();
+}
+
+/* mkdir -p below the stage; every component is ours (tmpfs we made). */
+static void
+make_dirs(const char *inside)
+{
+	char	 path[PATH_MAX];
+	size_t	 i, n;
+
+	stage_path(path, sizeof(path), inside);
+	n = strlen(path);
+	for (i = strlen(SHIM_STAGE) + 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			shim_fail(errno, "mkdir %s", inside);
+		if (i < n)
+			path[i] = '/';
+	}
+}
+
+static void
+make_mountpoint(const char *inside, int isdir)
+{
+	char	 path[PATH_MAX], parent[PATH_MAX], *slash;
+	int	 fd;
+
+	if (isdir) {
+		make_dirs(inside);
+		return;
+	}
+	strlcpy(parent, inside, sizeof(parent));
+	if ((slash = strrchr(parent, '/')) != NULL && slash != parent) {
+		*slash = '\0';
+		make_dirs(parent);
+	}
+	stage_path(path, sizeof(path), inside);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0644)) == -1)
+		shim_fail(errno, "create mount point %s", inside);
+	close(fd);
+}
+
+static void
+attach(struct tree *t, const char *inside, const char *what)
+{
+	char	 path[PATH_MAX];
+
+	make_mountpoint(inside, t->isdir);
+	stage_path(path, sizeof(path), inside);
+	if (move_mount(t->fd, "", AT_FDCWD, path,
+	    MOVE_MOUNT_F_EMPTY_PATH) == -1)
+		shim_fail(errno, "%s %s", what, inside);
+	close(t->fd);
+	t->fd = -1;
+}
+
+/* Sized, and with an inode cap: inodes cost kernel memory, not size. */
+static void
+mount_tmpfs(const char *path, const char *inside, uint64_t size, int mode,
+    unsigned long flags)
+{
+	char		 opts[96];
+	uint64_t	 inodes;
+
+	inodes = size / 1024;
+	if (inodes < 1024)
+		inodes = 1024;
+	snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%llu,mode=%o",
+	    (unsigned long long)size, (unsigned long long)inodes, mode);
+	if (mount("tmpfs", path, "tmpfs", flags, opts) == -1)
+		shim_fail(errno, "tmpfs %s", inside);
+}
+
+static void
+setattr_path(const char *path, const char *inside, uint64_t attrs,
+    int recursive)
+{
+	struct mount_attr	 ma;
+
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = attrs;
+	if (mount_setattr(AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &ma,
+	    sizeof(ma)) == -1)
+		shim_fail(errno, "read-only %s", inside);
+}
+
+/*
+ * Nested user namespaces would give the payload a fresh set of
+ * capabilities over new namespaces (and the kernel attack surface behind
+ * them).  The limit is per user namespace and ours may set it; the payload
+ * filter refuses CLONE_NEWUSER as well.
+ */
+static void
+deny_nested_userns(void)
+{
+	const char	*knob = SHIM_STAGE "/proc/sys/user/max_user_namespaces";
+	int		 fd;
+
+	if ((fd = open(knob, O_WRONLY | O_CLOEXEC)) == -1)
+		shim_fail(errno, "user.max_user_namespaces");
+	if (write(fd, "0\n", 2) != 2)
+		shim_fail(errno, "user.max_user_namespaces = 0");
+	close(fd);
+}
+
+static void
+mount_proc(void)
+{
+	char		 path[PATH_MAX], inside[64];
+	struct stat	 st;
+	size_t		 i;
+
+	make_dirs("/proc");
+	stage_path(path, sizeof(path), "/proc");
+	/* Mounted by pid 1 of the new pid namespace: it lists only the
+	 * sandbox's processes. */
+	if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) == -1)
+		shim_fail(errno, "mount /proc");
+	deny_nested_userns();
+
+	for (i = 0; i < nitems(proc_masked_files); i++) {
+		snprintf(inside, sizeof(inside), "/proc/%s",
+		    proc_masked_files[i]);
+		stage_path(path, sizeof(path), inside);
+		if (lstat(path, &st) == -1 && errno == ENOENT)
+			continue;
+		if (mount("/dev/null", path, NULL, MS_BIND, NULL) == -1)
+			shim_fail(errno, "mask %s", inside);
+		setattr_path(path, inside, MOUNT_ATTR_RDONLY |
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0);
+	}
+	for (i = 0; i < nitems(proc_masked_dirs); i++) {
+		snprintf(inside, sizeof(inside), "/proc/%s",
+		    proc_masked_dirs[i]);
+		stage_path(path, sizeof(path), inside);
+		if (lstat(path, &st) == -1 && errno == ENOENT)
+			continue;
+		if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID |
+		    MS_NODEV | MS_NOEXEC,
+		    "size=4096,nr_inodes=2,mode=555") == -1)
+			shim_fail(errno, "mask %s", inside);
+	}
+	for (i = 0; i < nitems(proc_readonly); i++) {
+		snprintf(inside, sizeof(inside), "/proc/%s", proc_readonly[i]);
+		stage_path(path, sizeof(path), inside);
+		if (lstat(path, &st) == -1 && errno == ENOENT)
+			continue;
+		if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == -1)
+			shim_fail(errno, "bind %s", inside);
+		setattr_path(path, inside, MOUNT_ATTR_RDONLY |
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+		    1);
+	}
+}
+
+static void
+mount_dev(const struct sbx_spec *sp)
+{
+	static const struct {
+		const char	*name;
+		const char	*target;
+	} links[] = {
+		{ "fd",		"/proc/self/fd" },
+		{ "stdin",	"/proc/self/fd/0" },
+		{ "stdout",	"/proc/self/fd/1" },
+		{ "stderr",	"/proc/self/fd/2" },
+	};
+	char		 path[PATH_MAX], inside[64];
+	size_t		 i;
+
+	make_dirs("/dev");
+	stage_path(path, sizeof(path), "/dev");
+	mount_tmpfs(path, "/dev", 64 * 1024, 0755,
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC);
+	for (i = 0; i < nitems(devnodes); i++) {
+		snprintf(inside, sizeof(inside), "/dev/%s", devnodes[i]);
+		attach(&devtrees[i], inside, "bind");
+	}
+	for (i = 0; i < nitems(links); i++) {
+		snprintf(inside, sizeof(inside), "/dev/%s", links[i].name);
+		stage_path(path, sizeof(path), inside);
+		if (symlink(links[i].target, path) == -1)
+			shim_fail(errno, "symlink %s", inside);
+	}
+	if (sp->dev_shm) {
+		make_dirs("/dev/shm");
+		stage_path(path, sizeof(path), "/dev/shm");
+		mount_tmpfs(path, "/dev/shm", sp->tmp_size, 01777,
+		    MS_NOSUID | MS_NODEV);
+	}
+	/* Only the /dev tmpfs itself; the nodes and /dev/shm stay usable. */
+	stage_path(path, sizeof(path), "/dev");
+	setattr_path(path, "/dev", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0);
+}
+
+static void
+mount_spec(const struct sbx_spec *sp)
+{
+	const struct sbx_mount	*m;
+	char			 path[PATH_MAX];
+	size_t			 i;
+
+	for (i = 0; i < sp->nmounts; i++) {
+		m = &sp->mounts[i];
+		if (m->kind != SBX_MOUNT_TMPFS) {
+			attach(&binds[i], m->dst, "bind");
+			continue;
+		}
+		make_dirs(m->dst);
+		stage_path(path, sizeof(path), m->dst);
+		mount_tmpfs(path, m->dst, m->size, 0755,
+		    MS_NOSUID | MS_NODEV);
+	}
+}
+
+static void
+mount_workdir(const struct sbx_spec *sp)
+{
+	struct stat	 st;
+	char		 path[PATH_MAX];
+
+	attach(&workdir, sp->workdir, "workdir");
+	stage_path(path, sizeof(path), sp->workdir);
+	if (stat(path, &st) == -1)
+		shim_fail(errno, "workdir %s: stat", sp->workdir);
+	if (st.st_dev != workdir_st.st_dev || st.st_ino != workdir_st.st_ino)
+		shim_fail(EXDEV, "workdir %s: the mounted directory is not "
+		    "the one passed", sp->workdir);
+}
+
+/*
+ * pivot_root(".", ".") stacks the old root on top of the new one; the
+ * detach then drops the whole host tree from this namespace.
+ */
+static void
+enter_root(void)
+{
+	struct mount_attr	 ma;
+
+	if (chdir(SHIM_STAGE) == -1)
+		shim_fail(errno, "chdir %s", SHIM_STAGE);
+	if (syscall(SYS_pivot_root, ".", ".") == -1)
+		shim_fail(errno, "pivot_root");
+	if (umount2(".", MNT_DETACH) == -1)
+		shim_fail(errno, "detach old root");
+	if (chdir("/") == -1)
+		shim_fail(errno, "chdir /");
+	/* Writable from here on: /tmp, the workdir, rw binds and tmpfs
+	 * mounts only. */
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	if (mount_setattr(AT_FDCWD, "/", 0, &ma, sizeof(ma)) == -1)
+		shim_fail(errno, "read-only /");
+}
+
+void
+shim_mounts(const struct sbx_spec *sp)
+{
+	char	 path[PATH_MAX];
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		shim_fail(errno, "make / private");
+	open_trees(sp);
+
+	mount_tmpfs(SHIM_STAGE, "/", sp->root_size, 0755,
+	    MS_NOSUID | MS_NODEV);
+	mount_proc();
+	mount_dev(sp);
+	make_dirs("/tmp");
+	stage_path(path, sizeof(path), "/tmp");
+	mount_tmpfs(path, "/tmp", sp->tmp_size, 01777, MS_NOSUID | MS_NODEV);
+	mount_spec(sp);
+	if (sp->workdir != NULL)
+		mount_workdir(sp);
+	enter_root();
+	if (chdir(sp->workdir != NULL ? sp->workdir : "/") == -1)
+		shim_fail(errno, "chdir %s", sp->workdir);
+}

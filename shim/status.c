@@ -1,0 +1,53 @@
+/*
+ * status.c: the shim's only voice.  Its stderr is the payload's stderr, so
+ * the shim never prints there; it sends one record over the status pipe
+ * (SBX_SHIM_FD_STATUS) and the launcher reports it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+static void
+send_record(const struct sbx_status *st)
+{
+	ssize_t	 n;
+
+	do {
+		n = write(SBX_SHIM_FD_STATUS, st, sizeof(*st));
+	} while (n == -1 && errno == EINTR);
+	/* A lost record makes the launcher report "exited without a
+	 * report", which is still a failure; nothing better to do here. */
+}
+
+void
+shim_fail(int err, const char *fmt, ...)
+{
+	struct sbx_status	 st;
+	va_list			 ap;
+
+	memset(&st, 0, sizeof(st));
+	st.type = SBX_STATUS_SETUP;
+	st.error = err < 0 ? 0 : err;
+	va_start(ap, fmt);
+	vsnprintf(st.step, sizeof(st.step), fmt, ap);
+	va_end(ap);
+	if (st.step[0] == '\0')
+		strlcpy(st.step, "shim", sizeof(st.step));
+	send_record(&st);
+	_exit(SHIM_EXIT_SETUP);
+}
+
+void
+shim_report_exit(int wstatus, uint32_t limits)
+{
+	struct sbx_status	 st;
+
+	memset(&st, 0, sizeof(st));
+	st.type = SBX_STATUS_EXIT;
+	st.wstatus = wstatus;
+	st.limits = limits;
+	send_record(&st);
+}
