@@ -892,7 +892,10 @@ p_rule(struct pstate *ps, struct line *ln)
 		return perr(ps, "rule names no syscall");
 
 	while (i < ln->ntok && is_argn(&ln->tok[i])) {
-		/* at most PRIV_ARGS conditions: duplicates are refused */
+		/* one condition per argument, so at most PRIV_ARGS */
+		if (r.nconds == PRIV_ARGS)
+			return perr(ps, "more than %d conditions on one line",
+			    PRIV_ARGS);
 		if (parse_cond(ps, ln, &i, &conds[r.nconds],
 		    vals[r.nconds]) == -1)
 			return -1;

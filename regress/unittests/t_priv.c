@@ -255,6 +255,9 @@ static const struct bad {
 	    "!=: not allowed in an allow or log rule", 6 },
 	{ HDR "default kill\nallow socket arg0 == 1 arg0 == 2\n",
 	    "arg0 compared twice on one line", 6 },
+	{ HDR "default kill\nallow read arg0 == 0 arg1 == 0 arg2 == 0 "
+	    "arg3 == 0 arg4 == 0 arg5 == 0 arg0 == 1\n",
+	    "more than 6 conditions on one line", 6 },
 	{ HDR "default kill\nallow mmap arg2 & PROT_READ == PROT_EXEC\n",
 	    "can never match", 6 },
 	{ HDR "default kill\nallow mmap arg2 & 0 == 0\n", "the mask is zero",
