@@ -130,12 +130,12 @@ root_empty(const struct priv_table *t, char *err, size_t errlen)
 {
 	int	 userns = 0;
 
-	if (geteuid() == 0) {
-		/* root holds CAP_SYS_ADMIN: a mount namespace suffices */
-		if (unshare(CLONE_NEWNS) == -1)
+	/* root normally holds CAP_SYS_ADMIN: a mount namespace suffices;
+	 * root without it (a container) needs a user namespace like anyone. */
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) == -1) {
+		if (geteuid() == 0 && errno != EPERM)
 			return aerr(err, errlen, t, "root empty: "
 			    "unshare(CLONE_NEWNS): %s", strerror(errno));
-	} else {
 		if (enter_userns(t, err, errlen) == -1)
 			return -1;
 		userns = 1;
