@@ -56,7 +56,7 @@
 #define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
 #define LL_SCOPE_SIGNAL		(1ULL << 1)
 
-#define LL_ABI_NEWEST		7		/* 7 added audit logging */
+#define LL_ABI_NEWEST		7	/* 7 added audit logging */
 
 /* struct landlock_ruleset_attr; its size tells the kernel the ABI used. */
 struct ll_ruleset_attr {

@@ -19,7 +19,7 @@
 static const struct danger {
 	const char	*name;
 	const char	*why;
-	int		 prot_arg;	/* PROT_EXEC must be ruled out here */
+	int		 prot_arg;	/* PROT_EXEC must be ruled out */
 } dangers[] = {
 	{ "add_key", "adds keys to kernel keyrings", NOPROT },
 	{ "bpf", "loads programs into the kernel", NOPROT },
@@ -77,7 +77,7 @@ struct lstate {
 	struct priv_finding	*out;
 	size_t			 max;
 	size_t			 n;
-	unsigned char		*used;	/* per rule: its waiver was needed */
+	unsigned char		*used;	/* per rule: waiver needed */
 };
 
 static void	add(struct lstate *, unsigned int, const struct priv_rule *,

@@ -32,10 +32,10 @@
 #define PRIV_RULES_MAX		512
 #define PRIV_RULE_SYSCALLS_MAX	64
 #define PRIV_SET_MAX		16	/* elements of "in {...}" */
-#define PRIV_EXPAND_MAX		64	/* seccomp rules one syscall expands to */
+#define PRIV_EXPAND_MAX		64	/* seccomp rules per syscall */
 #define PRIV_LLPATHS_MAX	64
 #define PRIV_LLPORTS_MAX	64
-#define PRIV_SYSNR_MAX		1024	/* x86_64 numbers are far below */
+#define PRIV_SYSNR_MAX		1024	/* x86_64 stays far below */
 
 /*
  * Directives appear in this order, which is also the order in which they
@@ -59,7 +59,7 @@ enum tk {
 
 struct tok {
 	enum tk		 kind;
-	const char	*s;		/* NUL-terminated, in the line's pool */
+	const char	*s;		/* NUL-terminated, in the pool */
 };
 
 struct line {
@@ -88,7 +88,7 @@ struct pstate {
 	struct priv_rlimit	*rl;
 	struct priv_llpath	*llpaths;
 	struct priv_llport	*llports;
-	unsigned int		 seen[R_MAX];	/* first line, 0 if none */
+	unsigned int		 seen[R_MAX];	/* first line, or 0 */
 	int			 maxrank;
 	struct sysuse		 use[PRIV_SYSNR_MAX];
 };

@@ -11,7 +11,7 @@
 
 #include "common.h"
 
-#define KW	"%-9s"		/* keyword column, as in the shipped files */
+#define KW	"%-9s"		/* the shipped files' keyword column */
 
 static void
 print_value(FILE *fp, const struct priv_value *pv)
@@ -136,7 +136,8 @@ priv_print(FILE *fp, const struct priv_table *t)
 		fputs("no_new_privs yes\n", fp);
 	print_landlock(fp, t);
 	if (t->def_act == PRIV_ACT_ERRNO)
-		fprintf(fp, KW " errno %s\n", "default", errno_word(t->def_err));
+		fprintf(fp, KW " errno %s\n", "default",
+		    errno_word(t->def_err));
 	else
 		fprintf(fp, KW " %s\n", "default", action_word(t->def_act));
 	for (i = 0; i < t->nrules; i++) {

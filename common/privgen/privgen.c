@@ -88,6 +88,50 @@ op_sym(enum priv_op o)
 	fatalx("unknown operator %d", o);
 }
 
+static const char *
+llmode_sym(enum priv_llmode m)
+{
+	switch (m) {
+	case PRIV_LL_OFF:
+		return "PRIV_LL_OFF";
+	case PRIV_LL_REQUIRED:
+		return "PRIV_LL_REQUIRED";
+	case PRIV_LL_BEST_EFFORT:
+		return "PRIV_LL_BEST_EFFORT";
+	}
+	fatalx("unknown landlock mode %d", m);
+}
+
+static const char *
+llfs_sym(enum priv_llfs f)
+{
+	switch (f) {
+	case PRIV_LLFS_OFF:
+		return "PRIV_LLFS_OFF";
+	case PRIV_LLFS_NONE:
+		return "PRIV_LLFS_NONE";
+	case PRIV_LLFS_RO:
+		return "PRIV_LLFS_RO";
+	case PRIV_LLFS_RX:
+		return "PRIV_LLFS_RX";
+	}
+	fatalx("unknown landlock fs baseline %d", f);
+}
+
+static const char *
+llaccess_sym(enum priv_llaccess a)
+{
+	switch (a) {
+	case PRIV_LLA_RO:
+		return "PRIV_LLA_RO";
+	case PRIV_LLA_RX:
+		return "PRIV_LLA_RX";
+	case PRIV_LLA_RW:
+		return "PRIV_LLA_RW";
+	}
+	fatalx("unknown landlock access %d", a);
+}
+
 static void
 emit_rule_parts(FILE *fp, const struct priv_rule *r, size_t i)
 {
@@ -155,15 +199,17 @@ emit(FILE *fp, const struct priv_table *t, const char *name)
 	if (t->nrlimits > 0) {
 		fputs("static const struct priv_rlimit rlimits[] = {\n", fp);
 		for (i = 0; i < t->nrlimits; i++)
-			fprintf(fp, "\t{ %d, 0x%llxULL },\n",
+			fprintf(fp, "\t{ %d, 0x%llxULL },\t/* %s */\n",
 			    t->rlimits[i].resource,
-			    (unsigned long long)t->rlimits[i].value);
+			    (unsigned long long)t->rlimits[i].value,
+			    priv_rlimit_name(t->rlimits[i].resource));
 		fputs("};\n", fp);
 	}
 	if (t->nll_paths > 0) {
 		fputs("static const struct priv_llpath llpaths[] = {\n", fp);
 		for (i = 0; i < t->nll_paths; i++) {
-			fprintf(fp, "\t{ %d, ", t->ll_paths[i].access);
+			fprintf(fp, "\t{ %s, ",
+			    llaccess_sym(t->ll_paths[i].access));
 			emit_str(fp, t->ll_paths[i].path);
 			fputs(" },\n", fp);
 		}
@@ -172,7 +218,9 @@ emit(FILE *fp, const struct priv_table *t, const char *name)
 	if (t->nll_ports > 0) {
 		fputs("static const struct priv_llport llports[] = {\n", fp);
 		for (i = 0; i < t->nll_ports; i++)
-			fprintf(fp, "\t{ %d, %u },\n", t->ll_ports[i].kind,
+			fprintf(fp, "\t{ %s, %u },\n",
+			    t->ll_ports[i].kind == PRIV_LLP_BIND ?
+			    "PRIV_LLP_BIND" : "PRIV_LLP_CONNECT",
 			    t->ll_ports[i].port);
 		fputs("};\n", fp);
 	}
@@ -191,8 +239,8 @@ emit(FILE *fp, const struct priv_table *t, const char *name)
 	if (t->nrlimits > 0)
 		fprintf(fp, "\t.rlimits = rlimits,\n\t.nrlimits = %zu,\n",
 		    t->nrlimits);
-	fprintf(fp, "\t.ll_mode = %d,\n\t.ll_fs = %d,\n", t->ll_mode,
-	    t->ll_fs);
+	fprintf(fp, "\t.ll_mode = %s,\n\t.ll_fs = %s,\n",
+	    llmode_sym(t->ll_mode), llfs_sym(t->ll_fs));
 	if (t->nll_paths > 0)
 		fprintf(fp, "\t.ll_paths = llpaths,\n\t.nll_paths = %zu,\n",
 		    t->nll_paths);

@@ -200,7 +200,7 @@ ATF_TC_BODY(parse_good, tc)
 
 static const struct bad {
 	const char	*text;
-	const char	*want;		/* "t.priv:LINE: " + this substring */
+	const char	*want;		/* after "t.priv:LINE: " */
 	unsigned int	 line;
 } bad_files[] = {
 	{ "", "missing 'role'", 1 },
@@ -659,7 +659,8 @@ ATF_TC_BODY(apply_masked_ioctl, tc)
 {
 	struct priv_table	*t = parse_ok(HDR "default allow\n"
 	    "errno EPERM ioctl arg1 in {TIOCSTI, TIOCLINUX}\n");
-	unsigned long		 sti = TIOCSTI, sti_hi = TIOCSTI | (1UL << 32);
+	unsigned long		 sti = TIOCSTI;
+	unsigned long		 sti_hi = TIOCSTI | (1UL << 32);
 	unsigned long		 lnx_hi = TIOCLINUX | (0xffUL << 40);
 	unsigned long		 winsz = TIOCGWINSZ;
 
@@ -1044,7 +1045,7 @@ ATF_TC_BODY(export_pfc, tc)
 	priv_free(t);
 }
 
-/* ---- the compiled tables --------------------------------------------------- */
+/* ---- the compiled tables ----------------------------------------------- */
 
 #define PRIV_TABLE_ADDR(n)	&priv_table_##n,
 static const struct priv_table *compiled[] = { PRIV_TABLES(PRIV_TABLE_ADDR) };
@@ -1297,7 +1298,8 @@ ATF_TC_BODY(tables_enforced, tc)
 		/* Every deny rule, with arguments that meet its conditions. */
 		for (j = 0; j < t->nrules; j++) {
 			r = &t->rules[j];
-			if (r->act == PRIV_ACT_ALLOW || r->act == PRIV_ACT_LOG ||
+			if (r->act == PRIV_ACT_ALLOW ||
+			    r->act == PRIV_ACT_LOG ||
 			    (r->act == t->def_act && r->err == t->def_err))
 				continue;
 			for (k = 0; k < r->nsys; k++) {
@@ -1328,7 +1330,8 @@ ATF_TC_BODY(tables_enforced, tc)
 			check_probe(t, &p, t->def_act, t->def_err, what);
 			n++;
 		}
-		ATF_CHECK_MSG(n >= 5, "%s: only %zu outside probes", t->file, n);
+		ATF_CHECK_MSG(n >= 5, "%s: only %zu outside probes", t->file,
+		    n);
 	}
 }
 
@@ -1343,7 +1346,8 @@ ATF_TC_BODY(tables_enforced, tc)
 static const struct payload_probe {
 	const char	*name;
 	uint64_t	 a0, a1, a2;
-	int		 command, provider;	/* errno, SIGSYS_ or ALLOWED */
+	int		 command;	/* errno, SIGSYS_ or ALLOWED */
+	int		 provider;
 } payload_probes[] = {
 	{ "setns", 0, 0, 0,			EPERM, EPERM },
 	{ "mount", 0, 0, 0,			EPERM, EPERM },
