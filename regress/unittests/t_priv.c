@@ -38,6 +38,19 @@
 #define X32_BIT		0x40000000UL
 #define EXIT_SETUP	100	/* the child could not apply its table */
 
+/*
+ * Children leave with a raw exit_group: libc's _exit() may be wrapped
+ * (the sanitizers run exit hooks there), and a call to anything known not
+ * to return is preceded by a sanitizer stack check (sigaltstack), all
+ * system calls a table may forbid.  So nothing here is, or looks,
+ * noreturn; exit_group(2) simply never comes back.
+ */
+static void
+child_exit(int code)
+{
+	syscall(SYS_exit_group, code);
+}
+
 static char	 errbuf[1024];
 
 static struct priv_table *
@@ -84,10 +97,10 @@ in_child(const struct priv_table *t, int seccomp_only, child_fn fn,
 		    sizeof(errbuf)) : priv_apply(t, errbuf, sizeof(errbuf));
 		if (rc == -1) {
 			dprintf(2, "apply: %s\n", errbuf);
-			_exit(EXIT_SETUP);
+			child_exit(EXIT_SETUP);
 		}
 		fn(t, arg);
-		_exit(0);
+		child_exit(0);
 	}
 	ATF_REQUIRE(waitpid(pid, &st, 0) == pid);
 	return st;
@@ -115,7 +128,7 @@ require_sigsys(int st, const char *what)
 static void
 exit_errno(long rc)
 {
-	_exit(rc == -1 ? (errno & 0xff) : 0);
+	child_exit(rc == -1 ? (errno & 0xff) : 0);
 }
 
 /* ---- parser ------------------------------------------------------------- */
@@ -572,7 +585,7 @@ call_getpid(const struct priv_table *t, const void *arg)
 {
 	(void)t;
 	(void)arg;
-	_exit(syscall(SYS_getpid) > 0 ? 7 : 1);
+	child_exit(syscall(SYS_getpid) > 0 ? 7 : 1);
 }
 
 static void
@@ -581,7 +594,7 @@ call_uname(const struct priv_table *t, const void *arg)
 	(void)t;
 	(void)arg;
 	syscall(SYS_uname, NULL);
-	_exit(0);
+	child_exit(0);
 }
 
 ATF_TC_WITHOUT_HEAD(apply_inside_and_outside);
@@ -680,7 +693,7 @@ call_x32(const struct priv_table *t, const void *arg)
 	(void)t;
 	(void)arg;
 	syscall(X32_BIT | SYS_getpid);
-	_exit(0);
+	child_exit(0);
 }
 
 static void
@@ -692,7 +705,7 @@ call_int80(const struct priv_table *t, const void *arg)
 	(void)arg;
 	/* i386 getpid (20) through the 32-bit entry point */
 	__asm__ volatile ("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
-	_exit(ret > 0 ? 0 : 1);
+	child_exit(ret > 0 ? 0 : 1);
 }
 
 ATF_TC_WITHOUT_HEAD(apply_foreign_abi_killed);
@@ -732,19 +745,19 @@ landlock_child(const struct priv_table *t, const void *arg)
 	snprintf(p, sizeof(p), "%s/f", a->ro);
 	if (open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) != -1 ||
 	    errno != EACCES)
-		_exit(1);		/* write outside rw allowed */
+		child_exit(1);		/* write outside rw allowed */
 	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) == -1)
-		_exit(2);		/* read under "fs ro" refused */
+		child_exit(2);		/* read under "fs ro" refused */
 	close(fd);
 	if (truncate(p, 0) != -1 || errno != EACCES)
-		_exit(3);		/* truncate (ABI 3) not handled */
+		child_exit(3);		/* truncate (ABI 3) not handled */
 	if (mkdir("sub", 0700) != -1 || errno != EACCES)
-		_exit(4);
+		child_exit(4);
 	snprintf(p, sizeof(p), "%s/new", a->rw);
 	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) == -1)
-		_exit(5);		/* rw path refused */
+		child_exit(5);		/* rw path refused */
 	close(fd);
-	_exit(0);
+	child_exit(0);
 }
 
 static void
@@ -754,8 +767,8 @@ landlock_none_child(const struct priv_table *t, const void *arg)
 	(void)arg;
 	if (open("/etc/passwd", O_RDONLY | O_CLOEXEC) != -1 ||
 	    errno != EACCES)
-		_exit(1);
-	_exit(0);
+		child_exit(1);
+	child_exit(0);
 }
 
 ATF_TC_WITHOUT_HEAD(apply_landlock);
@@ -862,30 +875,30 @@ rlimit_child(const struct priv_table *t, const void *arg)
 	(void)arg;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur != 16 ||
 	    rl.rlim_max != 16)
-		_exit(1);
+		child_exit(1);
 	if (getrlimit(RLIMIT_FSIZE, &rl) == -1 || rl.rlim_cur != 4096 ||
 	    rl.rlim_max != 4096)
-		_exit(2);
+		child_exit(2);
 	if (getrlimit(RLIMIT_CORE, &rl) == -1 || rl.rlim_cur != 0 ||
 	    rl.rlim_max != 0)
-		_exit(3);
+		child_exit(3);
 	/* The limits bite: descriptors, then file size. */
 	for (i = 0; i < 32; i++)
 		if (open("/dev/null", O_RDONLY) == -1)
 			break;
 	if (i == 32 || errno != EMFILE)
-		_exit(4);
+		child_exit(4);
 	for (i = 3; i < 16; i++)
 		close(i);
 	signal(SIGXFSZ, SIG_IGN);
 	memset(buf, 'x', sizeof(buf));
 	if ((fd = open("big", O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1)
-		_exit(5);
+		child_exit(5);
 	if (write(fd, buf, sizeof(buf)) != 4096)
-		_exit(6);
+		child_exit(6);
 	if (write(fd, buf, 1) != -1 || errno != EFBIG)
-		_exit(7);
-	_exit(0);
+		child_exit(7);
+	child_exit(0);
 }
 
 ATF_TC_WITHOUT_HEAD(apply_rlimits);
@@ -911,29 +924,29 @@ root_child(const struct priv_table *t, const void *arg)
 
 	(void)t;
 	if ((d = opendir("/")) == NULL)
-		_exit(1);
+		child_exit(1);
 	while ((de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 &&
 		    strcmp(de->d_name, "..") != 0)
 			n++;
 	closedir(d);
 	if (n != 0)
-		_exit(2);		/* the root is not empty */
+		child_exit(2);		/* the root is not empty */
 	if (access("/etc/passwd", F_OK) != -1 || errno != ENOENT)
-		_exit(3);
+		child_exit(3);
 	if (mkdir("/x", 0700) != -1 || errno != EROFS)
-		_exit(4);		/* the root is writable */
+		child_exit(4);		/* the root is writable */
 	if (getuid() != *uid)
-		_exit(5);		/* "user same" changed the uid */
+		child_exit(5);		/* "user same" changed the uid */
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.version = _LINUX_CAPABILITY_VERSION_3;
 	if (syscall(SYS_capget, &hdr, data) == -1)
-		_exit(6);
+		child_exit(6);
 	/* In a user namespace of its own, the capabilities are dropped. */
 	if (*uid != 0 && (data[0].effective || data[1].effective ||
 	    data[0].permitted || data[1].permitted))
-		_exit(7);
-	_exit(0);
+		child_exit(7);
+	child_exit(0);
 }
 
 ATF_TC_WITHOUT_HEAD(apply_root_empty);
@@ -957,10 +970,10 @@ user_child(const struct priv_table *t, const void *arg)
 	(void)t;
 	if (getuid() != pw->pw_uid || geteuid() != pw->pw_uid ||
 	    getgid() != pw->pw_gid || getegid() != pw->pw_gid)
-		_exit(1);
+		child_exit(1);
 	if (getgroups(4, groups) != 1 || groups[0] != pw->pw_gid)
-		_exit(2);
-	_exit(0);
+		child_exit(2);
+	child_exit(0);
 }
 
 ATF_TC_WITHOUT_HEAD(apply_user);
@@ -983,7 +996,7 @@ ATF_TC_BODY(apply_user, tc)
 		fflush(NULL);
 		ATF_REQUIRE((pid = fork()) != -1);
 		if (pid == 0)
-			_exit(priv_apply(t, errbuf, sizeof(errbuf)) == -1 &&
+			child_exit(priv_apply(t, errbuf, sizeof(errbuf)) == -1 &&
 			    strstr(errbuf, "t.priv: user nobody: running as "
 			    "uid") != NULL ? 0 : 1);
 		ATF_REQUIRE(waitpid(pid, &st, 0) == pid);
@@ -1237,11 +1250,11 @@ probe(const struct priv_table *t, const struct probe *p)
 		if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL ||
 		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOTRECOVERABLE),
 		    p->nr, 0) < 0 || seccomp_load(ctx) < 0)
-			_exit(EXIT_SETUP + 1);
+			child_exit(EXIT_SETUP + 1);
 		seccomp_release(ctx);
 		if (priv_apply_seccomp(t, errbuf, sizeof(errbuf)) == -1) {
 			dprintf(2, "apply: %s\n", errbuf);
-			_exit(EXIT_SETUP);
+			child_exit(EXIT_SETUP);
 		}
 		probe_child(t, p);
 	}
@@ -1447,7 +1460,7 @@ exec_child(const struct priv_table *t, const void *arg)
 
 	(void)t;
 	execv(argv[0], argv);
-	_exit(errno == ENOENT ? 98 : 99);
+	child_exit(errno == ENOENT ? 98 : 99);
 }
 
 static const char *
