@@ -118,6 +118,8 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 	if (n != 0)
 		shim_fail(n == -1 ? errno : EPROTO, "payload exec status");
 	close(ep[0]);
+	/* The payload runs; pid 1 is only a reaper from here on. */
+	shim_reaper_filter();
 
 	for (;;) {
 		if (sigwaitinfo(&set, &si) == -1) {

@@ -42,5 +42,6 @@ __dead void shim_run(const struct sbx_spec *, uint32_t);
 
 /* filter.c */
 int	 shim_payload_filter(int);
+void	 shim_reaper_filter(void);
 
 #endif /* SBX_SHIM_H */

@@ -550,11 +550,9 @@ ATF_TC_BODY(credentials, tc)
 		ATF_CHECK_STREQ_MSG(value(&r, caps[i]), "0000000000000000",
 		    "%s", caps[i]);
 	ATF_CHECK_STREQ(value(&r, "status NoNewPrivs:"), "1");
-	/* 0 until the integrator wires shim_payload_filter() to the
-	 * compiled command.priv table; 2 (filter) afterwards. */
+	/* The payload runs under command.priv's filter (mode 2). */
 	v = value(&r, "status Seccomp:");
-	ATF_CHECK_MSG(strcmp(v, "0") == 0 || strcmp(v, "2") == 0,
-	    "Seccomp: %s", v);
+	ATF_CHECK_MSG(strcmp(v, "2") == 0, "Seccomp: %s", v);
 	ATF_CHECK_STREQ(value(&r, "status Uid:"), "1000 1000 1000 1000");
 	ATF_CHECK_STREQ(value(&r, "status Gid:"), "1000 1000 1000 1000");
 	/* One id mapped, never 0; to ourselves (no range configured). */
