@@ -34,6 +34,7 @@ void	 log_warnx(const char *, ...) SBX_PRINTF(1, 2);
 void	 log_info(const char *, ...) SBX_PRINTF(1, 2);
 void	 log_debug(const char *, ...) SBX_PRINTF(1, 2);
 void	 vlog(int, const char *, va_list) SBX_PRINTF(2, 0);
+void	 log_relay(const char *);
 __dead void fatal(const char *, ...) SBX_PRINTF(1, 2);
 __dead void fatalx(const char *, ...) SBX_PRINTF(1, 2);
 
@@ -486,5 +487,35 @@ struct sbx_status {
 
 int	 sbx_status_check(const struct sbx_status *);
 const char *sbx_errname(int);
+
+/* ---- role.c: the channel between the monitor and each role ------------ */
+#define ROLE_FD			3	/* the socketpair, in every role */
+#define ROLE_PROTOCOL_VERSION	1
+#define ROLE_LEN_ANY		((size_t)-1)
+
+enum role_imsg {
+	IMSG_ROLE_READY = 1,		/* role -> monitor: struct role_ready */
+};
+
+struct role_ready {
+	uint32_t	 version;	/* ROLE_PROTOCOL_VERSION */
+	uint32_t	 pid;
+	uint32_t	 uid;
+	uint32_t	 gid;
+};
+
+struct role_handler {
+	uint32_t	 type;
+	size_t		 len;		/* exact payload size, or ROLE_LEN_ANY */
+	void		(*fn)(struct imsgbuf *, struct imsg *);
+};
+
+/* Parse "-P name [-dv]", check fd 3, die with the monitor, apply the
+ * privilege file, send READY.  Any failure is fatal. */
+void	 role_init(int, char *[], const char *, const struct priv_table *,
+	    struct imsgbuf *);
+__dead void role_serve(struct imsgbuf *, const struct role_handler *,
+	    size_t);
+void	 role_event_add(void);		/* after queueing a reply */
 
 #endif /* SBX_COMMON_H */

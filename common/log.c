@@ -147,3 +147,16 @@ fatalx(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+/*
+ * A line another process logged (a role's stderr, relayed by the monitor):
+ * it already names its role, so it is passed on as it is.
+ */
+void
+log_relay(const char *line)
+{
+	if (log_debug_mode)
+		fprintf(stderr, "%s\n", line);
+	else
+		syslog(LOG_INFO, "%s", line);
+}

@@ -1,14 +1,35 @@
 /*
- * sbx-monitor: the service agents talk to (DESIGN 1).  For now: options and
- * the configuration check; the service itself is not started yet.
+ * sbx-monitor: the service agents talk to (DESIGN 1).  It parses sbx.conf,
+ * opens the control socket, drops root, starts its roles, applies its own
+ * privilege file and then serves agents until a signal or a lost role.
  */
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <event.h>
+#include <grp.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "monitor.h"
+
+struct sbx_conf		*monitor_conf;
+time_t			 monitor_started;
+char			 monitor_user[64];
+
+static const char	*conffile = SBX_CONF_FILE;
+static const char	*sockarg;
+static struct event	 ev_sigchld, ev_sighup, ev_sigterm, ev_sigint;
 
 static __dead void
 usage(void)
@@ -18,11 +39,122 @@ usage(void)
 	exit(1);
 }
 
+/* Orderly or not, the same cleanup: no role, no socket file left. */
+__dead void
+monitor_shutdown(int code)
+{
+	control_close();
+	proc_shutdown();
+	audit("stop", getuid(), getpid(), "monitor exits with status %d",
+	    code);
+	exit(code);
+}
+
+static void
+monitor_reload(void)
+{
+	struct sbx_conf	*nconf;
+	const char	*why;
+
+	log_info("SIGHUP: re-reading %s", conffile);
+	if ((nconf = conf_parse(conffile)) == NULL) {
+		log_warnx("reload failed: %s has errors (above); keeping the "
+		    "old configuration", conffile);
+		return;
+	}
+	if (sockarg != NULL && conf_set_socket(nconf, sockarg, &why) == -1) {
+		log_warnx("reload failed: -s \"%s\": %s", sockarg, why);
+		conf_free(nconf);
+		return;
+	}
+	if (conf_resolve(nconf, 0) == -1) {
+		log_warnx("reload failed: %s does not resolve (above); "
+		    "keeping the old configuration", conffile);
+		conf_free(nconf);
+		return;
+	}
+	/* The socket and the user were used at start-up; changing them
+	 * needs a restart, and saying so beats silently ignoring it. */
+	if (strcmp(nconf->socket, monitor_conf->socket) != 0)
+		log_warnx("reload: socket changed to %s; still serving %s "
+		    "until restart", nconf->socket, monitor_conf->socket);
+	control_conf(nconf);
+	conf_free(monitor_conf);
+	monitor_conf = nconf;
+	audit("reload", getuid(), getpid(), "configuration %s reloaded",
+	    conffile);
+}
+
+static void
+monitor_signal(int sig, short event, void *arg)
+{
+	(void)event;
+	(void)arg;
+	switch (sig) {
+	case SIGCHLD:
+		if (proc_reap() == -1)
+			monitor_shutdown(1);
+		break;
+	case SIGHUP:
+		monitor_reload();
+		break;
+	case SIGTERM:
+	case SIGINT:
+		log_info("%s: shutting down", strsignal(sig));
+		monitor_shutdown(0);
+	}
+}
+
+/*
+ * As root: make the socket's directory if it is missing (owned by the
+ * run-as user, so the monitor can remove its socket after dropping root),
+ * then switch to the configured user for good.
+ */
+static void
+drop_privileges(void)
+{
+	char		 dir[PATH_MAX];
+	uid_t		 uid = monitor_conf->user.id;
+	gid_t		 gid = monitor_conf->user_gid;
+	struct stat	 st;
+
+	strlcpy(dir, monitor_conf->socket, sizeof(dir));
+	dirname(dir);
+	if (stat(dir, &st) == -1) {
+		if (errno != ENOENT || mkdir(dir, 0755) == -1)
+			fatal("socket directory %s", dir);
+		if (chown(dir, uid, gid) == -1)
+			fatal("chown %s", dir);
+	}
+	if (setgroups(1, &gid) == -1)
+		fatal("setgroups %u", (unsigned)gid);
+	if (setresgid(gid, gid, gid) == -1)
+		fatal("setresgid %u", (unsigned)gid);
+	if (setresuid(uid, uid, uid) == -1)
+		fatal("setresuid %u", (unsigned)uid);
+	if (setuid(0) != -1 || seteuid(0) != -1)
+		fatalx("could regain root after dropping to uid %u",
+		    (unsigned)uid);
+}
+
+static void
+set_user_name(uid_t uid)
+{
+	struct passwd	*pw;
+
+	if ((pw = getpwuid(uid)) != NULL)
+		strlcpy(monitor_user, pw->pw_name, sizeof(monitor_user));
+	else
+		snprintf(monitor_user, sizeof(monitor_user), "%u",
+		    (unsigned)uid);
+}
+
 int
 main(int argc, char *argv[])
 {
-	struct sbx_conf	*conf;
-	const char	*conffile = SBX_CONF_FILE, *sockpath = NULL, *why;
+	static char	 abspath[PATH_MAX];
+	const char	*why;
+	char		 err[512];
 	int		 ch, debug = 0, noaction = 0, verbose = 0;
 	int		 printpriv = 0;
 
@@ -43,7 +175,7 @@ main(int argc, char *argv[])
 			printpriv = 1;
 			break;
 		case 's':
-			sockpath = optarg;
+			sockarg = optarg;
 			break;
 		case 'v':
 			verbose++;
@@ -57,21 +189,69 @@ main(int argc, char *argv[])
 	log_setverbose(verbose);
 
 	if (printpriv)
-		fatalx("-P: privilege tables are not implemented yet");
+		exit(monitor_privs_print(stdout) == 0 ? 0 : 1);
 
-	if ((conf = conf_parse(conffile)) == NULL)
+	if ((monitor_conf = conf_parse(conffile)) == NULL)
 		exit(1);
-	if (sockpath != NULL && conf_set_socket(conf, sockpath, &why) == -1)
-		fatalx("-s \"%s\": %s", sockpath, why);
+	if (sockarg != NULL &&
+	    conf_set_socket(monitor_conf, sockarg, &why) == -1)
+		fatalx("-s \"%s\": %s", sockarg, why);
 	if (noaction) {
 		if (verbose)
-			conf_dump(stdout, conf);
+			conf_dump(stdout, monitor_conf);
 		fprintf(stderr, "configuration OK\n");
-		conf_free(conf);
+		conf_free(monitor_conf);
 		exit(0);
 	}
-	(void)debug;
-	conf_free(conf);
-	fprintf(stderr, "sbx-monitor: service not implemented yet\n");
-	return 1;
+	if (conf_resolve(monitor_conf, geteuid() == 0) == -1)
+		exit(1);
+	/* daemon(3) moves to /; SIGHUP must still find the file. */
+	if (realpath(conffile, abspath) == NULL)
+		fatal("%s", conffile);
+	conffile = abspath;
+
+	log_init(debug, LOG_DAEMON);
+	log_procinit("sbx-monitor");
+	/* A client that hangs up must not kill the service. */
+	signal(SIGPIPE, SIG_IGN);
+	monitor_started = time(NULL);
+
+	if (audit_open(monitor_conf->log_file) == -1)
+		exit(1);
+	if (geteuid() == 0)
+		drop_privileges();
+	if (control_open(monitor_conf) == -1)
+		exit(1);
+	set_user_name(getuid());
+	if (!debug && daemon(0, 0) == -1)
+		fatal("daemon");
+
+	event_init();
+	signal_set(&ev_sigchld, SIGCHLD, monitor_signal, NULL);
+	signal_set(&ev_sighup, SIGHUP, monitor_signal, NULL);
+	signal_set(&ev_sigterm, SIGTERM, monitor_signal, NULL);
+	signal_set(&ev_sigint, SIGINT, monitor_signal, NULL);
+	signal_add(&ev_sigchld, NULL);
+	signal_add(&ev_sighup, NULL);
+	signal_add(&ev_sigterm, NULL);
+	signal_add(&ev_sigint, NULL);
+	proc_start_all(debug, verbose);
+
+	/* Everything this process will ever open is open: from here on
+	 * its own privilege file rules it. */
+	if (priv_apply(&priv_table_monitor, err, sizeof(err)) == -1) {
+		log_warnx("monitor.priv: %s", err);
+		monitor_shutdown(1);
+	}
+
+	/* A role may have died before the handler existed. */
+	if (proc_reap() == -1)
+		monitor_shutdown(1);
+	control_listen();
+	audit("start", getuid(), getpid(), "sbx-monitor %s as %s on %s",
+	    SBX_VERSION, monitor_user, monitor_conf->socket);
+
+	event_dispatch();
+	log_warnx("event loop ended");
+	monitor_shutdown(1);
 }

@@ -12,6 +12,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
+
+#include <event.h>
 
 /* ---- configuration: conf.c, parse.c, validate.c, dump.c, resolve.c ---- */
 
@@ -189,5 +192,66 @@ int		 conf_parse_size(const char *, uint64_t min, uint64_t max,
 		    uint64_t *, const char **why);
 int		 conf_parse_mode(const char *, mode_t *, const char **why);
 int		 conf_path_covers(const char *outer, const char *inner);
+
+/* ---- proc.c: roles (DESIGN 1: fork+exec, fd 3, lost child) ------------- */
+enum role_id {
+	ROLE_LAUNCHER,
+	ROLE_PROXY,
+	ROLE_PROVIDER_RUNNER,
+	ROLE_MAX
+};
+
+struct role {
+	enum role_id	 id;
+	const char	*name;		/* "launcher" */
+	const char	*exe;		/* "sbx-launcher" */
+	pid_t		 pid;
+	uid_t		 uid;		/* as the role reported itself */
+	gid_t		 gid;
+	char		 user[64];	/* its name, resolved at start */
+	int		 ready;
+	struct imsgbuf	 ibuf;
+	struct event	 ev;
+	short		 events;
+	int		 logfd;		/* read end of the role's stderr */
+	struct event	 logev;
+	char		 logbuf[1024];
+	size_t		 loglen;
+};
+
+extern struct role	 roles[ROLE_MAX];
+
+void	 proc_start_all(int debug, int verbose);
+void	 proc_shutdown(void);		/* kill roles, reap; no exit */
+int	 proc_reap(void);		/* -1: a role was lost */
+void	 proc_event_add(struct role *);
+const char *proc_libexec(void);
+
+/* ---- control.c: the agent socket (sbx-protocol(7)) ------------------- */
+int	 control_open(const struct sbx_conf *);
+void	 control_listen(void);
+void	 control_close(void);
+void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
+unsigned control_nconns(void);
+
+/* ---- audit.c: one line per decision ---------------------------------- */
+int	 audit_open(const char *path);
+void	 audit(const char *event, uid_t uid, pid_t pid, const char *fmt, ...)
+	    SBX_PRINTF(4, 5);
+
+/* ---- privs.c: the compiled privilege tables, for -P and PRIVS -------- */
+struct monitor_priv {
+	const char		*name;
+	const struct priv_table	*table;
+};
+extern const struct monitor_priv monitor_privs[];
+char	*monitor_priv_text(const struct monitor_priv *);
+int	 monitor_privs_print(FILE *);
+
+/* ---- main.c ------------------------------------------------------------ */
+extern struct sbx_conf	*monitor_conf;
+extern time_t		 monitor_started;
+extern char		 monitor_user[64];
+__dead void monitor_shutdown(int);
 
 #endif /* SBX_MONITOR_H */

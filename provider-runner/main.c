@@ -1,16 +1,18 @@
 /*
- * sbx-provider-runner: placeholder until its issue lands; refuses to run so nobody
- * mistakes it for a working role.
+ * sbx-provider-runner: bundles, digests, frames and gates. Its requests from the monitor
+ * come with the provider work; until then it serves an empty table.
+ * Like every role it applies its privilege file (provider-runner/provider-runner.priv) before
+ * it reads anything, and any message outside its table ends it.
  */
-#include <stdio.h>
+#include <stddef.h>
 
 #include "common.h"
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "sbx-provider-runner: not implemented yet\n");
-	return 1;
+	struct imsgbuf	 ibuf;
+
+	role_init(argc, argv, "provider-runner", &priv_table_provider_runner, &ibuf);
+	role_serve(&ibuf, NULL, 0);
 }

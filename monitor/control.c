@@ -1,0 +1,763 @@
+/*
+ * control.c: the agent socket (sbx-protocol(7)).
+ *
+ * Everything an agent sends is untrusted: each frame is length-checked by
+ * imsg, each payload must be a small JSON object matching the schema of its
+ * type, and each type is permitted only in its state.  A peer that breaks
+ * the protocol gets one error naming the problem and is disconnected; the
+ * monitor and every other client carry on.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <event.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "common.h"
+#include "sbxctl/sbx.h"
+#include "monitor.h"
+
+#define CTL_HELLO_TIMEOUT	10	/* seconds to say hello */
+#define CTL_CLOSE_TIMEOUT	1	/* seconds to drain a final error */
+#define CTL_ACCEPT_BACKOFF	1	/* seconds when out of descriptors */
+#define CTL_MAXGROUPS		64
+
+enum ctl_state {
+	CTL_NEW,		/* before HELLO */
+	CTL_READY,
+	CTL_CLOSING		/* final error queued; close when sent */
+};
+
+struct ctl_conn {
+	TAILQ_ENTRY(ctl_conn)	 entry;
+	struct imsgbuf		 ibuf;
+	struct event		 ev;
+	struct event		 tmo;
+	short			 events;
+	enum ctl_state		 state;
+	uid_t			 uid;
+	gid_t			 gid;
+	pid_t			 pid;
+};
+TAILQ_HEAD(ctl_conns, ctl_conn);
+
+static struct ctl_conns	 conns = TAILQ_HEAD_INITIALIZER(conns);
+static unsigned		 nconns;
+static int		 listenfd = -1;
+static struct event	 ev_accept;
+static struct event	 ev_backoff;
+static char		 sockpath[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static struct sbx_conf	*ctlconf;
+
+static void	 ctl_accept(int, short, void *);
+static void	 ctl_dispatch(int, short, void *);
+static void	 ctl_timeout(int, short, void *);
+static void	 ctl_close(struct ctl_conn *);
+static void	 ctl_event_add(struct ctl_conn *);
+
+/* ---- the socket ------------------------------------------------------ */
+
+/*
+ * Open the control socket.  A socket file left by a dead monitor is
+ * removed, but only after making sure no monitor answers on it: two
+ * monitors on one socket would split the agents between them.
+ */
+int
+control_open(const struct sbx_conf *c)
+{
+	struct sockaddr_un	 sun;
+	mode_t			 old;
+	int			 fd, probe;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlcpy(sun.sun_path, c->socket, sizeof(sun.sun_path)) >=
+	    sizeof(sun.sun_path)) {
+		log_warnx("socket %s: path too long", c->socket);
+		return -1;
+	}
+	if ((probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		fatal("socket");
+	if (connect(probe, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+		close(probe);
+		log_warnx("socket %s: another monitor is answering on it",
+		    c->socket);
+		return -1;
+	}
+	close(probe);
+	if (unlink(c->socket) == -1 && errno != ENOENT) {
+		log_warn("socket %s: cannot remove stale socket", c->socket);
+		return -1;
+	}
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		fatal("socket");
+	/* Create it with no access at all, then open it up as configured:
+	 * there is no window in which the umask decides. */
+	old = umask(0777);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		umask(old);
+		log_warn("socket %s: bind", c->socket);
+		close(fd);
+		return -1;
+	}
+	umask(old);
+	if (c->socket_group.set &&
+	    chown(c->socket, (uid_t)-1, (gid_t)c->socket_group.id) == -1) {
+		log_warn("socket %s: chgrp %u", c->socket,
+		    (unsigned)c->socket_group.id);
+		goto fail;
+	}
+	if (chmod(c->socket, c->socket_mode) == -1) {
+		log_warn("socket %s: chmod %04o", c->socket,
+		    (unsigned)c->socket_mode);
+		goto fail;
+	}
+	if (listen(fd, 128) == -1) {
+		log_warn("socket %s: listen", c->socket);
+		goto fail;
+	}
+	strlcpy(sockpath, c->socket, sizeof(sockpath));
+	listenfd = fd;
+	ctlconf = (struct sbx_conf *)c;
+	return 0;
+ fail:
+	unlink(c->socket);
+	close(fd);
+	return -1;
+}
+
+void
+control_listen(void)
+{
+	event_set(&ev_accept, listenfd, EV_READ | EV_PERSIST, ctl_accept,
+	    NULL);
+	event_add(&ev_accept, NULL);
+	evtimer_set(&ev_backoff, ctl_accept, NULL);
+}
+
+/* Close every connection and remove the socket file. */
+void
+control_close(void)
+{
+	struct ctl_conn	*c;
+
+	while ((c = TAILQ_FIRST(&conns)) != NULL)
+		ctl_close(c);
+	if (listenfd != -1) {
+		if (event_initialized(&ev_accept))
+			event_del(&ev_accept);
+		close(listenfd);
+		listenfd = -1;
+	}
+	if (sockpath[0] != '\0' && unlink(sockpath) == -1 && errno != ENOENT)
+		log_warn("unlink %s", sockpath);
+	sockpath[0] = '\0';
+}
+
+void
+control_conf(struct sbx_conf *c)
+{
+	ctlconf = c;
+}
+
+unsigned
+control_nconns(void)
+{
+	return nconns;
+}
+
+/* ---- peers ------------------------------------------------------------ */
+
+/*
+ * Who may connect: the monitor's own uid, root (it can read the monitor's
+ * memory anyway), and whatever "allow uid"/"allow gid" names.  Groups are
+ * the peer's at connect time (SO_PEERGROUPS), not a lookup by name that a
+ * later group change could race.
+ */
+static int
+ctl_allowed(int fd, uid_t uid, gid_t gid)
+{
+	const struct conf_allow	*a;
+	gid_t			 groups[CTL_MAXGROUPS];
+	socklen_t		 glen = sizeof(groups);
+	size_t			 ngroups = 0, i;
+
+	if (uid == 0 || uid == getuid())
+		return 1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &glen) == 0)
+		ngroups = glen / sizeof(gid_t);
+	TAILQ_FOREACH(a, &ctlconf->allows, entry) {
+		if (a->type == CONF_ALLOW_UID && a->who.id == uid)
+			return 1;
+		if (a->type != CONF_ALLOW_GID)
+			continue;
+		if (a->who.id == gid)
+			return 1;
+		for (i = 0; i < ngroups; i++)
+			if (groups[i] == a->who.id)
+				return 1;
+	}
+	return 0;
+}
+
+static unsigned
+ctl_count_uid(uid_t uid)
+{
+	struct ctl_conn	*c;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(c, &conns, entry)
+		if (c->uid == uid)
+			n++;
+	return n;
+}
+
+/* Refuse before any state exists: one best-effort error, then close. */
+static void
+ctl_refuse_fd(int fd, const char *code, const char *msg)
+{
+	struct imsgbuf	 ibuf;
+	char		*text;
+	cJSON		*o;
+
+	if ((o = cJSON_CreateObject()) != NULL &&
+	    cJSON_AddStringToObject(o, "code", code) != NULL &&
+	    cJSON_AddStringToObject(o, "message", msg) != NULL &&
+	    (text = cJSON_PrintUnformatted(o)) != NULL) {
+		if (imsgbuf_init(&ibuf, fd) == 0) {
+			if (imsg_compose(&ibuf, SBX_MSG_ERROR, 0, 0, -1, text,
+			    strlen(text)) == 0)
+				(void)imsgbuf_write(&ibuf);
+			imsgbuf_clear(&ibuf);
+		}
+		free(text);
+	}
+	cJSON_Delete(o);
+	close(fd);
+}
+
+static void
+ctl_accept(int lfd, short event, void *arg)
+{
+	struct ctl_conn	*c;
+	struct ucred	 cred;
+	socklen_t	 len = sizeof(cred);
+	struct timeval	 tv = { CTL_HELLO_TIMEOUT, 0 };
+	char		 msg[160];
+	int		 fd;
+
+	(void)lfd;
+	(void)arg;
+	if (event & EV_TIMEOUT) {
+		/* Back from a descriptor shortage: listen again. */
+		event_add(&ev_accept, NULL);
+		return;
+	}
+	if ((fd = accept4(listenfd, NULL, NULL,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
+		if (errno == EMFILE || errno == ENFILE) {
+			/* Stop accepting for a moment instead of spinning. */
+			struct timeval	 bo = { CTL_ACCEPT_BACKOFF, 0 };
+
+			log_warn("accept");
+			event_del(&ev_accept);
+			evtimer_add(&ev_backoff, &bo);
+		} else if (errno != EAGAIN && errno != EINTR &&
+		    errno != ECONNABORTED)
+			log_warn("accept");
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1) {
+		log_warn("SO_PEERCRED");
+		close(fd);
+		return;
+	}
+	if (!ctl_allowed(fd, cred.uid, cred.gid)) {
+		snprintf(msg, sizeof(msg), "uid %u gid %u is not allowed by "
+		    "sbx.conf (allow uid/allow gid)", (unsigned)cred.uid,
+		    (unsigned)cred.gid);
+		audit("refuse", cred.uid, cred.pid, "%s", msg);
+		ctl_refuse_fd(fd, SBX_E_REFUSED, msg);
+		return;
+	}
+	if (ctlconf->max_connections > 0 &&
+	    nconns >= ctlconf->max_connections) {
+		snprintf(msg, sizeof(msg), "max-connections %u reached",
+		    ctlconf->max_connections);
+		audit("refuse", cred.uid, cred.pid, "%s", msg);
+		ctl_refuse_fd(fd, SBX_E_LIMIT, msg);
+		return;
+	}
+	if (ctlconf->max_connections_per_peer > 0 &&
+	    ctl_count_uid(cred.uid) >= ctlconf->max_connections_per_peer) {
+		snprintf(msg, sizeof(msg), "max-connections-per-peer %u "
+		    "reached for uid %u", ctlconf->max_connections_per_peer,
+		    (unsigned)cred.uid);
+		audit("refuse", cred.uid, cred.pid, "%s", msg);
+		ctl_refuse_fd(fd, SBX_E_LIMIT, msg);
+		return;
+	}
+
+	c = xcalloc(1, sizeof(*c));
+	if (imsgbuf_init(&c->ibuf, fd) == -1)
+		fatal("imsgbuf_init");
+	/* Descriptors are accepted so that a stray one can be refused by
+	 * name (unexpected-fd) instead of failing the whole read. */
+	imsgbuf_allow_fdpass(&c->ibuf);
+	if (imsgbuf_set_maxsize(&c->ibuf, SBX_MSG_MAXSIZE) == -1)
+		fatal("imsgbuf_set_maxsize");
+	c->uid = cred.uid;
+	c->gid = cred.gid;
+	c->pid = cred.pid;
+	c->state = CTL_NEW;
+	TAILQ_INSERT_TAIL(&conns, c, entry);
+	nconns++;
+	audit("connect", c->uid, c->pid, "connection %u of %u", nconns,
+	    ctlconf->max_connections);
+	/* A peer that connects and says nothing does not keep a slot. */
+	evtimer_set(&c->tmo, ctl_timeout, c);
+	evtimer_add(&c->tmo, &tv);
+	ctl_event_add(c);
+}
+
+static void
+ctl_close(struct ctl_conn *c)
+{
+	if (event_initialized(&c->ev))
+		event_del(&c->ev);
+	if (event_initialized(&c->tmo))
+		evtimer_del(&c->tmo);
+	imsgbuf_clear(&c->ibuf);
+	close(c->ibuf.fd);
+	TAILQ_REMOVE(&conns, c, entry);
+	nconns--;
+	log_debug("connection of uid %u pid %d closed", (unsigned)c->uid,
+	    (int)c->pid);
+	free(c);
+	/* A slot is free again; resume accepting if we had stopped. */
+	if (listenfd != -1 && evtimer_pending(&ev_backoff, NULL)) {
+		evtimer_del(&ev_backoff);
+		event_add(&ev_accept, NULL);
+	}
+}
+
+static void
+ctl_timeout(int fd, short event, void *arg)
+{
+	struct ctl_conn	*c = arg;
+
+	(void)fd;
+	(void)event;
+	if (c->state == CTL_NEW)
+		audit("disconnect", c->uid, c->pid, "no hello within %d "
+		    "seconds", CTL_HELLO_TIMEOUT);
+	ctl_close(c);
+}
+
+static void
+ctl_event_add(struct ctl_conn *c)
+{
+	short	 events = EV_READ;
+
+	if (c->state == CTL_CLOSING)
+		events = 0;
+	if (imsgbuf_queuelen(&c->ibuf) > 0)
+		events |= EV_WRITE;
+	if (events == 0) {
+		ctl_close(c);
+		return;
+	}
+	if (c->events == events && event_initialized(&c->ev))
+		return;
+	if (event_initialized(&c->ev))
+		event_del(&c->ev);
+	c->events = events;
+	event_set(&c->ev, c->ibuf.fd, events, ctl_dispatch, c);
+	event_add(&c->ev, NULL);
+}
+
+/* ---- replies ----------------------------------------------------------- */
+
+static void
+ctl_send(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
+{
+	char	*text;
+
+	if ((text = cJSON_PrintUnformatted(o)) == NULL)
+		fatalx("%s: out of memory", __func__);
+	if (imsg_compose(&c->ibuf, type, id, 0, -1, text,
+	    strlen(text)) == -1)
+		fatal("%s: reply of %zu bytes", __func__, strlen(text));
+	free(text);
+}
+
+static void
+ctl_reply(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
+{
+	ctl_send(c, type | SBX_REPLY, id, o);
+	cJSON_Delete(o);
+}
+
+/* An error reply.  Protocol errors also end the connection. */
+static void
+ctl_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
+    const char *code, const char *fmt, ...) SBX_PRINTF(5, 6);
+
+static void
+ctl_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
+    const char *code, const char *fmt, ...)
+{
+	struct timeval	 tv = { CTL_CLOSE_TIMEOUT, 0 };
+	va_list		 ap;
+	char		 msg[512];
+	cJSON		*o;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(o, "code", code) == NULL ||
+	    cJSON_AddStringToObject(o, "message", msg) == NULL)
+		fatalx("%s: out of memory", __func__);
+	ctl_send(c, SBX_MSG_ERROR, id, o);
+	cJSON_Delete(o);
+	audit("error", c->uid, c->pid, "%s: %s%s", code, msg,
+	    fatal_for_conn ? " (disconnected)" : "");
+	if (fatal_for_conn) {
+		c->state = CTL_CLOSING;
+		/* Give the peer a moment to read why, never longer. */
+		evtimer_del(&c->tmo);
+		evtimer_add(&c->tmo, &tv);
+	}
+}
+
+static cJSON *
+ctl_object(void)
+{
+	cJSON	*o;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	return o;
+}
+
+/* ---- schema ------------------------------------------------------------ */
+
+struct ctl_field {
+	const char	*name;
+	int		 type;		/* cJSON_Number, cJSON_String, ... */
+	int		 required;
+};
+
+static const char *
+ctl_typename(int type)
+{
+	switch (type) {
+	case cJSON_Number:
+		return "a number";
+	case cJSON_String:
+		return "a string";
+	case cJSON_True | cJSON_False:
+		return "a boolean";
+	case cJSON_Array:
+		return "an array";
+	case cJSON_Object:
+		return "an object";
+	}
+	return "?";
+}
+
+/* Exactly the listed fields, each of its type, none twice. */
+static int
+ctl_schema(const cJSON *o, const struct ctl_field *fields, size_t nfields,
+    char *why, size_t whylen)
+{
+	const cJSON	*it, *prev;
+	size_t		 i;
+
+	cJSON_ArrayForEach(it, o) {
+		for (prev = o->child; prev != it; prev = prev->next)
+			if (strcmp(prev->string, it->string) == 0) {
+				snprintf(why, whylen, "field \"%s\" appears "
+				    "twice", it->string);
+				return -1;
+			}
+		for (i = 0; i < nfields; i++)
+			if (strcmp(fields[i].name, it->string) == 0)
+				break;
+		if (i == nfields) {
+			snprintf(why, whylen, "unknown field \"%.64s\"",
+			    it->string);
+			return -1;
+		}
+		if ((it->type & 0xff & fields[i].type) == 0) {
+			snprintf(why, whylen, "field \"%s\" must be %s",
+			    fields[i].name, ctl_typename(fields[i].type));
+			return -1;
+		}
+	}
+	for (i = 0; i < nfields; i++)
+		if (fields[i].required &&
+		    cJSON_GetObjectItemCaseSensitive(o, fields[i].name) ==
+		    NULL) {
+			snprintf(why, whylen, "missing field \"%s\"",
+			    fields[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+/* ---- handlers ------------------------------------------------------------ */
+
+static const struct ctl_field hello_fields[] = {
+	{ "version", cJSON_Number, 1 },
+	{ "client", cJSON_String, 0 },
+};
+
+static void
+ctl_hello(struct ctl_conn *c, uint32_t id, cJSON *req)
+{
+	cJSON	*v, *cl, *o;
+
+	v = cJSON_GetObjectItemCaseSensitive(req, "version");
+	if (v->valuedouble != SBX_PROTOCOL_VERSION) {
+		ctl_error(c, id, 1, SBX_E_VERSION, "protocol version %g is "
+		    "not supported; this monitor speaks version %d",
+		    v->valuedouble, SBX_PROTOCOL_VERSION);
+		return;
+	}
+	cl = cJSON_GetObjectItemCaseSensitive(req, "client");
+	c->state = CTL_READY;
+	evtimer_del(&c->tmo);
+	audit("hello", c->uid, c->pid, "client %.64s",
+	    cl != NULL ? cl->valuestring : "unnamed");
+	o = ctl_object();
+	cJSON_AddNumberToObject(o, "version", SBX_PROTOCOL_VERSION);
+	cJSON_AddStringToObject(o, "server", "sbx-monitor " SBX_VERSION);
+	ctl_reply(c, SBX_MSG_HELLO, id, o);
+}
+
+static void
+ctl_ping(struct ctl_conn *c, uint32_t id, cJSON *req)
+{
+	(void)req;
+	ctl_reply(c, SBX_MSG_PING, id, ctl_object());
+}
+
+static void
+ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req)
+{
+	cJSON	*o, *arr, *r;
+	int	 i;
+
+	(void)req;
+	o = ctl_object();
+	cJSON_AddStringToObject(o, "version", SBX_VERSION);
+	cJSON_AddNumberToObject(o, "uptime",
+	    (double)(time(NULL) - monitor_started));
+	cJSON_AddNumberToObject(o, "pid", (double)getpid());
+	cJSON_AddStringToObject(o, "user", monitor_user);
+	if ((arr = cJSON_AddArrayToObject(o, "roles")) == NULL)
+		fatalx("out of memory");
+	for (i = 0; i < ROLE_MAX; i++) {
+		if ((r = cJSON_CreateObject()) == NULL)
+			fatalx("out of memory");
+		cJSON_AddStringToObject(r, "name", roles[i].name);
+		cJSON_AddNumberToObject(r, "pid", (double)roles[i].pid);
+		cJSON_AddStringToObject(r, "user", roles[i].user);
+		cJSON_AddItemToArray(arr, r);
+	}
+	cJSON_AddNumberToObject(o, "connections", nconns);
+	cJSON_AddNumberToObject(o, "sandboxes", 0);
+	ctl_reply(c, SBX_MSG_STATUS, id, o);
+}
+
+static const struct ctl_field privs_fields[] = {
+	{ "name", cJSON_String, 0 },
+};
+
+static void
+ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req)
+{
+	const struct monitor_priv	*p;
+	cJSON				*o, *names, *name;
+	char				*text;
+
+	name = cJSON_GetObjectItemCaseSensitive(req, "name");
+	o = ctl_object();
+	if (name == NULL) {
+		if ((names = cJSON_AddArrayToObject(o, "names")) == NULL)
+			fatalx("out of memory");
+		for (p = monitor_privs; p->name != NULL; p++)
+			cJSON_AddItemToArray(names,
+			    cJSON_CreateString(p->name));
+		ctl_reply(c, SBX_MSG_PRIVS, id, o);
+		return;
+	}
+	for (p = monitor_privs; p->name != NULL; p++)
+		if (strcmp(p->name, name->valuestring) == 0)
+			break;
+	if (p->name == NULL) {
+		cJSON_Delete(o);
+		ctl_error(c, id, 0, SBX_E_NOT_FOUND, "no privilege table "
+		    "named \"%.64s\"", name->valuestring);
+		return;
+	}
+	text = monitor_priv_text(p);
+	cJSON_AddStringToObject(o, "name", p->name);
+	cJSON_AddStringToObject(o, "text", text);
+	free(text);
+	ctl_reply(c, SBX_MSG_PRIVS, id, o);
+}
+
+/*
+ * The closed dispatch table: message type, the state it is permitted in,
+ * whether it may carry a descriptor, its schema, and its handler.
+ */
+static const struct ctl_handler {
+	uint32_t		 type;
+	const char		*name;
+	enum ctl_state		 state;
+	int			 takes_fd;
+	const struct ctl_field	*fields;
+	size_t			 nfields;
+	void			(*fn)(struct ctl_conn *, uint32_t, cJSON *);
+} ctl_table[] = {
+	{ SBX_MSG_HELLO, "hello", CTL_NEW, 0, hello_fields,
+	  nitems(hello_fields), ctl_hello },
+	{ SBX_MSG_PING, "ping", CTL_READY, 0, NULL, 0, ctl_ping },
+	{ SBX_MSG_STATUS, "status", CTL_READY, 0, NULL, 0, ctl_status },
+	{ SBX_MSG_PRIVS, "privs", CTL_READY, 0, privs_fields,
+	  nitems(privs_fields), ctl_privs },
+};
+
+static void
+ctl_request(struct ctl_conn *c, struct imsg *imsg)
+{
+	const struct ctl_handler	*h = NULL;
+	uint32_t			 type, id;
+	cJSON				*req;
+	char				 why[160];
+	size_t				 i, len;
+	int				 fd;
+
+	type = imsg_get_type(imsg);
+	id = imsg_get_id(imsg);
+	len = imsg_get_len(imsg);
+	fd = imsg_get_fd(imsg);
+	for (i = 0; i < nitems(ctl_table); i++)
+		if (ctl_table[i].type == type)
+			h = &ctl_table[i];
+	if (h == NULL) {
+		if (fd != -1)
+			close(fd);
+		ctl_error(c, id, 1, SBX_E_UNKNOWN_TYPE, "no request has type "
+		    "%u", type);
+		return;
+	}
+	if (fd != -1 && !h->takes_fd) {
+		close(fd);
+		ctl_error(c, id, 1, SBX_E_UNEXPECTED_FD, "%s takes no "
+		    "descriptor", h->name);
+		return;
+	}
+	if (c->state != h->state) {
+		if (c->state == CTL_NEW)
+			ctl_error(c, id, 1, SBX_E_HELLO_REQUIRED, "%s before "
+			    "hello", h->name);
+		else
+			ctl_error(c, id, 1, SBX_E_BAD_REQUEST, "%s is not "
+			    "permitted now", h->name);
+		return;
+	}
+	if ((req = cJSON_ParseWithLength(imsg->data, len)) == NULL ||
+	    !cJSON_IsObject(req)) {
+		cJSON_Delete(req);
+		ctl_error(c, id, 1, SBX_E_BAD_JSON, "%s: payload of %zu bytes "
+		    "is not a JSON object", h->name, len);
+		return;
+	}
+	if (ctl_schema(req, h->fields, h->nfields, why, sizeof(why)) == -1) {
+		cJSON_Delete(req);
+		ctl_error(c, id, 1, SBX_E_BAD_REQUEST, "%s: %s", h->name, why);
+		return;
+	}
+	h->fn(c, id, req);
+	cJSON_Delete(req);
+}
+
+/* The read side failed on framing: say exactly what, then disconnect. */
+static void
+ctl_frame_error(struct ctl_conn *c)
+{
+	uint32_t	 len;
+
+	if (errno == ERANGE) {
+		len = imsgbuf_badlen(&c->ibuf);
+		if (len > SBX_MSG_MAXSIZE)
+			ctl_error(c, 0, 1, SBX_E_OVERSIZE, "frame of %u bytes "
+			    "exceeds the %d-byte limit", len, SBX_MSG_MAXSIZE);
+		else
+			ctl_error(c, 0, 1, SBX_E_BAD_FRAME, "frame length %u "
+			    "is below the %d-byte header", len,
+			    IMSG_HEADER_SIZE);
+	} else
+		ctl_error(c, 0, 1, SBX_E_BAD_FRAME, "descriptor without a "
+		    "message, or more than one descriptor (%s)",
+		    strerror(errno));
+}
+
+static void
+ctl_dispatch(int fd, short event, void *arg)
+{
+	struct ctl_conn	*c = arg;
+	struct imsg	 imsg;
+	int		 n;
+
+	(void)fd;
+	if (event & EV_WRITE) {
+		if (imsgbuf_write(&c->ibuf) == -1) {
+			ctl_close(c);
+			return;
+		}
+	}
+	if ((event & EV_READ) && c->state != CTL_CLOSING) {
+		if ((n = imsgbuf_read(&c->ibuf)) == 0 ||
+		    (n == -1 && errno != EBADMSG && errno != ERANGE)) {
+			ctl_close(c);
+			return;
+		}
+		if (n == -1) {
+			ctl_frame_error(c);
+			ctl_event_add(c);
+			return;
+		}
+		while (c->state != CTL_CLOSING) {
+			if ((n = imsg_get(&c->ibuf, &imsg)) == -1) {
+				ctl_frame_error(c);
+				break;
+			}
+			if (n == 0)
+				break;
+			ctl_request(c, &imsg);
+			imsg_free(&imsg);
+		}
+	}
+	if (c->state == CTL_CLOSING && imsgbuf_queuelen(&c->ibuf) > 0)
+		(void)imsgbuf_write(&c->ibuf);
+	ctl_event_add(c);
+}

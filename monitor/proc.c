@@ -1,0 +1,474 @@
+/*
+ * proc.c: the monitor's roles.  Each role is its own executable, started
+ * with fork+exec (a fresh address space and ASLR layout per role) with its
+ * socketpair at descriptor 3 and nothing else open.  A role that dies is
+ * never restarted: the whole service shuts down (DESIGN 1, "lost child"),
+ * because a role killed by its seccomp filter must not get another try.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <event.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "monitor.h"
+
+struct role roles[ROLE_MAX] = {
+	{ .id = ROLE_LAUNCHER, .name = "launcher", .exe = "sbx-launcher",
+	  .logfd = -1 },
+	{ .id = ROLE_PROXY, .name = "proxy", .exe = "sbx-proxy",
+	  .logfd = -1 },
+	{ .id = ROLE_PROVIDER_RUNNER, .name = "provider-runner",
+	  .exe = "sbx-provider-runner", .logfd = -1 },
+};
+
+static char	 libexec[PATH_MAX];
+
+static void	 proc_dispatch(int, short, void *);
+static void	 proc_logread(int, short, void *);
+static void	 proc_reap_role(struct role *);
+
+/*
+ * Relay a role's stderr, line by line, into the monitor's log.  Lines are
+ * bounded: a longer one is cut and marked, so a role cannot make the
+ * monitor buffer without limit.
+ */
+static void
+proc_logdrain(struct role *r)
+{
+	char	*nl;
+	ssize_t	 n;
+	size_t	 len;
+
+	for (;;) {
+		n = read(r->logfd, r->logbuf + r->loglen,
+		    sizeof(r->logbuf) - 1 - r->loglen);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		r->loglen += n;
+		r->logbuf[r->loglen] = '\0';
+		while ((nl = memchr(r->logbuf, '\n', r->loglen)) != NULL) {
+			*nl = '\0';
+			log_relay(r->logbuf);
+			len = nl + 1 - r->logbuf;
+			memmove(r->logbuf, nl + 1, r->loglen - len);
+			r->loglen -= len;
+		}
+		if (r->loglen == sizeof(r->logbuf) - 1) {
+			r->logbuf[r->loglen] = '\0';
+			log_relay(r->logbuf);
+			log_warnx("role %s: log line cut at %zu bytes",
+			    r->name, r->loglen);
+			r->loglen = 0;
+		}
+	}
+	if (n == 0 && r->loglen > 0) {
+		r->logbuf[r->loglen] = '\0';
+		log_relay(r->logbuf);
+		r->loglen = 0;
+	}
+}
+
+static void
+proc_logread(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	proc_logdrain(arg);
+}
+
+/*
+ * Roles live in ../libexec/sbx relative to the monitor's own executable,
+ * both in the build tree and when installed (sbin and libexec are
+ * siblings), so no path is compiled in and nothing needs installing.
+ */
+const char *
+proc_libexec(void)
+{
+	char	 self[PATH_MAX], *slash;
+	ssize_t	 n;
+
+	if (libexec[0] != '\0')
+		return libexec;
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
+		fatal("readlink /proc/self/exe");
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		fatalx("cannot locate own executable: %s", self);
+	*slash = '\0';
+	if ((size_t)snprintf(libexec, sizeof(libexec), "%s/../libexec/sbx",
+	    self) >= sizeof(libexec))
+		fatalx("libexec path too long");
+	return libexec;
+}
+
+static void
+proc_exec(struct role *r, int debug, int verbose)
+{
+	char	 path[PATH_MAX];
+	char	*argv[8], *envp[] = { NULL };
+	int	 sp[2], lp[2], argc = 0, nullfd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", proc_libexec(),
+	    r->exe) >= sizeof(path))
+		fatalx("role path too long");
+	if (access(path, X_OK) == -1)
+		fatal("role %s: %s", r->name, path);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0, sp) == -1)
+		fatal("socketpair");
+	/* The role's stderr: the monitor relays it (see proc_logread). */
+	if (pipe2(lp, O_CLOEXEC) == -1)
+		fatal("pipe2");
+
+	switch (r->pid = fork()) {
+	case -1:
+		fatal("fork");
+	case 0:
+		break;
+	default:
+		close(sp[1]);
+		close(lp[1]);
+		if (imsgbuf_init(&r->ibuf, sp[0]) == -1)
+			fatal("imsgbuf_init");
+		imsgbuf_allow_fdpass(&r->ibuf);
+		if (fcntl(lp[0], F_SETFL, O_NONBLOCK) == -1)
+			fatal("fcntl");
+		r->logfd = lp[0];
+		r->loglen = 0;
+		event_set(&r->logev, r->logfd, EV_READ | EV_PERSIST,
+		    proc_logread, r);
+		event_add(&r->logev, NULL);
+		return;
+	}
+
+	/* Child.  Own session: a ^C at the monitor's terminal is the
+	 * monitor's to handle, not each role's. */
+	setsid();
+	if (sp[1] == ROLE_FD) {
+		if (fcntl(sp[1], F_SETFD, 0) == -1)
+			_exit(127);
+	} else if (dup2(sp[1], ROLE_FD) == -1)
+		_exit(127);
+	if ((nullfd = open("/dev/null", O_RDWR)) == -1)
+		_exit(127);
+	dup2(nullfd, STDIN_FILENO);
+	dup2(nullfd, STDOUT_FILENO);
+	dup2(lp[1], STDERR_FILENO);
+	closefrom(ROLE_FD + 1);
+
+	argv[argc++] = (char *)r->exe;
+	argv[argc++] = "-P";
+	argv[argc++] = (char *)r->name;
+	if (debug)
+		argv[argc++] = "-d";
+	if (verbose)
+		argv[argc++] = "-v";
+	argv[argc] = NULL;
+	/* Roles need no environment; nothing of the caller's leaks in. */
+	execve(path, argv, envp);
+	fprintf(stderr, "sbx-monitor: exec %s: %s\n", path, strerror(errno));
+	_exit(127);
+}
+
+void
+proc_event_add(struct role *r)
+{
+	short	 events = EV_READ;
+
+	if (imsgbuf_queuelen(&r->ibuf) > 0)
+		events |= EV_WRITE;
+	if (r->events == events && event_initialized(&r->ev))
+		return;
+	if (event_initialized(&r->ev))
+		event_del(&r->ev);
+	r->events = events;
+	event_set(&r->ev, r->ibuf.fd, events, proc_dispatch, r);
+	event_add(&r->ev, NULL);
+}
+
+/* Wait (bounded) until every role reported ready: a role applies its
+ * privilege file before it says so, so nothing is served before that. */
+static void
+proc_wait_ready(void)
+{
+	struct imsg		 imsg;
+	struct role_ready	 rr;
+	struct passwd		*pw;
+	struct timespec		 pause = { 0, 10 * 1000 * 1000 };
+	int			 i, n, pending, tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		pending = 0;
+		for (i = 0; i < ROLE_MAX; i++) {
+			struct role *r = &roles[i];
+
+			if (r->ready)
+				continue;
+			if ((n = imsgbuf_read(&r->ibuf)) == -1) {
+				log_warn("role %s: read", r->name);
+				monitor_shutdown(1);
+			}
+			/* proc_reap() names the role and how it ended. */
+			if (proc_reap() == -1)
+				monitor_shutdown(1);
+			if (n == 0) {
+				log_warnx("role %s closed its channel during "
+				    "start-up", r->name);
+				monitor_shutdown(1);
+			}
+			if ((n = imsg_get(&r->ibuf, &imsg)) == -1) {
+				log_warn("role %s: malformed message",
+				    r->name);
+				monitor_shutdown(1);
+			}
+			if (n == 0) {
+				pending++;
+				continue;
+			}
+			if (imsg_get_type(&imsg) != IMSG_ROLE_READY ||
+			    imsg_get_data(&imsg, &rr, sizeof(rr)) == -1) {
+				log_warnx("role %s: unexpected message %u "
+				    "(len %zu) during start-up", r->name,
+				    imsg_get_type(&imsg), imsg_get_len(&imsg));
+				monitor_shutdown(1);
+			}
+			if (rr.version != ROLE_PROTOCOL_VERSION ||
+			    rr.pid != (uint32_t)r->pid) {
+				log_warnx("role %s: ready message names "
+				    "version %u pid %u, expected %u pid %d",
+				    r->name, rr.version, rr.pid,
+				    ROLE_PROTOCOL_VERSION, (int)r->pid);
+				monitor_shutdown(1);
+			}
+			imsg_free(&imsg);
+			r->uid = rr.uid;
+			r->gid = rr.gid;
+			/* Named now: the monitor's own filter comes later. */
+			if ((pw = getpwuid(r->uid)) != NULL)
+				strlcpy(r->user, pw->pw_name, sizeof(r->user));
+			else
+				snprintf(r->user, sizeof(r->user), "%u",
+				    (unsigned)r->uid);
+			r->ready = 1;
+			log_debug("role %s ready, pid %d uid %u", r->name,
+			    (int)r->pid, (unsigned)r->uid);
+		}
+		if (pending == 0)
+			return;
+		nanosleep(&pause, NULL);
+	}
+	log_warnx("roles did not report ready within 10 seconds");
+	monitor_shutdown(1);
+}
+
+void
+proc_start_all(int debug, int verbose)
+{
+	int	 i;
+
+	for (i = 0; i < ROLE_MAX; i++)
+		proc_exec(&roles[i], debug, verbose);
+	proc_wait_ready();
+	for (i = 0; i < ROLE_MAX; i++)
+		proc_event_add(&roles[i]);
+}
+
+static struct role *
+proc_byfd(int fd)
+{
+	int	 i;
+
+	for (i = 0; i < ROLE_MAX; i++)
+		if (roles[i].pid > 0 && roles[i].ibuf.fd == fd)
+			return &roles[i];
+	return NULL;
+}
+
+/*
+ * The role channels are a closed protocol.  So far no role sends anything
+ * after READY, so every message is out of protocol; later issues add their
+ * (type, state, exact size, handler) rows to this table.
+ */
+static const struct proc_handler {
+	enum role_id	 role;
+	uint32_t	 type;
+	size_t		 len;
+	void		(*fn)(struct role *, struct imsg *);
+} proc_table[] = {
+	{ ROLE_MAX, 0, 0, NULL }
+};
+
+static void
+proc_dispatch(int fd, short event, void *arg)
+{
+	struct role			*r = arg;
+	const struct proc_handler	*h;
+	struct imsg			 imsg;
+	int				 n;
+
+	if (proc_byfd(fd) != r)
+		fatalx("%s: stray descriptor %d", __func__, fd);
+	if (event & EV_READ) {
+		if ((n = imsgbuf_read(&r->ibuf)) == -1)
+			fatal("role %s: read", r->name);
+		if (n == 0) {
+			log_warnx("role %s closed its channel", r->name);
+			proc_reap_role(r);
+			monitor_shutdown(1);
+		}
+	}
+	if (event & EV_WRITE) {
+		if (imsgbuf_write(&r->ibuf) == -1)
+			fatal("role %s: write", r->name);
+	}
+	for (;;) {
+		if ((n = imsg_get(&r->ibuf, &imsg)) == -1) {
+			log_warn("role %s: malformed message", r->name);
+			monitor_shutdown(1);
+			return;
+		}
+		if (n == 0)
+			break;
+		for (h = proc_table; h->fn != NULL; h++)
+			if (h->role == r->id && h->type == imsg_get_type(&imsg))
+				break;
+		if (h->fn == NULL || imsg_get_len(&imsg) != h->len) {
+			log_warnx("role %s: message type %u length %zu is "
+			    "outside its protocol", r->name,
+			    imsg_get_type(&imsg), imsg_get_len(&imsg));
+			imsg_free(&imsg);
+			monitor_shutdown(1);
+			return;
+		}
+		h->fn(r, &imsg);
+		imsg_free(&imsg);
+	}
+	proc_event_add(r);
+}
+
+static const char *
+proc_describe(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exited with status %d",
+		    WEXITSTATUS(status));
+	else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+		snprintf(buf, len, "killed by signal %d (SIGSYS: its seccomp "
+		    "filter caught a system call outside its privilege file)",
+		    WTERMSIG(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d (%s)",
+		    WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, len, "stopped (status %#x)", status);
+	return buf;
+}
+
+/*
+ * A role closed its channel: it is exiting, or it is misbehaving.  Give it
+ * a moment to exit so the log says how it ended, then stop waiting and
+ * kill it -- a role that closes fd 3 and carries on is not trusted either.
+ */
+static void
+proc_reap_role(struct role *r)
+{
+	struct timespec	 pause = { 0, 10 * 1000 * 1000 };
+	int		 tries;
+
+	for (tries = 0; tries < 100 && r->pid > 0; tries++) {
+		if (proc_reap() == -1 || r->pid <= 0)
+			return;
+		nanosleep(&pause, NULL);
+	}
+	if (r->pid > 0) {
+		log_warnx("role %s (pid %d) closed its channel but kept "
+		    "running; killing it", r->name, (int)r->pid);
+		kill(r->pid, SIGKILL);
+		(void)proc_reap();
+	}
+}
+
+/* Reap whatever exited.  -1 when a role was lost (the caller shuts down). */
+int
+proc_reap(void)
+{
+	char	 how[160];
+	pid_t	 pid;
+	int	 i, status, lost = 0;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < ROLE_MAX; i++) {
+			if (roles[i].pid != pid)
+				continue;
+			roles[i].pid = 0;
+			lost = 1;
+			/* Its last words first: usually why it died. */
+			if (roles[i].logfd != -1)
+				proc_logdrain(&roles[i]);
+			log_warnx("lost child: role %s (pid %d) %s",
+			    roles[i].name, (int)pid,
+			    proc_describe(status, how, sizeof(how)));
+			audit("role-lost", getuid(), pid, "role %s %s",
+			    roles[i].name, how);
+		}
+	}
+	return lost ? -1 : 0;
+}
+
+/*
+ * Stop every role: SIGTERM, a short grace, then SIGKILL.  Sandboxes are
+ * children of the launcher and die with it (their shims hold
+ * PR_SET_PDEATHSIG), so killing the roles kills every sandbox.
+ */
+void
+proc_shutdown(void)
+{
+	struct timespec	 pause = { 0, 10 * 1000 * 1000 };
+	int		 i, alive, tries, status;
+
+	for (i = 0; i < ROLE_MAX; i++) {
+		if (roles[i].pid <= 0)
+			continue;
+		if (event_initialized(&roles[i].ev))
+			event_del(&roles[i].ev);
+		kill(roles[i].pid, SIGTERM);
+	}
+	for (tries = 0; tries < 50; tries++) {
+		alive = 0;
+		for (i = 0; i < ROLE_MAX; i++) {
+			if (roles[i].pid <= 0)
+				continue;
+			if (waitpid(roles[i].pid, &status, WNOHANG) ==
+			    roles[i].pid)
+				roles[i].pid = 0;
+			else
+				alive++;
+		}
+		if (alive == 0)
+			return;
+		nanosleep(&pause, NULL);
+	}
+	for (i = 0; i < ROLE_MAX; i++) {
+		if (roles[i].pid <= 0)
+			continue;
+		log_warnx("role %s (pid %d) ignored SIGTERM; killing it",
+		    roles[i].name, (int)roles[i].pid);
+		kill(roles[i].pid, SIGKILL);
+		waitpid(roles[i].pid, &status, 0);
+		roles[i].pid = 0;
+	}
+}
