@@ -125,8 +125,7 @@ role_event_add(void)
 
 	if (imsgbuf_queuelen(role_ibuf) > 0)
 		events |= EV_WRITE;
-	if (events == role_events)
-		return;
+	/* One-shot events: re-arm after every dispatch. */
 	if (role_events != 0)
 		event_del(&role_ev);
 	role_events = events;

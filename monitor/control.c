@@ -33,6 +33,7 @@
 #define CTL_CLOSE_TIMEOUT	1	/* seconds to drain a final error */
 #define CTL_ACCEPT_BACKOFF	1	/* seconds when out of descriptors */
 #define CTL_MAXGROUPS		64
+#define CTL_MAXREFUSED		64	/* refusals lingering to be read */
 
 enum ctl_state {
 	CTL_NEW,		/* before HELLO */
@@ -47,6 +48,8 @@ struct ctl_conn {
 	struct event		 tmo;
 	short			 events;
 	enum ctl_state		 state;
+	int			 refused;	/* never admitted: not counted */
+	int			 shut;		/* our write side is closed */
 	uid_t			 uid;
 	gid_t			 gid;
 	pid_t			 pid;
@@ -55,6 +58,7 @@ TAILQ_HEAD(ctl_conns, ctl_conn);
 
 static struct ctl_conns	 conns = TAILQ_HEAD_INITIALIZER(conns);
 static unsigned		 nconns;
+static unsigned		 nrefused;	/* refusals still draining */
 static int		 listenfd = -1;
 static struct event	 ev_accept;
 static struct event	 ev_backoff;
@@ -221,33 +225,42 @@ ctl_count_uid(uid_t uid)
 	unsigned	 n = 0;
 
 	TAILQ_FOREACH(c, &conns, entry)
-		if (c->uid == uid)
+		if (c->uid == uid && !c->refused)
 			n++;
 	return n;
 }
 
-/* Refuse before any state exists: one best-effort error, then close. */
-static void
-ctl_refuse_fd(int fd, const char *code, const char *msg)
-{
-	struct imsgbuf	 ibuf;
-	char		*text;
-	cJSON		*o;
+static void	 ctl_error(struct ctl_conn *, uint32_t, int, const char *,
+		    const char *, ...) SBX_PRINTF(5, 6);
 
-	if ((o = cJSON_CreateObject()) != NULL &&
-	    cJSON_AddStringToObject(o, "code", code) != NULL &&
-	    cJSON_AddStringToObject(o, "message", msg) != NULL &&
-	    (text = cJSON_PrintUnformatted(o)) != NULL) {
-		if (imsgbuf_init(&ibuf, fd) == 0) {
-			if (imsg_compose(&ibuf, SBX_MSG_ERROR, 0, 0, -1, text,
-			    strlen(text)) == 0)
-				(void)imsgbuf_write(&ibuf);
-			imsgbuf_clear(&ibuf);
-		}
-		free(text);
+/*
+ * Refuse a peer that was never admitted.  The error is queued on a
+ * connection that only drains what the peer sends until it has read why
+ * (closing with unread input would make the kernel reset the connection
+ * and discard the error).  Such connections count against no limit, but
+ * only CTL_MAXREFUSED may linger; beyond that a refusal is a plain close.
+ */
+static void
+ctl_refuse(int fd, struct ucred *cred, const char *code, const char *msg)
+{
+	struct ctl_conn	*c;
+
+	if (nrefused >= CTL_MAXREFUSED) {
+		close(fd);
+		return;
 	}
-	cJSON_Delete(o);
-	close(fd);
+	c = xcalloc(1, sizeof(*c));
+	if (imsgbuf_init(&c->ibuf, fd) == -1)
+		fatal("imsgbuf_init");
+	c->uid = cred->uid;
+	c->gid = cred->gid;
+	c->pid = cred->pid;
+	c->refused = 1;
+	TAILQ_INSERT_TAIL(&conns, c, entry);
+	nrefused++;
+	evtimer_set(&c->tmo, ctl_timeout, c);
+	ctl_error(c, 0, 1, code, "%s", msg);
+	ctl_event_add(c);
 }
 
 static void
@@ -291,7 +304,7 @@ ctl_accept(int lfd, short event, void *arg)
 		    "sbx.conf (allow uid/allow gid)", (unsigned)cred.uid,
 		    (unsigned)cred.gid);
 		audit("refuse", cred.uid, cred.pid, "%s", msg);
-		ctl_refuse_fd(fd, SBX_E_REFUSED, msg);
+		ctl_refuse(fd, &cred, SBX_E_REFUSED, msg);
 		return;
 	}
 	if (ctlconf->max_connections > 0 &&
@@ -299,7 +312,7 @@ ctl_accept(int lfd, short event, void *arg)
 		snprintf(msg, sizeof(msg), "max-connections %u reached",
 		    ctlconf->max_connections);
 		audit("refuse", cred.uid, cred.pid, "%s", msg);
-		ctl_refuse_fd(fd, SBX_E_LIMIT, msg);
+		ctl_refuse(fd, &cred, SBX_E_LIMIT, msg);
 		return;
 	}
 	if (ctlconf->max_connections_per_peer > 0 &&
@@ -308,7 +321,7 @@ ctl_accept(int lfd, short event, void *arg)
 		    "reached for uid %u", ctlconf->max_connections_per_peer,
 		    (unsigned)cred.uid);
 		audit("refuse", cred.uid, cred.pid, "%s", msg);
-		ctl_refuse_fd(fd, SBX_E_LIMIT, msg);
+		ctl_refuse(fd, &cred, SBX_E_LIMIT, msg);
 		return;
 	}
 
@@ -344,7 +357,10 @@ ctl_close(struct ctl_conn *c)
 	imsgbuf_clear(&c->ibuf);
 	close(c->ibuf.fd);
 	TAILQ_REMOVE(&conns, c, entry);
-	nconns--;
+	if (c->refused)
+		nrefused--;
+	else
+		nconns--;
 	log_debug("connection of uid %u pid %d closed", (unsigned)c->uid,
 	    (int)c->pid);
 	free(c);
@@ -368,26 +384,43 @@ ctl_timeout(int fd, short event, void *arg)
 	ctl_close(c);
 }
 
+/*
+ * Closing: the final error goes out, then our write side is shut, and
+ * whatever the peer still sends is read and dropped until it hangs up or
+ * the close timeout fires.
+ */
 static void
 ctl_event_add(struct ctl_conn *c)
 {
 	short	 events = EV_READ;
 
-	if (c->state == CTL_CLOSING)
-		events = 0;
 	if (imsgbuf_queuelen(&c->ibuf) > 0)
 		events |= EV_WRITE;
-	if (events == 0) {
-		ctl_close(c);
-		return;
+	else if (c->state == CTL_CLOSING && !c->shut) {
+		shutdown(c->ibuf.fd, SHUT_WR);
+		c->shut = 1;
 	}
-	if (c->events == events && event_initialized(&c->ev))
-		return;
+	/* One-shot events: re-arm after every dispatch. */
 	if (event_initialized(&c->ev))
 		event_del(&c->ev);
 	c->events = events;
 	event_set(&c->ev, c->ibuf.fd, events, ctl_dispatch, c);
 	event_add(&c->ev, NULL);
+}
+
+/* Read and drop what a closing peer still sends; 0 once it hung up. */
+static int
+ctl_drain(struct ctl_conn *c)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+
+	/* A plain read(2) also makes the kernel discard passed fds. */
+	while ((n = read(c->ibuf.fd, buf, sizeof(buf))) > 0)
+		;
+	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
+		return 0;
+	return 1;
 }
 
 /* ---- replies ----------------------------------------------------------- */
@@ -415,10 +448,6 @@ ctl_reply(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
 /* An error reply.  Protocol errors also end the connection. */
 static void
 ctl_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
-    const char *code, const char *fmt, ...) SBX_PRINTF(5, 6);
-
-static void
-ctl_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
     const char *code, const char *fmt, ...)
 {
 	struct timeval	 tv = { CTL_CLOSE_TIMEOUT, 0 };
@@ -435,8 +464,9 @@ ctl_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
 		fatalx("%s: out of memory", __func__);
 	ctl_send(c, SBX_MSG_ERROR, id, o);
 	cJSON_Delete(o);
-	audit("error", c->uid, c->pid, "%s: %s%s", code, msg,
-	    fatal_for_conn ? " (disconnected)" : "");
+	if (!c->refused)	/* refusals were audited as such */
+		audit("error", c->uid, c->pid, "%s: %s%s", code, msg,
+		    fatal_for_conn ? " (disconnected)" : "");
 	if (fatal_for_conn) {
 		c->state = CTL_CLOSING;
 		/* Give the peer a moment to read why, never longer. */
@@ -735,7 +765,12 @@ ctl_dispatch(int fd, short event, void *arg)
 			return;
 		}
 	}
-	if ((event & EV_READ) && c->state != CTL_CLOSING) {
+	if ((event & EV_READ) && c->state == CTL_CLOSING) {
+		if (!ctl_drain(c)) {
+			ctl_close(c);
+			return;
+		}
+	} else if (event & EV_READ) {
 		if ((n = imsgbuf_read(&c->ibuf)) == 0 ||
 		    (n == -1 && errno != EBADMSG && errno != ERANGE)) {
 			ctl_close(c);

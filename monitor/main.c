@@ -106,26 +106,33 @@ monitor_signal(int sig, short event, void *arg)
 }
 
 /*
- * As root: make the socket's directory if it is missing (owned by the
- * run-as user, so the monitor can remove its socket after dropping root),
- * then switch to the configured user for good.
+ * Make the socket's directory when it is missing: owned by the run-as
+ * user, so that the monitor can still remove its socket after dropping
+ * root.  An existing directory is left as the operator made it.
  */
 static void
-drop_privileges(void)
+make_socket_dir(uid_t uid, gid_t gid)
 {
 	char		 dir[PATH_MAX];
-	uid_t		 uid = monitor_conf->user.id;
-	gid_t		 gid = monitor_conf->user_gid;
 	struct stat	 st;
 
 	strlcpy(dir, monitor_conf->socket, sizeof(dir));
 	dirname(dir);
-	if (stat(dir, &st) == -1) {
-		if (errno != ENOENT || mkdir(dir, 0755) == -1)
-			fatal("socket directory %s", dir);
-		if (chown(dir, uid, gid) == -1)
-			fatal("chown %s", dir);
-	}
+	if (stat(dir, &st) == 0)
+		return;
+	if (errno != ENOENT || mkdir(dir, 0755) == -1)
+		fatal("socket directory %s", dir);
+	if (geteuid() == 0 && chown(dir, uid, gid) == -1)
+		fatal("chown %s", dir);
+}
+
+/* As root: switch to the configured user for good. */
+static void
+drop_privileges(void)
+{
+	uid_t		 uid = monitor_conf->user.id;
+	gid_t		 gid = monitor_conf->user_gid;
+
 	if (setgroups(1, &gid) == -1)
 		fatal("setgroups %u", (unsigned)gid);
 	if (setresgid(gid, gid, gid) == -1)
@@ -218,8 +225,11 @@ main(int argc, char *argv[])
 
 	if (audit_open(monitor_conf->log_file) == -1)
 		exit(1);
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
+		make_socket_dir(monitor_conf->user.id, monitor_conf->user_gid);
 		drop_privileges();
+	} else
+		make_socket_dir(getuid(), getgid());
 	if (control_open(monitor_conf) == -1)
 		exit(1);
 	set_user_name(getuid());

@@ -191,8 +191,7 @@ proc_event_add(struct role *r)
 
 	if (imsgbuf_queuelen(&r->ibuf) > 0)
 		events |= EV_WRITE;
-	if (r->events == events && event_initialized(&r->ev))
-		return;
+	/* One-shot events: re-arm after every dispatch. */
 	if (event_initialized(&r->ev))
 		event_del(&r->ev);
 	r->events = events;

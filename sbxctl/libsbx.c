@@ -174,9 +174,19 @@ sbx_call(struct sbx_conn *c, uint32_t type, const char *json,
     struct sbx_msg *reply, char *err, size_t errlen)
 {
 	uint32_t	 id;
-	int		 r;
+	int		 r, saved;
 
 	if (sbx_send(c, type, json, -1, &id) == -1) {
+		/* A monitor that refused us may have said why before it
+		 * hung up: read that rather than report a broken pipe. */
+		saved = errno;
+		if ((saved == EPIPE || saved == ECONNRESET) &&
+		    sbx_recv(c, reply) == 1) {
+			if (reply->type == SBX_MSG_ERROR)
+				return 0;
+			sbx_msg_free(reply);
+		}
+		errno = saved;
 		seterr(err, errlen, "sending request: %s", strerror(errno));
 		return -1;
 	}
