@@ -34,8 +34,8 @@ static struct event	 ev_sigchld, ev_sighup, ev_sigterm, ev_sigint;
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: sbx-monitor [-dnvP] [-f file] "
-	    "[-s socket]\n");
+	fprintf(stderr, "usage: sbx-monitor [-dnvP] [-D macro=value] "
+	    "[-f file] [-s socket]\n");
 	exit(1);
 }
 
@@ -167,8 +167,12 @@ main(int argc, char *argv[])
 
 	log_init(1, LOG_DAEMON);	/* stderr until the service starts */
 	log_procinit("sbx-monitor");
-	while ((ch = getopt(argc, argv, "df:nPs:v")) != -1) {
+	while ((ch = getopt(argc, argv, "D:df:nPs:v")) != -1) {
 		switch (ch) {
+		case 'D':
+			if (conf_define(optarg, &why) == -1)
+				fatalx("-D \"%s\": %s", optarg, why);
+			break;
 		case 'd':
 			debug = 1;
 			break;

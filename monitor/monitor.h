@@ -168,6 +168,7 @@ int		 conf_uid_range_has(const struct sbx_conf *, uint32_t);
 /* parse.c: NULL on error, every error reported ("file:line: reason") */
 struct sbx_conf	*conf_parse(const char *path);
 struct sbx_conf	*conf_parse_cb(const char *path, conf_errfn, void *arg);
+int		 conf_define(const char *name_value, const char **why);
 
 /* dump.c: the effective configuration in sbx.conf syntax (like sshd -T) */
 void		 conf_dump(FILE *, const struct sbx_conf *);

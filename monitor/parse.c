@@ -70,8 +70,12 @@ struct macro {
 	char			*name;
 	char			*value;
 	struct where		 at;
+	int			 cmdline;	/* -D: the file cannot redefine */
 };
 TAILQ_HEAD(macros, macro);
+
+/* Macros from sbx-monitor -D, applied to every parse (reloads too). */
+static struct macros	 cmdline_macros = TAILQ_HEAD_INITIALIZER(cmdline_macros);
 
 struct profdef {
 	char		*name;
@@ -1267,6 +1271,10 @@ macro_define(struct parser *p, const char *ctx, const char *name)
 		return -1;
 	}
 	if ((m = macro_find(p, name)) != NULL) {
+		/* As in the OpenBSD daemons, -D name=value wins over the
+		 * file: the file's own definition is the default. */
+		if (m->cmdline)
+			return 0;
 		perr(p, p->line, "%s: already defined at %s:%d", ctx,
 		    m->at.file, m->at.line);
 		return -1;
@@ -1628,6 +1636,16 @@ conf_parse_cb(const char *path, conf_errfn errfn, void *arg)
 	p->arg = arg;
 	TAILQ_INIT(&p->files);
 	TAILQ_INIT(&p->macros);
+	TAILQ_FOREACH(m, &cmdline_macros, entry) {
+		struct macro	*c = xcalloc(1, sizeof(*c));
+
+		c->name = xstrdup(m->name);
+		c->value = xstrdup(m->value);
+		c->at.file = "-D";
+		c->cmdline = 1;
+		TAILQ_INSERT_TAIL(&p->macros, c, entry);
+		p->nmacros++;
+	}
 	p->conf = conf = conf_new();
 
 	p->file = file_new(p, path, NULL);
@@ -1675,4 +1693,45 @@ conf_parse_cb(const char *path, conf_errfn errfn, void *arg)
 	free(p->include);
 	free(p);
 	return conf;
+}
+
+/*
+ * sbx-monitor -D name=value: define a macro before any file is read.  The
+ * name follows the rules of macros in the file; 0, or -1 and *why.
+ */
+int
+conf_define(const char *def, const char **why)
+{
+	struct macro	*m;
+	const char	*eq;
+	char		*name;
+
+	if ((eq = strchr(def, '=')) == NULL) {
+		*why = "expected name=value";
+		return -1;
+	}
+	name = xstrdup(def);
+	name[eq - def] = '\0';
+	if (conf_check_macroname(name, why) == -1 ||
+	    (kw_lookup(name) != NULL && (*why = "is a keyword") != NULL)) {
+		free(name);
+		return -1;
+	}
+	if (strlen(eq + 1) > SBX_CONF_MAXTOKEN) {
+		free(name);
+		*why = "value is too long";
+		return -1;
+	}
+	TAILQ_FOREACH(m, &cmdline_macros, entry)
+		if (strcmp(m->name, name) == 0) {
+			free(name);
+			*why = "is defined twice";
+			return -1;
+		}
+	m = xcalloc(1, sizeof(*m));
+	m->name = name;
+	m->value = xstrdup(eq + 1);
+	m->cmdline = 1;
+	TAILQ_INSERT_TAIL(&cmdline_macros, m, entry);
+	return 0;
 }

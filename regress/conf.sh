@@ -90,7 +90,7 @@ options_head() {
 options_body() {
 	paths
 	umask 022
-	usage='usage: sbx-monitor \[-dnvP\] \[-f file\] \[-s socket\]'
+	usage='usage: sbx-monitor \[-dnvP\] \[-D macro=value\] \[-f file\] \[-s socket\]'
 	atf_check -s exit:1 -o empty -e match:"^$usage\$" "$M" -x
 	atf_check -s exit:1 -o empty -e match:"^$usage\$" "$M" -n extra
 	atf_check -s exit:1 -o empty -e match:"^$usage\$" "$M" -f
@@ -101,6 +101,19 @@ options_body() {
 	atf_check -s exit:1 -o empty \
 	    -e inline:"sbx-monitor: -s \"rel.sock\": is not an absolute path\n" \
 	    "$M" -n -s rel.sock -f ok.conf
+	# -D defines a macro before the file is read; the file's own
+	# definition of that name becomes a default it cannot override.
+	printf 'dir = "/var/x"\nlog-file $dir/audit.jsonl\n' > macro.conf
+	atf_check -s exit:0 -o match:'^log-file "/var/x/audit.jsonl"$' \
+	    -e ignore "$M" -n -v -f macro.conf
+	atf_check -s exit:0 -o match:'^log-file "/tmp/y/audit.jsonl"$' \
+	    -e ignore "$M" -n -v -D dir=/tmp/y -f macro.conf
+	atf_check -s exit:1 -o empty \
+	    -e inline:"sbx-monitor: -D \"socket=/x\": is a keyword\n" \
+	    "$M" -n -D socket=/x -f macro.conf
+	atf_check -s exit:1 -o empty \
+	    -e inline:"sbx-monitor: -D \"dir\": expected name=value\n" \
+	    "$M" -n -D dir -f macro.conf
 	# -P needs no configuration: it prints the compiled tables.
 	atf_check -s exit:0 -o match:'^role      monitor$' \
 	    -o match:'^role      shim$' -o match:'^role      command$' \
