@@ -495,6 +495,55 @@ const char *sbx_errname(int);
 
 enum role_imsg {
 	IMSG_ROLE_READY = 1,		/* role -> monitor: struct role_ready */
+	/* monitor <-> launcher; peerid is the sandbox id */
+	IMSG_LAUNCH_SPEC,		/* -> serialised struct sbx_spec */
+	IMSG_LAUNCH_FD,			/* -> struct launch_fd + descriptor */
+	IMSG_LAUNCH_START,		/* -> struct launch_start */
+	IMSG_LAUNCH_SIGNAL,		/* -> struct launch_signal */
+	IMSG_LAUNCH_STARTED,		/* <- struct launch_started */
+	IMSG_LAUNCH_EXIT,		/* <- struct launch_exit */
+};
+
+/* The launcher channel carries whole specs, so its cap is larger. */
+#define LAUNCH_MSG_MAXSIZE	(IMSG_HEADER_SIZE + SBX_SPEC_WIRE_MAX)
+
+#define LAUNCH_SLOT_STDIN	0
+#define LAUNCH_SLOT_STDOUT	1
+#define LAUNCH_SLOT_STDERR	2
+#define LAUNCH_SLOT_WORKDIR	3
+#define LAUNCH_NSLOTS		4
+
+struct launch_fd {
+	uint32_t	 slot;		/* LAUNCH_SLOT_* */
+};
+
+struct launch_start {
+	uint32_t	 slots;		/* bit per LAUNCH_SLOT_* sent */
+};
+
+struct launch_signal {
+	int32_t		 signo;		/* SIGTERM, SIGINT, SIGHUP, SIGKILL */
+};
+
+struct launch_started {
+	int32_t		 pid;		/* in the launcher's namespace */
+	uint32_t	 limits;	/* SBX_LIMIT_* in force */
+};
+
+/* How a sandbox ended. */
+#define SANDBOX_EXITED		1	/* wstatus: WIFEXITED */
+#define SANDBOX_SIGNALED	2	/* wstatus: WIFSIGNALED */
+#define SANDBOX_TIMEOUT		3	/* deadline passed, SIGKILLed */
+#define SANDBOX_SETUP_FAILED	4	/* step + error say where */
+#define SANDBOX_KILLED		5	/* killed on request or shutdown */
+
+/* How a sandbox ended, or why it never started (SANDBOX_SETUP_FAILED). */
+struct launch_exit {
+	int32_t		 reason;	/* SANDBOX_* of launcher.h */
+	int32_t		 wstatus;
+	int32_t		 error;		/* errno of the failing step */
+	uint32_t	 limits;
+	char		 step[SBX_STEP_MAX];
 };
 
 struct role_ready {

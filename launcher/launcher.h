@@ -43,12 +43,7 @@ struct sandbox_io {
 	int		 workdir;	/* directory fd, or -1 */
 };
 
-/* How a sandbox ended. */
-#define SANDBOX_EXITED		1	/* wstatus: WIFEXITED */
-#define SANDBOX_SIGNALED	2	/* wstatus: WIFSIGNALED */
-#define SANDBOX_TIMEOUT		3	/* deadline passed, SIGKILLed */
-#define SANDBOX_SETUP_FAILED	4	/* step + error say where */
-#define SANDBOX_KILLED		5	/* sandbox_kill() */
+/* How a sandbox ended: SANDBOX_* in common.h (the monitor reports it). */
 
 struct sandbox_exit {
 	int		 reason;	/* SANDBOX_* */

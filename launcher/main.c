@@ -1,18 +1,329 @@
 /*
- * sbx-launcher: creates sandboxes. Its spawn protocol with the monitor comes
- * with the sandbox work; until then it serves an empty table.
- * Like every role it applies its privilege file (launcher/launcher.priv) before
- * it reads anything, and any message outside its table ends it.
+ * sbx-launcher: the only process that creates namespaces.  The monitor
+ * sends a sandbox as SPEC (the serialised spec), one FD per descriptor and
+ * START; the launcher clones it, reports STARTED, watches its pidfd and
+ * deadline, and reports EXIT.  Like every role it applies its privilege
+ * file (launcher/launcher.priv, a deny-list: everything the shim and the
+ * payload need passes through it) before it reads anything, and any
+ * message outside its table ends it.
  */
-#include <stddef.h>
+#include <sys/types.h>
+#include <sys/queue.h>
 
-#include "common.h"
+#include <errno.h>
+#include <event.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+#define LAUNCH_MAX	4096	/* sandboxes at once; the monitor caps lower */
+
+enum launch_state {
+	L_COLLECT,		/* SPEC and FDs arriving */
+	L_RUNNING
+};
+
+struct launch {
+	TAILQ_ENTRY(launch)	 entry;
+	uint32_t		 id;
+	enum launch_state	 state;
+	uint8_t			*spec;
+	size_t			 speclen;
+	int			 fds[LAUNCH_NSLOTS];
+	struct sandbox		 sb;
+	struct event		 ev;		/* pidfd readable */
+	struct event		 tmo;		/* deadline */
+};
+TAILQ_HEAD(launches, launch);
+
+static struct launches		 launches = TAILQ_HEAD_INITIALIZER(launches);
+static size_t			 nlaunches;
+static struct launcher_conf	 lconf;
+static char			 shim_path[PATH_MAX];
+static struct imsgbuf		*chan;
+
+static struct launch *
+launch_find(uint32_t id)
+{
+	struct launch	*l;
+
+	TAILQ_FOREACH(l, &launches, entry)
+		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+static void
+launch_free(struct launch *l)
+{
+	int	 i;
+
+	if (event_initialized(&l->ev))
+		event_del(&l->ev);
+	if (event_initialized(&l->tmo))
+		evtimer_del(&l->tmo);
+	if (l->state == L_RUNNING)
+		sandbox_release(&l->sb);
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		if (l->fds[i] != -1)
+			close(l->fds[i]);
+	free(l->spec);
+	TAILQ_REMOVE(&launches, l, entry);
+	nlaunches--;
+	free(l);
+}
+
+static void
+send_exit(uint32_t id, const struct sandbox_exit *ex)
+{
+	struct launch_exit	 le;
+
+	memset(&le, 0, sizeof(le));
+	le.reason = ex->reason;
+	le.wstatus = ex->wstatus;
+	le.error = ex->error;
+	le.limits = ex->limits;
+	strlcpy(le.step, ex->step, sizeof(le.step));
+	if (imsg_compose(chan, IMSG_LAUNCH_EXIT, id, 0, -1, &le,
+	    sizeof(le)) == -1)
+		fatal("compose exit");
+	role_event_add();
+}
+
+static void
+send_setup_failed(uint32_t id, const char *why)
+{
+	struct sandbox_exit	 ex;
+
+	memset(&ex, 0, sizeof(ex));
+	ex.reason = SANDBOX_SETUP_FAILED;
+	strlcpy(ex.step, why, sizeof(ex.step));
+	send_exit(id, &ex);
+}
+
+static void	 launch_arm(struct launch *);
+
+/* The pidfd became readable or the deadline passed. */
+static void
+launch_check(int fd, short event, void *arg)
+{
+	struct launch		*l = arg;
+	struct sandbox_exit	 ex;
+	int			 r;
+
+	(void)fd;
+	(void)event;
+	if ((r = sandbox_poll(&l->sb, &ex)) == -1)
+		fatal("sandbox %u: poll", l->id);
+	if (r == 0) {
+		launch_arm(l);
+		return;
+	}
+	send_exit(l->id, &ex);
+	launch_free(l);
+}
+
+static void
+launch_arm(struct launch *l)
+{
+	struct timeval	 tv;
+	uint64_t	 ms;
+
+	if (!event_initialized(&l->ev)) {
+		event_set(&l->ev, sandbox_fd(&l->sb), EV_READ | EV_PERSIST,
+		    launch_check, l);
+		event_add(&l->ev, NULL);
+		evtimer_set(&l->tmo, launch_check, l);
+	}
+	/* After the deadline the kill is sent; only the pidfd matters. */
+	if (l->sb.timedout || l->sb.killed)
+		return;
+	ms = sandbox_remaining(&l->sb);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(&l->tmo, &tv);
+}
+
+static void
+h_spec(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct launch	*l;
+	size_t		 len = imsg_get_len(imsg);
+	int		 i;
+
+	(void)ib;
+	if (launch_find(imsg_get_id(imsg)) != NULL)
+		fatalx("spec for sandbox %u, which exists", imsg_get_id(imsg));
+	if (nlaunches >= LAUNCH_MAX)
+		fatalx("more than %d sandboxes", LAUNCH_MAX);
+	if (len == 0 || len > SBX_SPEC_WIRE_MAX)
+		fatalx("spec of %zu bytes", len);
+	l = xcalloc(1, sizeof(*l));
+	l->id = imsg_get_id(imsg);
+	l->state = L_COLLECT;
+	l->spec = xmalloc(len);
+	memcpy(l->spec, imsg->data, len);
+	l->speclen = len;
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		l->fds[i] = -1;
+	TAILQ_INSERT_TAIL(&launches, l, entry);
+	nlaunches++;
+}
+
+static void
+h_fd(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct launch_fd	 lf;
+	struct launch		*l;
+	int			 fd;
+
+	(void)ib;
+	if (imsg_get_data(imsg, &lf, sizeof(lf)) == -1)
+		fatalx("fd: bad size");
+	if ((l = launch_find(imsg_get_id(imsg))) == NULL ||
+	    l->state != L_COLLECT)
+		fatalx("fd for sandbox %u, which is not collecting",
+		    imsg_get_id(imsg));
+	if (lf.slot >= LAUNCH_NSLOTS || l->fds[lf.slot] != -1)
+		fatalx("fd slot %u for sandbox %u", lf.slot, l->id);
+	if ((fd = imsg_get_fd(imsg)) == -1)
+		fatalx("fd message for sandbox %u without a descriptor",
+		    l->id);
+	l->fds[lf.slot] = fd;
+}
+
+static void
+h_start(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct launch_start	 ls;
+	struct launch_started	 st;
+	struct launch		*l;
+	struct sbx_spec		 spec;
+	struct sandbox_io	 io;
+	char			 err[SANDBOX_ERRLEN];
+	uint32_t		 have = 0;
+	int			 i;
+
+	if (imsg_get_data(imsg, &ls, sizeof(ls)) == -1)
+		fatalx("start: bad size");
+	if ((l = launch_find(imsg_get_id(imsg))) == NULL ||
+	    l->state != L_COLLECT)
+		fatalx("start for sandbox %u, which is not collecting",
+		    imsg_get_id(imsg));
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		if (l->fds[i] != -1)
+			have |= 1U << i;
+	if (have != ls.slots)
+		fatalx("sandbox %u: descriptors %#x announced, %#x came",
+		    l->id, ls.slots, have);
+	/* The monitor built the spec; a bad one is its bug, not a peer's,
+	 * but the shim will check it again all the same. */
+	if (sbx_spec_parse(&spec, l->spec, l->speclen, err,
+	    sizeof(err)) == -1) {
+		send_setup_failed(l->id, err);
+		launch_free(l);
+		return;
+	}
+	if ((spec.workdir_fd != 0) != (l->fds[LAUNCH_SLOT_WORKDIR] != -1))
+		fatalx("sandbox %u: workdir descriptor and spec disagree",
+		    l->id);
+	io.in = l->fds[LAUNCH_SLOT_STDIN];
+	io.out = l->fds[LAUNCH_SLOT_STDOUT];
+	io.err = l->fds[LAUNCH_SLOT_STDERR];
+	io.workdir = l->fds[LAUNCH_SLOT_WORKDIR];
+	if (sandbox_spawn(&l->sb, &lconf, &spec, &io, err,
+	    sizeof(err)) == -1) {
+		send_setup_failed(l->id, err);
+		launch_free(l);
+		return;
+	}
+	l->state = L_RUNNING;
+	/* The shim holds the payload's descriptors now; ours must go, or
+	 * the caller would never see EOF on its pipes. */
+	for (i = 0; i < LAUNCH_NSLOTS; i++) {
+		if (l->fds[i] != -1)
+			close(l->fds[i]);
+		l->fds[i] = -1;
+	}
+	free(l->spec);
+	l->spec = NULL;
+	memset(&st, 0, sizeof(st));
+	st.pid = l->sb.pid;
+	st.limits = l->sb.limits;
+	if (imsg_compose(ib, IMSG_LAUNCH_STARTED, l->id, 0, -1, &st,
+	    sizeof(st)) == -1)
+		fatal("compose started");
+	launch_arm(l);
+}
+
+static void
+h_signal(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct launch_signal	 ls;
+	struct launch		*l;
+
+	(void)ib;
+	if (imsg_get_data(imsg, &ls, sizeof(ls)) == -1)
+		fatalx("signal: bad size");
+	if (ls.signo != SIGTERM && ls.signo != SIGINT && ls.signo != SIGHUP &&
+	    ls.signo != SIGKILL)
+		fatalx("signal %d is not one the monitor may send", ls.signo);
+	if ((l = launch_find(imsg_get_id(imsg))) == NULL)
+		return;		/* already ended; its EXIT is on the way */
+	if (l->state != L_RUNNING)
+		fatalx("signal for sandbox %u before it started", l->id);
+	if (ls.signo == SIGKILL) {
+		if (sandbox_kill(&l->sb) == -1 && errno != ESRCH)
+			fatal("sandbox %u: kill", l->id);
+	} else if (sandbox_signal(&l->sb, ls.signo) == -1 && errno != ESRCH)
+		fatal("sandbox %u: signal %d", l->id, ls.signo);
+}
+
+static const struct role_handler handlers[] = {
+	{ IMSG_LAUNCH_SPEC, ROLE_LEN_ANY, h_spec },
+	{ IMSG_LAUNCH_FD, sizeof(struct launch_fd), h_fd },
+	{ IMSG_LAUNCH_START, sizeof(struct launch_start), h_start },
+	{ IMSG_LAUNCH_SIGNAL, sizeof(struct launch_signal), h_signal },
+};
+
+/* sbx-shim sits beside us; found before the filter, by our own path. */
+static void
+find_shim(void)
+{
+	char	 self[PATH_MAX], *slash;
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
+		fatal("readlink /proc/self/exe");
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		fatalx("cannot locate own executable: %s", self);
+	*slash = '\0';
+	if ((size_t)snprintf(shim_path, sizeof(shim_path), "%s/sbx-shim",
+	    self) >= sizeof(shim_path))
+		fatalx("shim path too long");
+	if (access(shim_path, X_OK) == -1)
+		fatal("%s", shim_path);
+}
 
 int
 main(int argc, char *argv[])
 {
-	struct imsgbuf	 ibuf;
+	static struct imsgbuf	 ibuf;
 
+	find_shim();
+	memset(&lconf, 0, sizeof(lconf));
+	lconf.shim_path = shim_path;
+	lconf.sandbox_uid = SANDBOX_UID_DEFAULT;
+	lconf.sandbox_gid = SANDBOX_UID_DEFAULT;
 	role_init(argc, argv, "launcher", &priv_table_launcher, &ibuf);
-	role_serve(&ibuf, NULL, 0);
+	if (imsgbuf_set_maxsize(&ibuf, LAUNCH_MSG_MAXSIZE) == -1)
+		fatal("imsgbuf_set_maxsize");
+	chan = &ibuf;
+	role_serve(&ibuf, handlers, nitems(handlers));
 }

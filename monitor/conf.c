@@ -92,6 +92,22 @@ conf_profile_default_mounts(struct conf_profile *prof)
 	TAILQ_INSERT_TAIL(&prof->mounts, m, entry);
 }
 
+/* The built-in profile passes the locale and the terminal type, if the
+ * agent sends them; nothing else of anyone's environment. */
+void
+conf_profile_default_env(struct conf_profile *prof)
+{
+	static const char *const names[] = { "LANG", "TERM" };
+	struct conf_env		*e;
+	size_t			 i;
+
+	for (i = 0; i < nitems(names); i++) {
+		e = xcalloc(1, sizeof(*e));
+		e->name = xstrdup(names[i]);
+		TAILQ_INSERT_TAIL(&prof->env, e, entry);
+	}
+}
+
 void
 conf_profile_free(struct conf_profile *prof)
 {

@@ -17,6 +17,7 @@
 #include <event.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,9 +231,6 @@ ctl_count_uid(uid_t uid)
 	return n;
 }
 
-static void	 ctl_error(struct ctl_conn *, uint32_t, int, const char *,
-		    const char *, ...) SBX_PRINTF(5, 6);
-
 /*
  * Refuse a peer that was never admitted.  The error is queued on a
  * connection that only drains what the peer sends until it has read why
@@ -259,7 +257,7 @@ ctl_refuse(int fd, struct ucred *cred, const char *code, const char *msg)
 	TAILQ_INSERT_TAIL(&conns, c, entry);
 	nrefused++;
 	evtimer_set(&c->tmo, ctl_timeout, c);
-	ctl_error(c, 0, 1, code, "%s", msg);
+	control_error(c, 0, 1, code, "%s", msg);
 	ctl_event_add(c);
 }
 
@@ -350,6 +348,8 @@ ctl_accept(int lfd, short event, void *arg)
 static void
 ctl_close(struct ctl_conn *c)
 {
+	if (!c->refused)
+		msb_conn_gone(c);
 	if (event_initialized(&c->ev))
 		event_del(&c->ev);
 	if (event_initialized(&c->tmo))
@@ -438,16 +438,26 @@ ctl_send(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
 	free(text);
 }
 
-static void
-ctl_reply(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
+void
+control_reply(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
 {
 	ctl_send(c, type | SBX_REPLY, id, o);
 	cJSON_Delete(o);
+	ctl_event_add(c);
+}
+
+/* An event about an earlier request (its id), e.g. a sandbox's EXIT. */
+void
+control_event(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
+{
+	ctl_send(c, type, id, o);
+	cJSON_Delete(o);
+	ctl_event_add(c);
 }
 
 /* An error reply.  Protocol errors also end the connection. */
-static void
-ctl_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
+void
+control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
     const char *code, const char *fmt, ...)
 {
 	struct timeval	 tv = { CTL_CLOSE_TIMEOUT, 0 };
@@ -473,6 +483,8 @@ ctl_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
 		evtimer_del(&c->tmo);
 		evtimer_add(&c->tmo, &tv);
 	}
+	if (event_initialized(&c->ev))
+		ctl_event_add(c);
 }
 
 static cJSON *
@@ -559,13 +571,14 @@ static const struct ctl_field hello_fields[] = {
 };
 
 static void
-ctl_hello(struct ctl_conn *c, uint32_t id, cJSON *req)
+ctl_hello(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	(void)fd;
 	cJSON	*v, *cl, *o;
 
 	v = cJSON_GetObjectItemCaseSensitive(req, "version");
 	if (v->valuedouble != SBX_PROTOCOL_VERSION) {
-		ctl_error(c, id, 1, SBX_E_VERSION, "protocol version %g is "
+		control_error(c, id, 1, SBX_E_VERSION, "protocol version %g is "
 		    "not supported; this monitor speaks version %d",
 		    v->valuedouble, SBX_PROTOCOL_VERSION);
 		return;
@@ -578,19 +591,21 @@ ctl_hello(struct ctl_conn *c, uint32_t id, cJSON *req)
 	o = ctl_object();
 	cJSON_AddNumberToObject(o, "version", SBX_PROTOCOL_VERSION);
 	cJSON_AddStringToObject(o, "server", "sbx-monitor " SBX_VERSION);
-	ctl_reply(c, SBX_MSG_HELLO, id, o);
+	control_reply(c, SBX_MSG_HELLO, id, o);
 }
 
 static void
-ctl_ping(struct ctl_conn *c, uint32_t id, cJSON *req)
+ctl_ping(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	(void)fd;
 	(void)req;
-	ctl_reply(c, SBX_MSG_PING, id, ctl_object());
+	control_reply(c, SBX_MSG_PING, id, ctl_object());
 }
 
 static void
-ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req)
+ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	(void)fd;
 	cJSON	*o, *arr, *r;
 	int	 i;
 
@@ -612,8 +627,12 @@ ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req)
 		cJSON_AddItemToArray(arr, r);
 	}
 	cJSON_AddNumberToObject(o, "connections", nconns);
-	cJSON_AddNumberToObject(o, "sandboxes", 0);
-	ctl_reply(c, SBX_MSG_STATUS, id, o);
+	cJSON_AddNumberToObject(o, "sandboxes", msb_count());
+	/* Memory and pids caps: by cgroup v2 only with a delegated subtree;
+	 * this version applies them with rlimits inside the shim. */
+	cJSON_AddStringToObject(o, "limits", msb_limits() & SBX_LIMIT_CGROUP ?
+	    "cgroup" : "rlimit");
+	control_reply(c, SBX_MSG_STATUS, id, o);
 }
 
 static const struct ctl_field privs_fields[] = {
@@ -621,8 +640,9 @@ static const struct ctl_field privs_fields[] = {
 };
 
 static void
-ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req)
+ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	(void)fd;
 	const struct monitor_priv	*p;
 	cJSON				*o, *names, *name;
 	char				*text;
@@ -635,7 +655,7 @@ ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req)
 		for (p = monitor_privs; p->name != NULL; p++)
 			cJSON_AddItemToArray(names,
 			    cJSON_CreateString(p->name));
-		ctl_reply(c, SBX_MSG_PRIVS, id, o);
+		control_reply(c, SBX_MSG_PRIVS, id, o);
 		return;
 	}
 	for (p = monitor_privs; p->name != NULL; p++)
@@ -643,7 +663,7 @@ ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req)
 			break;
 	if (p->name == NULL) {
 		cJSON_Delete(o);
-		ctl_error(c, id, 0, SBX_E_NOT_FOUND, "no privilege table "
+		control_error(c, id, 0, SBX_E_NOT_FOUND, "no privilege table "
 		    "named \"%.64s\"", name->valuestring);
 		return;
 	}
@@ -651,7 +671,162 @@ ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req)
 	cJSON_AddStringToObject(o, "name", p->name);
 	cJSON_AddStringToObject(o, "text", text);
 	free(text);
-	ctl_reply(c, SBX_MSG_PRIVS, id, o);
+	control_reply(c, SBX_MSG_PRIVS, id, o);
+}
+
+static const char *const slot_names[LAUNCH_NSLOTS] = {
+	"stdin", "stdout", "stderr", "workdir"
+};
+
+static int
+slot_lookup(const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		if (strcmp(slot_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static const struct ctl_field run_fields[] = {
+	{ "argv", cJSON_Array, 1 },
+	{ "profile", cJSON_String, 0 },
+	{ "timeout", cJSON_Number, 0 },
+	{ "env", cJSON_Object, 0 },
+	{ "fds", cJSON_Array, 0 },
+};
+
+static void
+ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	static uint8_t			 spec[SBX_SPEC_WIRE_MAX];
+	const struct conf_profile	*prof;
+	const cJSON			*p, *fds, *f, *argv0;
+	const char			*pname = "default";
+	char				 err[SBX_SPEC_ERRLEN], what[80];
+	uint32_t			 mask = 0;
+	size_t				 len;
+	int				 slot;
+
+	(void)fd;
+	if ((p = cJSON_GetObjectItemCaseSensitive(req, "profile")) != NULL)
+		pname = p->valuestring;
+	if ((prof = conf_profile(monitor_conf, pname)) == NULL) {
+		control_error(c, id, 0, SBX_E_NOT_FOUND, "run: no profile "
+		    "\"%.64s\" in sbx.conf", pname);
+		return;
+	}
+	fds = cJSON_GetObjectItemCaseSensitive(req, "fds");
+	cJSON_ArrayForEach(f, fds) {
+		if (!cJSON_IsString(f) ||
+		    (slot = slot_lookup(f->valuestring)) == -1 ||
+		    (mask & (1U << slot))) {
+			control_error(c, id, 0, SBX_E_BAD_REQUEST, "run: fds "
+			    "lists stdin, stdout, stderr or workdir, each at "
+			    "most once");
+			return;
+		}
+		mask |= 1U << slot;
+	}
+	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1, spec,
+	    sizeof(spec), &len, err, sizeof(err)) == -1) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
+		return;
+	}
+	argv0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(req,
+	    "argv"), 0);
+	snprintf(what, sizeof(what), "profile %s: %s", prof->name,
+	    argv0->valuestring);
+	(void)msb_new(c, id, c->uid, c->pid, spec, len, mask, what);
+}
+
+static const struct ctl_field fd_fields[] = {
+	{ "slot", cJSON_String, 1 },
+};
+
+/*
+ * A descriptor for a pending RUN.  The sandbox runs as the monitor's user,
+ * not the agent's, so a working directory must be the agent's own:
+ * otherwise an agent could hand over a directory only the monitor's user
+ * may write and write there through a sandbox.
+ */
+static void
+ctl_fd(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	struct stat	 st;
+	const cJSON	*sl;
+	char		 why[160];
+	int		 slot;
+
+	sl = cJSON_GetObjectItemCaseSensitive(req, "slot");
+	if (fd == -1) {
+		control_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: no descriptor "
+		    "came with it");
+		return;
+	}
+	if ((slot = slot_lookup(sl->valuestring)) == -1) {
+		close(fd);
+		control_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: unknown slot "
+		    "\"%.32s\"", sl->valuestring);
+		return;
+	}
+	if (slot == LAUNCH_SLOT_WORKDIR) {
+		if (fstat(fd, &st) == -1 || !S_ISDIR(st.st_mode)) {
+			close(fd);
+			control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: the "
+			    "workdir descriptor is not a directory");
+			return;
+		}
+		if (c->uid != 0 && st.st_uid != c->uid) {
+			close(fd);
+			control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: the "
+			    "workdir is owned by uid %u, not by you (uid %u)",
+			    (unsigned)st.st_uid, (unsigned)c->uid);
+			return;
+		}
+	}
+	if (msb_fd(c, id, slot, fd, why, sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: %s", why);
+	}
+}
+
+static const struct ctl_field signal_fields[] = {
+	{ "sandbox", cJSON_Number, 1 },
+	{ "signal", cJSON_String, 1 },
+};
+
+static void
+ctl_signal(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	static const struct { const char *name; int signo; } sigs[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "KILL", SIGKILL },
+		{ "TERM", SIGTERM },
+	};
+	const cJSON	*sb, *sg;
+	char		 why[160];
+	size_t		 i;
+
+	(void)fd;
+	sb = cJSON_GetObjectItemCaseSensitive(req, "sandbox");
+	sg = cJSON_GetObjectItemCaseSensitive(req, "signal");
+	for (i = 0; i < nitems(sigs); i++)
+		if (strcmp(sigs[i].name, sg->valuestring) == 0)
+			break;
+	if (i == nitems(sigs)) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "signal: one of HUP, "
+		    "INT, KILL, TERM");
+		return;
+	}
+	if (sb->valuedouble < 1 || sb->valuedouble > UINT32_MAX ||
+	    msb_signal(c, (uint32_t)sb->valuedouble, sigs[i].signo, why,
+	    sizeof(why)) == -1) {
+		control_error(c, id, 0, SBX_E_NOT_FOUND, "signal: %s",
+		    sb->valuedouble >= 1 ? why : "no such sandbox");
+		return;
+	}
+	control_reply(c, SBX_MSG_SIGNAL, id, ctl_object());
 }
 
 /*
@@ -665,7 +840,8 @@ static const struct ctl_handler {
 	int			 takes_fd;
 	const struct ctl_field	*fields;
 	size_t			 nfields;
-	void			(*fn)(struct ctl_conn *, uint32_t, cJSON *);
+	void			(*fn)(struct ctl_conn *, uint32_t, cJSON *,
+				    int);
 } ctl_table[] = {
 	{ SBX_MSG_HELLO, "hello", CTL_NEW, 0, hello_fields,
 	  nitems(hello_fields), ctl_hello },
@@ -673,6 +849,12 @@ static const struct ctl_handler {
 	{ SBX_MSG_STATUS, "status", CTL_READY, 0, NULL, 0, ctl_status },
 	{ SBX_MSG_PRIVS, "privs", CTL_READY, 0, privs_fields,
 	  nitems(privs_fields), ctl_privs },
+	{ SBX_MSG_RUN, "run", CTL_READY, 0, run_fields,
+	  nitems(run_fields), ctl_run },
+	{ SBX_MSG_FD, "fd", CTL_READY, 1, fd_fields,
+	  nitems(fd_fields), ctl_fd },
+	{ SBX_MSG_SIGNAL, "signal", CTL_READY, 0, signal_fields,
+	  nitems(signal_fields), ctl_signal },
 };
 
 static void
@@ -695,38 +877,44 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 	if (h == NULL) {
 		if (fd != -1)
 			close(fd);
-		ctl_error(c, id, 1, SBX_E_UNKNOWN_TYPE, "no request has type "
+		control_error(c, id, 1, SBX_E_UNKNOWN_TYPE, "no request has type "
 		    "%u", type);
 		return;
 	}
 	if (fd != -1 && !h->takes_fd) {
 		close(fd);
-		ctl_error(c, id, 1, SBX_E_UNEXPECTED_FD, "%s takes no "
+		control_error(c, id, 1, SBX_E_UNEXPECTED_FD, "%s takes no "
 		    "descriptor", h->name);
 		return;
 	}
 	if (c->state != h->state) {
+		if (fd != -1)
+			close(fd);
 		if (c->state == CTL_NEW)
-			ctl_error(c, id, 1, SBX_E_HELLO_REQUIRED, "%s before "
+			control_error(c, id, 1, SBX_E_HELLO_REQUIRED, "%s before "
 			    "hello", h->name);
 		else
-			ctl_error(c, id, 1, SBX_E_BAD_REQUEST, "%s is not "
+			control_error(c, id, 1, SBX_E_BAD_REQUEST, "%s is not "
 			    "permitted now", h->name);
 		return;
 	}
 	if ((req = cJSON_ParseWithLength(imsg->data, len)) == NULL ||
 	    !cJSON_IsObject(req)) {
+		if (fd != -1)
+			close(fd);
 		cJSON_Delete(req);
-		ctl_error(c, id, 1, SBX_E_BAD_JSON, "%s: payload of %zu bytes "
+		control_error(c, id, 1, SBX_E_BAD_JSON, "%s: payload of %zu bytes "
 		    "is not a JSON object", h->name, len);
 		return;
 	}
 	if (ctl_schema(req, h->fields, h->nfields, why, sizeof(why)) == -1) {
+		if (fd != -1)
+			close(fd);
 		cJSON_Delete(req);
-		ctl_error(c, id, 1, SBX_E_BAD_REQUEST, "%s: %s", h->name, why);
+		control_error(c, id, 1, SBX_E_BAD_REQUEST, "%s: %s", h->name, why);
 		return;
 	}
-	h->fn(c, id, req);
+	h->fn(c, id, req, fd);
 	cJSON_Delete(req);
 }
 
@@ -739,14 +927,14 @@ ctl_frame_error(struct ctl_conn *c)
 	if (errno == ERANGE) {
 		len = imsgbuf_badlen(&c->ibuf);
 		if (len > SBX_MSG_MAXSIZE)
-			ctl_error(c, 0, 1, SBX_E_OVERSIZE, "frame of %u bytes "
+			control_error(c, 0, 1, SBX_E_OVERSIZE, "frame of %u bytes "
 			    "exceeds the %d-byte limit", len, SBX_MSG_MAXSIZE);
 		else
-			ctl_error(c, 0, 1, SBX_E_BAD_FRAME, "frame length %u "
+			control_error(c, 0, 1, SBX_E_BAD_FRAME, "frame length %u "
 			    "is below the %d-byte header", len,
 			    IMSG_HEADER_SIZE);
 	} else
-		ctl_error(c, 0, 1, SBX_E_BAD_FRAME, "descriptor without a "
+		control_error(c, 0, 1, SBX_E_BAD_FRAME, "descriptor without a "
 		    "message, or more than one descriptor (%s)",
 		    strerror(errno));
 }

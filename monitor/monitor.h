@@ -157,6 +157,7 @@ void		 conf_free(struct sbx_conf *);
 struct conf_profile *conf_profile_new(const char *name);
 void		 conf_profile_free(struct conf_profile *);
 void		 conf_profile_default_mounts(struct conf_profile *);
+void		 conf_profile_default_env(struct conf_profile *);
 const struct conf_profile *conf_profile(const struct sbx_conf *,
 		    const char *name);
 int		 conf_set_socket(struct sbx_conf *, const char *path,
@@ -229,11 +230,32 @@ void	 proc_event_add(struct role *);
 const char *proc_libexec(void);
 
 /* ---- control.c: the agent socket (sbx-protocol(7)) ------------------- */
+struct ctl_conn;
+struct cJSON;
+void	 control_reply(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
+void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
+void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
+	    const char *, ...) SBX_PRINTF(5, 6);
 int	 control_open(const struct sbx_conf *);
 void	 control_listen(void);
 void	 control_close(void);
 void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
 unsigned control_nconns(void);
+
+/* ---- sandbox.c: live sandboxes and the launcher's traffic ------------- */
+int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t, const uint8_t *,
+	    size_t, uint32_t, const char *);
+int	 msb_fd(struct ctl_conn *, uint32_t, uint32_t, int, char *, size_t);
+int	 msb_signal(struct ctl_conn *, uint32_t, int, char *, size_t);
+void	 msb_conn_gone(struct ctl_conn *);
+void	 msb_started(struct role *, struct imsg *);
+void	 msb_exited(struct role *, struct imsg *);
+unsigned msb_count(void);
+uint32_t msb_limits(void);
+
+/* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
+int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,
+	    uint8_t *, size_t, size_t *, char *, size_t);
 
 /* ---- audit.c: one line per decision ---------------------------------- */
 int	 audit_open(const char *path);

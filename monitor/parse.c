@@ -1665,6 +1665,7 @@ conf_parse_cb(const char *path, conf_errfn errfn, void *arg)
 		if (conf_profile(conf, "default") == NULL) {
 			prof = conf_profile_new("default");
 			conf_profile_default_mounts(prof);
+			conf_profile_default_env(prof);
 			TAILQ_INSERT_HEAD(&conf->profiles, prof, entry);
 			conf->nprofiles++;
 		}

@@ -145,6 +145,9 @@ proc_exec(struct role *r, int debug, int verbose)
 		if (imsgbuf_init(&r->ibuf, sp[0]) == -1)
 			fatal("imsgbuf_init");
 		imsgbuf_allow_fdpass(&r->ibuf);
+		if (r->id == ROLE_LAUNCHER && imsgbuf_set_maxsize(&r->ibuf,
+		    LAUNCH_MSG_MAXSIZE) == -1)
+			fatal("imsgbuf_set_maxsize");
 		if (fcntl(lp[0], F_SETFL, O_NONBLOCK) == -1)
 			fatal("fcntl");
 		r->logfd = lp[0];
@@ -298,9 +301,8 @@ proc_byfd(int fd)
 }
 
 /*
- * The role channels are a closed protocol.  So far no role sends anything
- * after READY, so every message is out of protocol; later issues add their
- * (type, state, exact size, handler) rows to this table.
+ * The role channels are a closed protocol: (role, type, exact size,
+ * handler); anything else from a role ends the service.
  */
 static const struct proc_handler {
 	enum role_id	 role;
@@ -308,6 +310,10 @@ static const struct proc_handler {
 	size_t		 len;
 	void		(*fn)(struct role *, struct imsg *);
 } proc_table[] = {
+	{ ROLE_LAUNCHER, IMSG_LAUNCH_STARTED, sizeof(struct launch_started),
+	  msb_started },
+	{ ROLE_LAUNCHER, IMSG_LAUNCH_EXIT, sizeof(struct launch_exit),
+	  msb_exited },
 	{ ROLE_MAX, 0, 0, NULL }
 };
 

@@ -68,27 +68,35 @@ sbx_server(const struct sbx_conn *c)
 }
 
 int
-sbx_send(struct sbx_conn *c, uint32_t type, const char *json, int fd,
-    uint32_t *idp)
+sbx_send_id(struct sbx_conn *c, uint32_t type, uint32_t id,
+    const char *json, int fd)
 {
-	uint32_t	 id;
-	int		 dupfd = -1;
+	int	 dupfd = -1;
 
 	if (json == NULL)
 		json = "{}";
 	/* imsg closes what it sends; the caller keeps its own descriptor. */
 	if (fd != -1 && (dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1)
 		return -1;
-	id = c->nextid++;
-	if (c->nextid == 0)
-		c->nextid = 1;
 	if (imsg_compose(&c->ibuf, type, id, 0, dupfd, json,
 	    strlen(json)) == -1) {
 		if (dupfd != -1)
 			close(dupfd);
 		return -1;
 	}
-	if (imsgbuf_flush(&c->ibuf) == -1)
+	return imsgbuf_flush(&c->ibuf);
+}
+
+int
+sbx_send(struct sbx_conn *c, uint32_t type, const char *json, int fd,
+    uint32_t *idp)
+{
+	uint32_t	 id;
+
+	id = c->nextid++;
+	if (c->nextid == 0)
+		c->nextid = 1;
+	if (sbx_send_id(c, type, id, json, fd) == -1)
 		return -1;
 	if (idp != NULL)
 		*idp = id;
@@ -318,4 +326,93 @@ sbx_disconnect(struct sbx_conn *c)
 	imsgbuf_clear(&c->ibuf);
 	close(c->ibuf.fd);
 	free(c);
+}
+
+int
+sbx_run(struct sbx_conn *c, const char *json, const int fds[SBX_RUN_NFDS],
+    uint32_t *reqid, uint32_t *sandbox, char *err, size_t errlen)
+{
+	static const char *const slots[SBX_RUN_NFDS] = {
+		"stdin", "stdout", "stderr", "workdir"
+	};
+	struct sbx_msg	 m;
+	cJSON		*req, *arr, *o, *sb;
+	char		*text, code[64], msg[512], fdjson[64];
+	uint32_t	 id;
+	int		 i, ret = -1;
+
+	if ((req = cJSON_Parse(json)) == NULL || !cJSON_IsObject(req)) {
+		cJSON_Delete(req);
+		errno = EINVAL;
+		seterr(err, errlen, "run: the request is not a JSON object");
+		return -1;
+	}
+	if ((arr = cJSON_AddArrayToObject(req, "fds")) == NULL)
+		goto nomem;
+	for (i = 0; i < SBX_RUN_NFDS; i++)
+		if (fds[i] != -1)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(slots[i]));
+	if ((text = cJSON_PrintUnformatted(req)) == NULL)
+		goto nomem;
+	cJSON_Delete(req);
+	if (sbx_send(c, SBX_MSG_RUN, text, -1, &id) == -1) {
+		free(text);
+		seterr(err, errlen, "sending run: %s", strerror(errno));
+		return -1;
+	}
+	free(text);
+	for (i = 0; i < SBX_RUN_NFDS; i++) {
+		if (fds[i] == -1)
+			continue;
+		snprintf(fdjson, sizeof(fdjson), "{\"slot\":\"%s\"}",
+		    slots[i]);
+		if (sbx_send_id(c, SBX_MSG_FD, id, fdjson, fds[i]) == -1) {
+			seterr(err, errlen, "sending %s: %s", slots[i],
+			    strerror(errno));
+			/* A refusal may already be waiting: read it below. */
+			break;
+		}
+	}
+	for (;;) {
+		if ((i = sbx_recv(c, &m)) != 1) {
+			if (i == 0)
+				errno = ECONNRESET;
+			seterr(err, errlen, "waiting for the sandbox: %s",
+			    i == 0 ? "the monitor closed the connection" :
+			    strerror(errno));
+			return -1;
+		}
+		if (m.id == id || m.id == 0)
+			break;
+		sbx_msg_free(&m);
+	}
+	if (m.type == SBX_MSG_ERROR) {
+		if (sbx_error(&m, code, sizeof(code), msg, sizeof(msg)) == 0)
+			seterr(err, errlen, "%s: %s", code, msg);
+		else
+			seterr(err, errlen, "malformed error from the monitor");
+		ret = 1;
+	} else if (m.type == (SBX_MSG_RUN | SBX_REPLY) &&
+	    (o = cJSON_ParseWithLength(m.json, m.len)) != NULL) {
+		sb = cJSON_GetObjectItemCaseSensitive(o, "sandbox");
+		if (cJSON_IsNumber(sb)) {
+			*sandbox = (uint32_t)sb->valuedouble;
+			*reqid = id;
+			ret = 0;
+		} else {
+			errno = EPROTO;
+			seterr(err, errlen, "run reply without a sandbox id");
+		}
+		cJSON_Delete(o);
+	} else {
+		errno = EPROTO;
+		seterr(err, errlen, "unexpected reply type %u to run", m.type);
+	}
+	sbx_msg_free(&m);
+	return ret;
+ nomem:
+	cJSON_Delete(req);
+	errno = ENOMEM;
+	seterr(err, errlen, "out of memory");
+	return -1;
 }

@@ -20,7 +20,7 @@ const char *const cmd_status_synopsis[] = { "status", NULL };
 const char *const cmd_privs_synopsis[] = { "privs [name]", NULL };
 
 /* Connect; on failure report it with the right exit status. */
-static struct sbx_conn *
+struct sbx_conn *
 ctl_connect(struct sbxctl *ctx, int *status)
 {
 	struct sbx_conn	*c;

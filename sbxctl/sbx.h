@@ -25,7 +25,11 @@
 #define SBX_MSG_HELLO		1	/* {version, client?} */
 #define SBX_MSG_PING		2	/* {} */
 #define SBX_MSG_STATUS		3	/* {} */
-#define SBX_MSG_PRIVS		4	/* {role?} */
+#define SBX_MSG_PRIVS		4	/* {name?} */
+#define SBX_MSG_RUN		5	/* {argv, profile?, timeout?, env?, fds?} */
+#define SBX_MSG_FD		6	/* {slot}, with the descriptor */
+#define SBX_MSG_SIGNAL		7	/* {sandbox, signal} */
+#define SBX_MSG_EXIT		8	/* event: how a sandbox ended */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 
@@ -43,6 +47,7 @@
 #define SBX_E_NOT_FOUND		"not-found"
 #define SBX_E_UNAVAILABLE	"sandbox-unavailable"
 #define SBX_E_INTERNAL		"internal"
+#define SBX_E_SETUP		"setup-failed"	 /* the sandbox could not start */
 
 struct sbx_conn;
 
@@ -71,6 +76,9 @@ const char	*sbx_server(const struct sbx_conn *);
 /* Send one request (fd may be -1; a sent fd stays yours). 0 or -1/errno. */
 int		 sbx_send(struct sbx_conn *, uint32_t type, const char *json,
 		    int fd, uint32_t *id);
+/* A follow-up about an earlier request (its id), e.g. a RUN's FD. */
+int		 sbx_send_id(struct sbx_conn *, uint32_t type, uint32_t id,
+		    const char *json, int fd);
 /* Block for the next message: 1 got one, 0 monitor closed, -1 error. */
 int		 sbx_recv(struct sbx_conn *, struct sbx_msg *);
 void		 sbx_msg_free(struct sbx_msg *);
@@ -81,6 +89,18 @@ void		 sbx_msg_free(struct sbx_msg *);
  */
 int		 sbx_call(struct sbx_conn *, uint32_t type, const char *json,
 		    struct sbx_msg *reply, char *err, size_t errlen);
+/*
+ * Start a sandbox.  json is the RUN request without "fds"; fds[] are the
+ * payload's stdin, stdout, stderr and working directory (-1: not passed;
+ * /dev/null or no workdir inside).  The descriptors stay yours.
+ * 0: started, *sandbox is its id and *reqid the id its SBX_MSG_EXIT event
+ * will carry.  1: refused, code and reason in err ("code: message").
+ * -1: transport failure, reason in err.
+ */
+#define SBX_RUN_NFDS	4
+int		 sbx_run(struct sbx_conn *, const char *json,
+		    const int fds[SBX_RUN_NFDS], uint32_t *reqid,
+		    uint32_t *sandbox, char *err, size_t errlen);
 /* From an SBX_MSG_ERROR reply: 0 and code/message, or -1 if malformed. */
 int		 sbx_error(const struct sbx_msg *, char *code, size_t codelen,
 		    char *message, size_t msglen);

@@ -13,6 +13,12 @@
 #define SBXCTL_EXIT_ERROR	1	/* failed; one line says why */
 #define SBXCTL_EXIT_USAGE	2	/* the command line is wrong */
 #define SBXCTL_EXIT_UNREACHABLE	3	/* the monitor is unreachable */
+/* run: the payload's own status, 128+N for signal N, or one of these. */
+#define SBXCTL_EXIT_TIMEOUT	124	/* the sandbox's timeout killed it */
+#define SBXCTL_EXIT_SBX		125	/* sbx could not run it (the reason
+					   is on stderr) */
+#define SBXCTL_EXIT_NOEXEC	126	/* found but not executable */
+#define SBXCTL_EXIT_NOTFOUND	127	/* no such command */
 
 
 /* Error codes of the --json error object, documented in sbxctl(1). */
@@ -69,5 +75,10 @@ int	 cmd_privs(struct sbxctl *, int, char **);
 extern const char *const cmd_ping_synopsis[];
 extern const char *const cmd_status_synopsis[];
 extern const char *const cmd_privs_synopsis[];
+struct sbx_conn	*ctl_connect(struct sbxctl *, int *);
+
+/* run.c */
+int	 cmd_run(struct sbxctl *, int, char **);
+extern const char *const cmd_run_synopsis[];
 
 #endif /* SBXCTL_H */

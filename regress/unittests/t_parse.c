@@ -714,7 +714,14 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(prof->dev_shm, 0);
 	ATF_CHECK_EQ(prof->tmpfs_root, 16ULL << 20);
 	ATF_CHECK_STREQ(prof->workdir, "/work");
-	ATF_CHECK(TAILQ_EMPTY(&prof->env));
+	/* The built-in profile passes exactly LANG and TERM. */
+	ATF_REQUIRE(!TAILQ_EMPTY(&prof->env));
+	ATF_CHECK_STREQ(TAILQ_FIRST(&prof->env)->name, "LANG");
+	ATF_REQUIRE(TAILQ_NEXT(TAILQ_FIRST(&prof->env), entry) != NULL);
+	ATF_CHECK_STREQ(TAILQ_NEXT(TAILQ_FIRST(&prof->env), entry)->name,
+	    "TERM");
+	ATF_CHECK(TAILQ_NEXT(TAILQ_NEXT(TAILQ_FIRST(&prof->env), entry),
+	    entry) == NULL);
 	ATF_CHECK(TAILQ_EMPTY(&prof->allow_domains));
 	ATF_CHECK(TAILQ_EMPTY(&prof->deny_domains));
 	ATF_CHECK(TAILQ_EMPTY(&prof->allow_cidrs));

@@ -1,0 +1,300 @@
+/*
+ * run.c: sbxctl run -- run a command in a fresh sandbox and behave like
+ * running it directly.  The payload gets sbxctl's own stdin, stdout and
+ * stderr (passed as descriptors, so output streams), SIGINT, SIGTERM and
+ * SIGHUP to sbxctl reach it, and sbxctl exits with its status (128+N for
+ * a signal, as a shell reports it).  What went wrong on sbx's side has its
+ * own exit codes (sbxctl(1)) and a line on stderr saying why.
+ */
+#include <sys/types.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "common.h"
+#include "sbx.h"
+#include "sbxctl.h"
+
+const char *const cmd_run_synopsis[] = {
+	"run [-p profile] [-t seconds] [-w dir] [-e name[=value]] -- "
+	    "command [argument ...]",
+	NULL
+};
+
+/* As execvp would, but the answer must be an absolute path: nothing in
+ * the sandbox searches PATH. */
+static int
+resolve(const char *cmd, char *out, size_t outlen)
+{
+	const char	*path, *p, *end;
+	char		 dir[PATH_MAX];
+	struct stat	 st;
+	size_t		 n;
+
+	if (strchr(cmd, '/') != NULL) {
+		if (cmd[0] == '/') {
+			strlcpy(out, cmd, outlen);
+			return 0;
+		}
+		if (realpath(cmd, out) == NULL)
+			return -1;
+		return 0;
+	}
+	if ((path = getenv("PATH")) == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p != '\0'; p = *end != '\0' ? end + 1 : end) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		n = end - p;
+		if (n == 0 || n >= sizeof(dir) || p[0] != '/')
+			continue;
+		memcpy(dir, p, n);
+		dir[n] = '\0';
+		if ((size_t)snprintf(out, outlen, "%s/%s", dir, cmd) >= outlen)
+			continue;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(out, X_OK) == 0)
+			return 0;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+static int
+fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1;
+}
+
+/* The exit status a shell would give, and sbx's own for its failures. */
+static int
+exit_code(struct sbxctl *ctx, const cJSON *ev)
+{
+	const cJSON	*reason, *st, *sig, *step, *err, *msg;
+	const char	*r, *m;
+
+	reason = cJSON_GetObjectItemCaseSensitive(ev, "reason");
+	st = cJSON_GetObjectItemCaseSensitive(ev, "status");
+	sig = cJSON_GetObjectItemCaseSensitive(ev, "signal");
+	step = cJSON_GetObjectItemCaseSensitive(ev, "step");
+	err = cJSON_GetObjectItemCaseSensitive(ev, "error");
+	msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
+	r = cJSON_IsString(reason) ? reason->valuestring : "";
+	m = cJSON_IsString(msg) ? msg->valuestring : r;
+
+	if (ctx->json) {
+		char	*s = cJSON_PrintUnformatted(ev);
+
+		if (s != NULL)
+			fprintf(stderr, "%s\n", s);
+		cJSON_free(s);
+	}
+	if (strcmp(r, "exited") == 0 && cJSON_IsNumber(st))
+		return (int)st->valuedouble;
+	if (strcmp(r, "signaled") == 0 && cJSON_IsNumber(sig))
+		return 128 + (int)sig->valuedouble;
+	if (!ctx->json)
+		fprintf(stderr, "sbxctl: sandbox %s\n", m);
+	if (strcmp(r, "limit") == 0 && cJSON_IsNumber(sig))
+		return 128 + (int)sig->valuedouble;
+	if (strcmp(r, "timeout") == 0)
+		return SBXCTL_EXIT_TIMEOUT;
+	if (strcmp(r, "setup-failed") == 0 && cJSON_IsString(step) &&
+	    strncmp(step->valuestring, "execve ", 7) == 0 &&
+	    cJSON_IsString(err)) {
+		if (strcmp(err->valuestring, "ENOENT") == 0)
+			return SBXCTL_EXIT_NOTFOUND;
+		if (strcmp(err->valuestring, "EACCES") == 0 ||
+		    strcmp(err->valuestring, "ENOEXEC") == 0)
+			return SBXCTL_EXIT_NOEXEC;
+	}
+	if (strcmp(r, "killed") == 0)
+		return 128 + SIGKILL;
+	return SBXCTL_EXIT_SBX;
+}
+
+static const char *
+signame(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "INT";
+	case SIGHUP:
+		return "HUP";
+	default:
+		return "TERM";
+	}
+}
+
+int
+cmd_run(struct sbxctl *ctx, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct sbx_conn		*c;
+	struct sbx_msg		 m;
+	struct signalfd_siginfo	 ssi;
+	struct pollfd		 pfd[2];
+	sigset_t		 set;
+	const char		*profile = NULL, *tmo = NULL, *wdir = NULL;
+	const char		*errstr, *v;
+	cJSON			*req, *args, *env, *ev;
+	char			 cmd[PATH_MAX], err[512], json[96], *text, *eq;
+	int			 fds[SBX_RUN_NFDS], ch, i, sfd, r, status;
+	uint32_t		 reqid, sandbox;
+	long long		 secs;
+
+	if ((req = cJSON_CreateObject()) == NULL ||
+	    (env = cJSON_CreateObject()) == NULL)
+		fatalx("cJSON: out of memory");
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+e:p:t:w:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'e':
+			if ((eq = strchr(optarg, '=')) != NULL) {
+				*eq = '\0';
+				v = eq + 1;
+			} else if ((v = getenv(optarg)) == NULL)
+				return out_usage(ctx, "run: -e %s: not set in "
+				    "the environment (use -e %s=value)",
+				    optarg, optarg);
+			if (*optarg == '\0')
+				return out_usage(ctx, "run: -e: empty name");
+			cJSON_DeleteItemFromObjectCaseSensitive(env, optarg);
+			cJSON_AddStringToObject(env, optarg, v);
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 't':
+			tmo = optarg;
+			break;
+		case 'w':
+			wdir = optarg;
+			break;
+		case 'J':
+			ctx->json = 1;
+			break;
+		default:
+			return out_usage(ctx, "run: unknown option or missing "
+			    "argument");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		return out_usage(ctx, "run: no command given");
+	if (resolve(argv[0], cmd, sizeof(cmd)) == -1)
+		return out_error(ctx, SBXCTL_EXIT_NOTFOUND, SBXCTL_ERR_USAGE,
+		    "run: %s: command not found", argv[0]);
+
+	if ((args = cJSON_AddArrayToObject(req, "argv")) == NULL)
+		fatalx("cJSON: out of memory");
+	cJSON_AddItemToArray(args, cJSON_CreateString(cmd));
+	for (i = 1; i < argc; i++)
+		cJSON_AddItemToArray(args, cJSON_CreateString(argv[i]));
+	if (profile != NULL)
+		cJSON_AddStringToObject(req, "profile", profile);
+	if (tmo != NULL) {
+		secs = strtonum(tmo, 1, 86400 * 365, &errstr);
+		if (errstr != NULL)
+			return out_usage(ctx, "run: -t %s: %s", tmo, errstr);
+		cJSON_AddNumberToObject(req, "timeout", (double)secs);
+	}
+	if (cJSON_GetArraySize(env) > 0)
+		cJSON_AddItemToObject(req, "env", env);
+	else
+		cJSON_Delete(env);
+
+	/* A closed descriptor of ours is /dev/null inside. */
+	for (i = 0; i < 3; i++)
+		fds[i] = fd_open(i) ? i : -1;
+	fds[3] = -1;
+	if (wdir != NULL && (fds[3] = open(wdir, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return out_error(ctx, SBXCTL_EXIT_SBX, SBXCTL_ERR_IO,
+		    "run: -w %s: %s", wdir, strerror(errno));
+
+	if ((c = ctl_connect(ctx, &status)) == NULL)
+		return SBXCTL_EXIT_SBX;
+	/* Signals are ours to forward from here on. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
+	    (sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
+		fatal("signalfd");
+
+	if ((text = cJSON_PrintUnformatted(req)) == NULL)
+		fatalx("cJSON: out of memory");
+	cJSON_Delete(req);
+	r = sbx_run(c, text, fds, &reqid, &sandbox, err, sizeof(err));
+	free(text);
+	if (fds[3] != -1)
+		close(fds[3]);
+	if (r != 0) {
+		sbx_disconnect(c);
+		return out_error(ctx, SBXCTL_EXIT_SBX, r == 1 ? "refused" :
+		    SBXCTL_ERR_UNREACHABLE, "%s", err);
+	}
+
+	pfd[0].fd = sbx_conn_fd(c);
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sfd;
+	pfd[1].events = POLLIN;
+	for (;;) {
+		if (poll(pfd, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			fatal("poll");
+		}
+		if (pfd[1].revents & POLLIN) {
+			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
+				snprintf(json, sizeof(json), "{\"sandbox\":%u,"
+				    "\"signal\":\"%s\"}", sandbox,
+				    signame((int)ssi.ssi_signo));
+				(void)sbx_send(c, SBX_MSG_SIGNAL, json, -1,
+				    NULL);
+			}
+		}
+		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if ((r = sbx_recv(c, &m)) != 1) {
+			sbx_disconnect(c);
+			return out_error(ctx, SBXCTL_EXIT_SBX,
+			    SBXCTL_ERR_UNREACHABLE, "run: the monitor went "
+			    "away before sandbox %u ended", sandbox);
+		}
+		if (m.type == SBX_MSG_EXIT && m.id == reqid) {
+			if ((ev = cJSON_ParseWithLength(m.json, m.len)) ==
+			    NULL)
+				fatalx("run: malformed exit event");
+			status = exit_code(ctx, ev);
+			cJSON_Delete(ev);
+			sbx_msg_free(&m);
+			break;
+		}
+		/* Replies to our signals, and errors about them. */
+		sbx_msg_free(&m);
+	}
+	sbx_disconnect(c);
+	close(sfd);
+	return status;
+}
