@@ -502,6 +502,30 @@ enum role_imsg {
 	IMSG_LAUNCH_SIGNAL,		/* -> struct launch_signal */
 	IMSG_LAUNCH_STARTED,		/* <- struct launch_started */
 	IMSG_LAUNCH_EXIT,		/* <- struct launch_exit */
+	IMSG_LAUNCH_SELFTEST,		/* -> struct selftest_req */
+	IMSG_LAUNCH_SELFTEST_RESULT,	/* <- struct selftest_result */
+};
+
+/*
+ * The capability self-test: what the sandbox must not see of the monitor.
+ * Strings are NUL-terminated within their arrays (checked on receipt).
+ */
+#define SELFTEST_NS		7	/* user pid mnt net ipc uts cgroup */
+#define SELFTEST_NHIDDEN	8
+#define SELFTEST_PATHMAX	256
+struct selftest_req {
+	uint32_t	 port;		/* monitor's listener on 127.0.0.1 */
+	uint32_t	 nhidden;
+	uint64_t	 ns[SELFTEST_NS];
+	char		 hidden[SELFTEST_NHIDDEN][SELFTEST_PATHMAX];
+};
+
+struct selftest_result {
+	int32_t		 passed;	/* 1 only if every check passed */
+	uint32_t	 checks;
+	uint32_t	 failed;
+	char		 detail[1024];	/* the failures, or why it could
+					   not run */
 };
 
 /* The launcher channel carries whole specs, so its cap is larger. */

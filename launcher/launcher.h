@@ -94,6 +94,10 @@ int	 cgroup_create(struct sandbox *, const char *dir,
 	    const struct sbx_spec *, char *, size_t);
 void	 cgroup_destroy(struct sandbox *);
 
+/* selftest.c */
+void	 selftest_run(const struct launcher_conf *, const struct selftest_req *,
+	    struct selftest_result *);
+
 /* nsdiag.c */
 void	 nsdiag_explain(int, char *, size_t);
 

@@ -284,11 +284,36 @@ h_signal(struct imsgbuf *ib, struct imsg *imsg)
 		fatal("sandbox %u: signal %d", l->id, ls.signo);
 }
 
+static void
+h_selftest(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct selftest_req	 rq;
+	struct selftest_result	 res;
+	uint32_t		 i;
+
+	if (imsg_get_data(imsg, &rq, sizeof(rq)) == -1)
+		fatalx("selftest: bad size");
+	if (rq.nhidden > SELFTEST_NHIDDEN || rq.port == 0 ||
+	    rq.port > 65535)
+		fatalx("selftest: %u hidden paths, port %u", rq.nhidden,
+		    rq.port);
+	for (i = 0; i < rq.nhidden; i++)
+		if (memchr(rq.hidden[i], '\0', SELFTEST_PATHMAX) == NULL ||
+		    rq.hidden[i][0] != '/')
+			fatalx("selftest: hidden path %u malformed", i);
+	/* Synchronous: a few milliseconds, bounded by its own deadline. */
+	selftest_run(&lconf, &rq, &res);
+	if (imsg_compose(ib, IMSG_LAUNCH_SELFTEST_RESULT, imsg_get_id(imsg),
+	    0, -1, &res, sizeof(res)) == -1)
+		fatal("compose selftest result");
+}
+
 static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_SPEC, ROLE_LEN_ANY, h_spec },
 	{ IMSG_LAUNCH_FD, sizeof(struct launch_fd), h_fd },
 	{ IMSG_LAUNCH_START, sizeof(struct launch_start), h_start },
 	{ IMSG_LAUNCH_SIGNAL, sizeof(struct launch_signal), h_signal },
+	{ IMSG_LAUNCH_SELFTEST, sizeof(struct selftest_req), h_selftest },
 };
 
 /* sbx-shim sits beside us; found before the filter, by our own path. */

@@ -348,8 +348,10 @@ ctl_accept(int lfd, short event, void *arg)
 static void
 ctl_close(struct ctl_conn *c)
 {
-	if (!c->refused)
+	if (!c->refused) {
 		msb_conn_gone(c);
+		selftest_conn_gone(c);
+	}
 	if (event_initialized(&c->ev))
 		event_del(&c->ev);
 	if (event_initialized(&c->tmo))
@@ -602,14 +604,21 @@ ctl_ping(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	control_reply(c, SBX_MSG_PING, id, ctl_object());
 }
 
+/* STATUS runs the self-test afresh; the reply follows its verdict. */
 static void
 ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	(void)req;
 	(void)fd;
+	selftest_status(c, id);
+}
+
+void
+control_status_reply(struct ctl_conn *c, uint32_t id)
+{
 	cJSON	*o, *arr, *r;
 	int	 i;
 
-	(void)req;
 	o = ctl_object();
 	cJSON_AddStringToObject(o, "version", SBX_VERSION);
 	cJSON_AddNumberToObject(o, "uptime",
@@ -632,6 +641,7 @@ ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	 * this version applies them with rlimits inside the shim. */
 	cJSON_AddStringToObject(o, "limits", msb_limits() & SBX_LIMIT_CGROUP ?
 	    "cgroup" : "rlimit");
+	cJSON_AddItemToObject(o, "selftest", selftest_json());
 	control_reply(c, SBX_MSG_STATUS, id, o);
 }
 
@@ -710,6 +720,11 @@ ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	int				 slot;
 
 	(void)fd;
+	/* Fail closed: no sandbox unless the self-test passed. */
+	if (!selftest_ok(err, sizeof(err))) {
+		control_error(c, id, 0, SBX_E_UNAVAILABLE, "run: %s", err);
+		return;
+	}
 	if ((p = cJSON_GetObjectItemCaseSensitive(req, "profile")) != NULL)
 		pname = p->valuestring;
 	if ((prof = conf_profile(monitor_conf, pname)) == NULL) {
@@ -786,9 +801,11 @@ ctl_fd(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 			return;
 		}
 	}
+	/* Descriptors are pipelined behind their RUN, so they may arrive
+	 * after it was refused: an error for each, the connection stays. */
 	if (msb_fd(c, id, slot, fd, why, sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: %s", why);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: %s", why);
 	}
 }
 

@@ -237,6 +237,7 @@ main(int argc, char *argv[])
 	if (control_open(monitor_conf) == -1)
 		exit(1);
 	set_user_name(getuid());
+	selftest_init();
 	if (!debug && daemon(0, 0) == -1)
 		fatal("daemon");
 
@@ -261,6 +262,8 @@ main(int argc, char *argv[])
 	/* A role may have died before the handler existed. */
 	if (proc_reap() == -1)
 		monitor_shutdown(1);
+	/* The verdict exists before the first agent is served. */
+	selftest_startup();
 	control_listen();
 	audit("start", getuid(), getpid(), "sbx-monitor %s as %s on %s",
 	    SBX_VERSION, monitor_user, monitor_conf->socket);

@@ -236,6 +236,7 @@ void	 control_reply(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
+void	 control_status_reply(struct ctl_conn *, uint32_t);
 int	 control_open(const struct sbx_conf *);
 void	 control_listen(void);
 void	 control_close(void);
@@ -252,6 +253,16 @@ void	 msb_started(struct role *, struct imsg *);
 void	 msb_exited(struct role *, struct imsg *);
 unsigned msb_count(void);
 uint32_t msb_limits(void);
+
+/* ---- selftest.c: the capability self-test (fail closed) ------------- */
+void	 selftest_init(void);
+void	 selftest_startup(void);
+void	 selftest_request(void);
+void	 selftest_result(struct role *, struct imsg *);
+void	 selftest_status(struct ctl_conn *, uint32_t);
+void	 selftest_conn_gone(struct ctl_conn *);
+int	 selftest_ok(char *, size_t);
+struct cJSON *selftest_json(void);
 
 /* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,

@@ -314,6 +314,8 @@ static const struct proc_handler {
 	  msb_started },
 	{ ROLE_LAUNCHER, IMSG_LAUNCH_EXIT, sizeof(struct launch_exit),
 	  msb_exited },
+	{ ROLE_LAUNCHER, IMSG_LAUNCH_SELFTEST_RESULT,
+	  sizeof(struct selftest_result), selftest_result },
 	{ ROLE_MAX, 0, 0, NULL }
 };
 

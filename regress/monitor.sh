@@ -377,6 +377,61 @@ stale_socket_cleanup() {
 	common_cleanup
 }
 
+atf_test_case selftest cleanup
+selftest_head() {
+	atf_set "descr" "the sandbox self-test passes and its verdict is in status"
+}
+selftest_body() {
+	setup_conf
+	start_monitor
+	atf_check -s exit:0 \
+	    -o match:'"selftest":\{"verdict":"passed","checks":2[0-9],"failed":0,"detail":""' \
+	    "$C" -s "$SOCK" --json status
+	atf_check -s exit:0 -o match:'^selftest passed \([0-9]+ checks\)' \
+	    "$C" -s "$SOCK" status
+	atf_check -o match:'"event":"selftest".*passed' cat "$D/audit.jsonl"
+	atf_check -s exit:0 -o inline:"ok\n" "$C" -s "$SOCK" run -- /bin/echo ok
+	stop_monitor
+}
+selftest_cleanup() {
+	common_cleanup
+}
+
+atf_test_case fail_closed cleanup
+fail_closed_head() {
+	atf_set "descr" "a failed self-test refuses every sandbox (sandbox-unavailable), never runs it unsandboxed"
+	atf_set "require.progs" "unshare"
+}
+fail_closed_body() {
+	setup_conf
+	# A user namespace of our own whose network-namespace limit is 0:
+	# the launcher cannot clone a sandbox, exactly as on a host where an
+	# operator set user.max_net_namespaces = 0.  The monitor runs in a
+	# nested namespace as an ordinary uid (4242), so it is unprivileged.
+	unshare -r sh -c "echo 0 > /proc/sys/user/max_net_namespaces &&
+	    exec unshare --user --map-user=4242 --map-group=4242 \
+	    \"$M\" -d -f \"$D/sbx.conf\"" > mon.log 2>&1 &
+	echo $! > mon.pid
+	i=0
+	until "$C" -s "$SOCK" ping >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat mon.log; atf_fail "monitor did not start"; }
+		sleep 0.1
+	done
+	atf_check -s exit:0 \
+	    -o match:'"selftest":\{"verdict":"failed".*ENOSPC' \
+	    "$C" -s "$SOCK" --json status
+	atf_check -s exit:125 -o empty \
+	    -e match:'^sbxctl: sandbox-unavailable: run: the sandbox self-test failed: clone: ENOSPC' \
+	    "$C" -s "$SOCK" run -- /bin/echo never
+	atf_check -o match:'sandbox self-test FAILED' cat mon.log
+	atf_check -o not-match:'"event":"spawn"' cat "$D/audit.jsonl"
+	stop_monitor
+}
+fail_closed_cleanup() {
+	common_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case start_stop
 	atf_add_test_case roles
@@ -386,4 +441,6 @@ atf_init_test_cases() {
 	atf_add_test_case peers
 	atf_add_test_case reload
 	atf_add_test_case stale_socket
+	atf_add_test_case selftest
+	atf_add_test_case fail_closed
 }

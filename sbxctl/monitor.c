@@ -145,7 +145,7 @@ int
 cmd_status(struct sbxctl *ctx, int argc, char **argv)
 {
 	struct sbx_conn	*c;
-	const cJSON	*r, *roles;
+	const cJSON	*r, *roles, *st;
 	cJSON		*o;
 	int		 status = SBXCTL_EXIT_OK;
 
@@ -162,8 +162,17 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 			printf("sbx-monitor %s, pid %.0f, user %s, up %.0f s\n",
 			    str(o, "version"), num(o, "pid"), str(o, "user"),
 			    num(o, "uptime"));
-			printf("connections %.0f, sandboxes %.0f\n",
-			    num(o, "connections"), num(o, "sandboxes"));
+			printf("connections %.0f, sandboxes %.0f, memory and "
+			    "pids limits by %s\n", num(o, "connections"),
+			    num(o, "sandboxes"), str(o, "limits"));
+			st = cJSON_GetObjectItemCaseSensitive(o, "selftest");
+			if (strcmp(str(st, "verdict"), "passed") == 0)
+				printf("selftest passed (%.0f checks)\n",
+				    num(st, "checks"));
+			else
+				printf("selftest %s: %s (every sandbox is "
+				    "refused)\n", str(st, "verdict"),
+				    str(st, "detail"));
 			roles = cJSON_GetObjectItemCaseSensitive(o, "roles");
 			cJSON_ArrayForEach(r, roles)
 				printf("role %-16s pid %-8.0f user %s\n",

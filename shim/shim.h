@@ -44,4 +44,7 @@ __dead void shim_run(const struct sbx_spec *, uint32_t);
 int	 shim_payload_filter(int);
 void	 shim_reaper_filter(void);
 
+/* selftest.c */
+int	 shim_selftest(int, char *[]);
+
 #endif /* SBX_SHIM_H */

@@ -1,0 +1,190 @@
+/*
+ * selftest.c: the capability self-test's payload.  The launcher runs the
+ * shim binary itself as the payload of a real sandbox, "sbx-shim -S ...",
+ * so every check sees exactly what any payload sees: after the mount tree,
+ * capabilities, no_new_privs, Landlock, rlimits and command.priv's filter.
+ * Each check prints "ok NAME" or "fail NAME: what was seen"; the exit
+ * status is the number of failures (capped).  The launcher decides nothing
+ * from anything else, and the monitor refuses every sandbox unless all
+ * passed (fail closed).
+ *
+ *	sbx-shim -S PORT NS_USER NS_PID NS_MNT NS_NET NS_IPC NS_UTS NS_CGROUP
+ *	    [HIDDEN-PATH ...]
+ *
+ * PORT is a TCP listener of the monitor on the host's 127.0.0.1; the NS_*
+ * are the monitor's namespace inode numbers; the paths must be invisible.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+extern char	**environ;
+
+static int	 failures;
+
+static void
+result(int ok, const char *name, const char *fmt, ...) SBX_PRINTF(3, 4);
+
+static void
+result(int ok, const char *name, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (ok) {
+		printf("ok %s\n", name);
+		return;
+	}
+	failures++;
+	printf("fail %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* The value of a "Name:\tvalue" line of /proc/self/status, or NULL. */
+static const char *
+status_field(const char *name, char *buf, size_t len)
+{
+	FILE	*fp;
+	size_t	 n = strlen(name);
+	char	*nl;
+
+	if ((fp = fopen("/proc/self/status", "r")) == NULL)
+		return NULL;
+	while (fgets(buf, len, fp) != NULL) {
+		if (strncmp(buf, name, n) != 0 || buf[n] != ':')
+			continue;
+		fclose(fp);
+		if ((nl = strchr(buf, '\n')) != NULL)
+			*nl = '\0';
+		return buf + n + 1 + strspn(buf + n + 1, " \t");
+	}
+	fclose(fp);
+	return NULL;
+}
+
+static void
+check_env(void)
+{
+	result(environ == NULL || environ[0] == NULL, "environment",
+	    "not empty: %.64s", environ != NULL && environ[0] != NULL ?
+	    environ[0] : "");
+}
+
+static void
+check_namespaces(char *ns[])
+{
+	static const char *const names[] = {
+		"user", "pid", "mnt", "net", "ipc", "uts", "cgroup"
+	};
+	char		 path[64], name[32];
+	struct stat	 st;
+	unsigned long long host;
+	size_t		 i;
+
+	for (i = 0; i < nitems(names); i++) {
+		snprintf(name, sizeof(name), "namespace-%s", names[i]);
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", names[i]);
+		host = strtoull(ns[i], NULL, 10);
+		if (stat(path, &st) == -1)
+			result(0, name, "%s: %s", path, strerror(errno));
+		else
+			result((unsigned long long)st.st_ino != host, name,
+			    "same as the monitor's (inode %llu)", host);
+	}
+}
+
+static void
+check_hidden(const char *path)
+{
+	struct stat	 st;
+	char		 name[300];
+
+	snprintf(name, sizeof(name), "hidden %s", path);
+	if (stat(path, &st) == 0)
+		result(0, name, "visible inside the sandbox");
+	else
+		result(errno == ENOENT || errno == EACCES, name, "%s",
+		    strerror(errno));
+}
+
+static void
+check_tcp(const char *port)
+{
+	struct sockaddr_in	 sin;
+	const char		*errstr;
+	int			 s, r;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)strtonum(port, 1, 65535, &errstr));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (errstr != NULL) {
+		result(0, "network", "bad port %s", port);
+		return;
+	}
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1) {
+		result(1, "network", "%s", "");
+		return;
+	}
+	r = connect(s, (struct sockaddr *)&sin, sizeof(sin));
+	result(r == -1, "network", "connected to the monitor's listener on "
+	    "127.0.0.1:%s", port);
+	close(s);
+}
+
+static void
+check_status(void)
+{
+	static const char *const caps[] = {
+		"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"
+	};
+	const char	*v;
+	char		 buf[256];
+	size_t		 i;
+
+	v = status_field("Seccomp", buf, sizeof(buf));
+	result(v != NULL && strcmp(v, "2") == 0, "seccomp", "Seccomp: %s",
+	    v != NULL ? v : "?");
+	v = status_field("NoNewPrivs", buf, sizeof(buf));
+	result(v != NULL && strcmp(v, "1") == 0, "no_new_privs",
+	    "NoNewPrivs: %s", v != NULL ? v : "?");
+	for (i = 0; i < nitems(caps); i++) {
+		v = status_field(caps[i], buf, sizeof(buf));
+		result(v != NULL && strspn(v, "0") == strlen(v) &&
+		    *v != '\0', caps[i], "%s: %s", caps[i],
+		    v != NULL ? v : "?");
+	}
+}
+
+int
+shim_selftest(int argc, char *argv[])
+{
+	int	 i;
+
+	if (argc < 10) {
+		printf("fail usage: sbx-shim -S port ns*7 [hidden ...]\n");
+		return 1;
+	}
+	check_env();
+	check_namespaces(argv + 3);
+	check_tcp(argv[2]);
+	for (i = 10; i < argc; i++)
+		check_hidden(argv[i]);
+	check_status();
+	printf("selftest: %d failed\n", failures);
+	fflush(stdout);
+	return failures > 100 ? 100 : failures;
+}
