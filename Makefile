@@ -193,7 +193,8 @@ $(O)/regress/unittests/%.o: regress/unittests/%.c config.mk config.h \
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ATF_C_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/regress/helpers/%: $(O)/regress/helpers/%.o $(LIBCOMMON)
+# Helpers may be agents too (pingloop): libsbx before libsbxcommon.
+$(B)/regress/helpers/%: $(O)/regress/helpers/%.o $(LIBSBX_A) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
@@ -233,7 +234,7 @@ sanitize: deps
 demo: deps all
 	@sh scripts/demo $(B)
 
-bench: deps all
+bench: deps all $(HELPER_BINS)
 	@sh regress/bench/run $(B)
 
 # ---- fuzzing (clang, libFuzzer) ---------------------------------------

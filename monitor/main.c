@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +38,25 @@ usage(void)
 	fprintf(stderr, "usage: sbx-monitor [-dnvP] [-D macro=value] "
 	    "[-f file] [-s socket]\n");
 	exit(1);
+}
+
+/*
+ * Each control connection's imsg read buffer is IMSG_READ_CHUNK bytes and
+ * more.  From the brk heap calloc has to zero it, so every page of it is
+ * resident while the connection idles, and once freed it stays in the
+ * heap behind later allocations: a burst of clients left the monitor
+ * several times its idle size for good (200 clients: 13.8 MiB, then
+ * 15.4 MiB after they left).  Served by mmap instead, the buffer arrives
+ * zeroed from the kernel, only the pages a read touches are resident,
+ * and free returns it.  Only where memory comes from changes: freezero
+ * still clears it before it goes.
+ */
+static void
+memory_tune(void)
+{
+	if (mallopt(M_MMAP_THRESHOLD, IMSG_READ_CHUNK) != 1)
+		log_warnx("mallopt M_MMAP_THRESHOLD %d failed; idle "
+		    "connections will cost more memory", IMSG_READ_CHUNK);
 }
 
 /* Orderly or not, the same cleanup: no role, no socket file left. */
@@ -167,6 +187,7 @@ main(int argc, char *argv[])
 
 	log_init(1, LOG_DAEMON);	/* stderr until the service starts */
 	log_procinit("sbx-monitor");
+	memory_tune();
 	while ((ch = getopt(argc, argv, "D:df:nPs:v")) != -1) {
 		switch (ch) {
 		case 'D':
