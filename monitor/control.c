@@ -79,10 +79,21 @@ static void	 ctl_event_add(struct ctl_conn *);
  * removed, but only after making sure no monitor answers on it: two
  * monitors on one socket would split the agents between them.
  */
+/* Any exit of the monitor, fatal() included, takes the socket with it. */
+static pid_t	 sockowner;
+
+static void
+control_atexit(void)
+{
+	if (getpid() == sockowner && sockpath[0] != '\0')
+		(void)unlink(sockpath);
+}
+
 int
-control_open(const struct sbx_conf *c)
+control_open(const struct sbx_conf *c, uid_t owner)
 {
 	struct sockaddr_un	 sun;
+	struct stat		 st;
 	mode_t			 old;
 	int			 fd, probe;
 
@@ -102,8 +113,21 @@ control_open(const struct sbx_conf *c)
 		return -1;
 	}
 	close(probe);
-	if (unlink(c->socket) == -1 && errno != ENOENT) {
-		log_warn("socket %s: cannot remove stale socket", c->socket);
+	/* Only ever replace a socket: a typo in sbx.conf must not delete
+	 * whatever file happens to sit at that path. */
+	if (lstat(c->socket, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_warnx("socket %s: exists and is not a socket; "
+			    "not replacing it", c->socket);
+			return -1;
+		}
+		if (unlink(c->socket) == -1) {
+			log_warn("socket %s: cannot remove stale socket",
+			    c->socket);
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		log_warn("socket %s", c->socket);
 		return -1;
 	}
 
@@ -120,8 +144,9 @@ control_open(const struct sbx_conf *c)
 		return -1;
 	}
 	umask(old);
-	if (c->socket_group.set &&
-	    chown(c->socket, (uid_t)-1, (gid_t)c->socket_group.id) == -1) {
+	if ((owner != (uid_t)-1 || c->socket_group.set) &&
+	    chown(c->socket, owner, c->socket_group.set ?
+	    (gid_t)c->socket_group.id : (gid_t)-1) == -1) {
 		log_warn("socket %s: chgrp %u", c->socket,
 		    (unsigned)c->socket_group.id);
 		goto fail;
@@ -136,6 +161,8 @@ control_open(const struct sbx_conf *c)
 		goto fail;
 	}
 	strlcpy(sockpath, c->socket, sizeof(sockpath));
+	sockowner = getpid();
+	atexit(control_atexit);
 	listenfd = fd;
 	ctlconf = (struct sbx_conf *)c;
 	return 0;

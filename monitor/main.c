@@ -250,13 +250,21 @@ main(int argc, char *argv[])
 
 	if (audit_open(monitor_conf->log_file) == -1)
 		exit(1);
+	/*
+	 * The socket is made before root is given up (DESIGN 1): chgrp to a
+	 * socket-group the run-as user is not in needs root.  It is then
+	 * owned by the run-as user, who removes it at exit.
+	 */
 	if (geteuid() == 0) {
 		make_socket_dir(monitor_conf->user.id, monitor_conf->user_gid);
+		if (control_open(monitor_conf, monitor_conf->user.id) == -1)
+			exit(1);
 		drop_privileges();
-	} else
+	} else {
 		make_socket_dir(getuid(), getgid());
-	if (control_open(monitor_conf) == -1)
-		exit(1);
+		if (control_open(monitor_conf, (uid_t)-1) == -1)
+			exit(1);
+	}
 	set_user_name(getuid());
 	selftest_init();
 	if (!debug && daemon(0, 0) == -1)

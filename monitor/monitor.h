@@ -237,7 +237,7 @@ void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
 void	 control_status_reply(struct ctl_conn *, uint32_t);
-int	 control_open(const struct sbx_conf *);
+int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);
 void	 control_close(void);
 void	 control_conf(struct sbx_conf *);	/* after SIGHUP */

@@ -64,8 +64,9 @@ const char	*sbx_socket_path(const char *override);
 
 /*
  * Connect and exchange hellos.  On failure returns NULL, writes a one-line
- * reason to err and leaves errno set; errno ENOENT/ECONNREFUSED/EACCES mean
- * the monitor could not be reached.
+ * reason to err and leaves errno set: EPERM, the monitor refused (err has
+ * its code and reason); EPROTO, it did not speak the protocol; anything
+ * else (ENOENT, ECONNREFUSED, EACCES, ...), it could not be reached.
  */
 struct sbx_conn	*sbx_connect(const char *path, const char *client,
 		    char *err, size_t errlen);
