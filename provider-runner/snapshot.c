@@ -346,7 +346,8 @@ entry_check(int rootfd, const char *entry, struct prov_error *err)
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return prov_fail(err, PROV_PATH_ESCAPE,
-		    "entry module \"%s\": not a regular file", q);
+		    "entry module \"%s\": %s", q, S_ISLNK(st.st_mode) ?
+		    "must not be a symlink" : "not a regular file");
 	}
 	close(fd);
 	return 0;
