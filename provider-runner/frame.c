@@ -47,7 +47,7 @@ prov_frame_parse(const void *outv, size_t len, const char *nonce, size_t cap,
 	if (len > cap)
 		return prov_fail(err, PROV_REJECTED, "provider output exceeds "
 		    "its output cap (%zu > %zu bytes)", len, cap);
-	if (len < PROV_FRAME_OVERHEAD + 2 ||
+	if (len < PROV_FRAME_OVERHEAD - 1 ||
 	    memcmp(out, PROV_FRAME_PREFIX, plen) != 0 ||
 	    sodium_memcmp(out + plen, nonce, PROV_NONCE_HEX) != 0 ||
 	    out[plen + PROV_NONCE_HEX] != ' ')

@@ -34,6 +34,7 @@ prov_records_parse(const void *buf, size_t len, size_t max,
 {
 	struct json_error	 jerr;
 	struct json_value	*v;
+	size_t			 n;
 
 	*out = NULL;
 	if (json_parse(buf, len, NULL, &v, &jerr) == -1)
@@ -44,10 +45,10 @@ prov_records_parse(const void *buf, size_t len, size_t max,
 		return prov_fail(err, PROV_INVALID_RECORDS,
 		    "records must be an array");
 	}
-	if (v->u.array.n > max_or_default(max)) {
+	if ((n = v->u.array.n) > max_or_default(max)) {
 		json_free(v);
 		return prov_fail(err, PROV_BUDGET_EXCEEDED, "%zu records exceed "
-		    "the limit of %zu", v->u.array.n, max_or_default(max));
+		    "the limit of %zu", n, max_or_default(max));
 	}
 	*out = v;
 	return 0;
