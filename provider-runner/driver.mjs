@@ -11,8 +11,8 @@
 // Standard input is "<nonce>\n<request JSON>"; standard output is exactly
 // one line "AIWG-RESULT <nonce> <json>\n" and nothing else.  The exit
 // status is 0 whenever a line was written (a refusal is a framed
-// {"ok":false}), 71 when the nonce line is malformed and 70 when a
-// response was attempted before the nonce was known.
+// {"ok":false}), 71 when the nonce line is malformed, 70 when a response
+// was attempted before the nonce was known and 74 when stdout failed.
 //
 // Threat: every byte of the provider modules and of the records is
 // hostile.  The OS sandbox around node is the boundary; everything here
@@ -37,6 +37,7 @@ import vm from 'node:vm';
 
 const EXIT_NO_NONCE = 70;
 const EXIT_BAD_NONCE = 71;
+const EXIT_IO = 74;
 const FRAME_OVERHEAD = 78;		// "AIWG-RESULT " nonce " " ... "\n"
 const OUTPUT_CAP_DEFAULT = 1048576;
 const OUTPUT_CAP_MIN = 1024;
@@ -70,11 +71,9 @@ function writeAll(fd, buf) {
 	}
 }
 
-// The one way anything reaches stdout.
-function respond(body) {
-	if (responded)
-		return;
-	responded = true;
+// The one way anything reaches stdout: the frame for body.  False if it
+// could not be written (the parent went away).
+function emit(body) {
 	let json;
 	try {
 		json = JSON.stringify(body);
@@ -86,11 +85,22 @@ function respond(body) {
 	if (typeof json !== 'string' || Buffer.byteLength(json) > bodyCap)
 		json = JSON.stringify({ ok: false, error:
 		    'isolated provider response exceeds the output cap' });
+	try {
+		writeAll(1, Buffer.from('AIWG-RESULT ' + nonce + ' ' + json +
+		    '\n', 'utf8'));
+	} catch {
+		return false;
+	}
+	return true;
+}
+
+function respond(body) {
+	if (responded)
+		return;
+	responded = true;
 	if (nonce === null)
 		process.exit(EXIT_NO_NONCE);
-	writeAll(1, Buffer.from('AIWG-RESULT ' + nonce + ' ' + json + '\n',
-	    'utf8'));
-	process.exit(0);
+	process.exit(emit(body) ? 0 : EXIT_IO);
 }
 
 function refuse(msg) {
@@ -120,6 +130,16 @@ process.on('uncaughtException', (e) => {
 });
 process.on('unhandledRejection', (e) => {
 	refuse('isolated provider crashed: ' + describe(e));
+});
+// The event loop ran dry without an answer: module evaluation or the
+// result waits on a promise nothing can settle any more.  Say so in a
+// frame rather than exit with empty output.
+process.on('exit', () => {
+	if (responded || nonce === null)
+		return;
+	responded = true;
+	process.exitCode = emit({ ok: false, error: 'isolated provider never ' +
+	    'settled: its promises can no longer resolve' }) ? 0 : EXIT_IO;
 });
 
 // Read all of stdin (bounded).  EAGAIN from a non-blocking pipe is

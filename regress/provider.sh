@@ -317,6 +317,8 @@ frozen_intrinsics_body()
 	    r.push(w(() => { Object.prototype.polluted = 1; }));
 	    r.push(w(() => { Array.prototype.push = null; }));
 	    r.push(w(() => { Object.getPrototypeOf(function* () {}).x = 1; }));
+	    r.push(w(() => { Object.getPrototypeOf(function () {}).call = 1; }));
+	    r.push(w(() => { Object.setPrototypeOf(JSON, null); }));
 	    r.push(w(() => { Object.defineProperty(Promise, Symbol.species,
 	    { get() { return 1; } }); }));
 	    r.push(w(() => { records[0].x = 2; }));
@@ -324,7 +326,7 @@ frozen_intrinsics_body()
 	    r.push(w(() => { Date.now = () => 0; }));
 	    r.push(Object.isFrozen(Object.getPrototypeOf([][Symbol.iterator]())));
 	    return { metrics: {}, r };' \
-	    '{"ok":true,"result":{"metrics":{},"r":["TypeError","TypeError","TypeError","TypeError","TypeError","TypeError","TypeError",true]}}'
+	    '{"ok":true,"result":{"metrics":{},"r":["TypeError","TypeError","TypeError","TypeError","TypeError","TypeError","TypeError","TypeError","TypeError",true]}}'
 }
 
 atf_test_case thenable_result
@@ -440,6 +442,17 @@ nonce_line_body()
 	printf '%s\nnot json' "$NONCE" > req
 	expect_exit 0
 	expect_body_match '"error":"isolated provider request is not JSON'
+	# No clock: refused, never the real time.
+	mkdir -p p/gp
+	printf 'export const provider = {};\n' > p/gp/p.mjs
+	node "$(ref)" request p gp/p.mjs inspect - "$CLOCK" 1 "$NONCE" \
+	    t.probe/v1 1.0.0 | sed 's/"clockMs":[0-9]*,//' > req
+	expect_exit 0
+	expect_body '{"ok":false,"error":"isolated provider clock is not a safe integer"}'
+	printf '%s\n{"entry":"gp/p.mjs","modules":{},"mode":"inspect","clockMs":1.5,"seed":1,"expectedId":"a/b","expectedVersion":"1"}' \
+	    "$NONCE" > req
+	expect_exit 0
+	expect_body '{"ok":false,"error":"isolated provider clock is not a safe integer"}'
 }
 
 atf_test_case top_level_effects
@@ -458,6 +471,17 @@ export const provider = { id: "t.probe/v1", version: "1.0.0",
 	    '{"ok":true,"result":{"metrics":{},"t":1}}'
 	probe 'Promise.reject(new Error("late")); return { metrics: {} };' \
 	    '{"ok":false,"error":"isolated provider crashed: late"}'
+	# Top-level await on a promise nothing can settle: a framed refusal
+	# when the event loop runs dry, not an empty exit.
+	module_probe 'await new Promise(() => {});' \
+	    '{"ok":false,"error":"isolated provider never settled: its promises can no longer resolve"}'
+	# A stdout that cannot be written: exit 74, never a silent 0.
+	# shellcheck disable=SC2046
+	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
+	    --no-warnings --input-type=module \
+	    -e "$(cat "$(top)/provider-runner/driver.mjs")" < req 1</dev/null
+	st=$?
+	[ "$st" -eq 74 ] || atf_fail "driver with a read-only stdout exited $st"
 }
 
 atf_test_case sbxctl_digest_bundle
