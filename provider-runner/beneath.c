@@ -34,7 +34,7 @@ prov_open_beneath(int dirfd, const char *path, int flags)
 	how.flags = (uint64_t)(flags | O_CLOEXEC);
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 	    RESOLVE_NO_MAGICLINKS;
-	/* EAGAIN: a rename raced the lookup; retry a bounded number of times. */
+	/* EAGAIN: a rename raced the lookup; retry a few times. */
 	do {
 		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	} while (fd == -1 && (errno == EINTR || errno == EAGAIN) &&

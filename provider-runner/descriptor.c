@@ -36,9 +36,9 @@ only_keys(const struct json_value *v, const char *const *keys, size_t n,
 				break;
 		if (k == n) {
 			prov_json_key_quote(q, &v->u.object.m[i].key);
-			return prov_fail(err, PROV_INVALID_MODULE, "provider %s "
-			    "module is invalid: %s.%s: unknown field", id,
-			    where, q);
+			return prov_fail(err, PROV_INVALID_MODULE,
+			    "provider %s module is invalid: %s.%s: unknown "
+			    "field", id, where, q);
 		}
 	}
 	return 0;

@@ -146,13 +146,15 @@ parse_entry(const struct json_value *v, size_t idx, struct prov_entry *e,
 		return -1;
 	if (!provider_id_ok(e->id))
 		return prov_fail(err, PROV_INVALID_MODULE, "%s.id: must be "
-		    "<scope>/<name> (^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$)", where);
+		    "<scope>/<name> (^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$)",
+		    where);
 	if (get_string(v, where, "version", 1, PROV_VERSION_MAX, e->version,
 	    sizeof(e->version), err) == -1)
 		return -1;
 	if (!version_ok(e->version))
 		return prov_fail(err, PROV_INVALID_MODULE, "%s.version: must "
-		    "start with MAJOR.MINOR.PATCH (^\\d+\\.\\d+\\.\\d+)", where);
+		    "start with MAJOR.MINOR.PATCH (^\\d+\\.\\d+\\.\\d+)",
+		    where);
 	if (get_string(v, where, "module", 1, PROV_PATH_MAX, e->module,
 	    sizeof(e->module), err) == -1)
 		return -1;
@@ -224,8 +226,9 @@ prov_manifest_parse(const void *buf, size_t len, struct prov_manifest *m,
 	    PROV_BUNDLE_ID_MAX, m->bundle_id, sizeof(m->bundle_id),
 	    &why) == -1 || !bundle_id_ok(m->bundle_id)) {
 		prov_fail(err, PROV_INVALID_MODULE, "%s: id: must be a bundle "
-		    "id of 1 to %d characters (^[a-z0-9]([a-z0-9-]*[a-z0-9])?$)",
-		    PROV_MANIFEST_NAME, PROV_BUNDLE_ID_MAX);
+		    "id of 1 to %d characters "
+		    "(^[a-z0-9]([a-z0-9-]*[a-z0-9])?$)", PROV_MANIFEST_NAME,
+		    PROV_BUNDLE_ID_MAX);
 		goto out;
 	}
 	if ((gp = prov_json_get(root, "gateProviders")) == NULL) {
@@ -254,7 +257,8 @@ prov_manifest_parse(const void *buf, size_t len, struct prov_manifest *m,
 			if (strcmp(m->entries[j].id, m->entries[i].id) == 0) {
 				prov_fail(err, PROV_DUPLICATE, "%s: "
 				    "gateProviders[%zu].id: provider id \"%s\" "
-				    "is declared twice (also gateProviders[%zu])",
+				    "is declared twice "
+				    "(also gateProviders[%zu])",
 				    PROV_MANIFEST_NAME, i, m->entries[i].id, j);
 				goto out;
 			}
@@ -262,7 +266,8 @@ prov_manifest_parse(const void *buf, size_t len, struct prov_manifest *m,
 			    m->entries[i].module) == 0) {
 				prov_fail(err, PROV_INVALID_MODULE, "%s: "
 				    "gateProviders[%zu].module: module \"%s\" "
-				    "is declared twice (also gateProviders[%zu])",
+				    "is declared twice "
+				    "(also gateProviders[%zu])",
 				    PROV_MANIFEST_NAME, i, m->entries[i].module,
 				    j);
 				goto out;

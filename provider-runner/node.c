@@ -135,13 +135,13 @@ prov_node_probe_parse(const char *out, size_t len, struct prov_node *node,
 		    "node probe: malformed report");
 	if (strcmp(node->permission, "--permission") != 0 &&
 	    strcmp(node->permission, "--experimental-permission") != 0)
-		return prov_fail(err, PROV_SANDBOX_UNAVAILABLE, "node %s has no "
-		    "permission model (--permission)", node->version);
+		return prov_fail(err, PROV_SANDBOX_UNAVAILABLE, "node %s has "
+		    "no permission model (--permission)", node->version);
 	if (strcmp(node->vm_modules, "builtin") == 0)
 		node->vm_modules[0] = '\0';
 	else if (strcmp(node->vm_modules, "--experimental-vm-modules") != 0)
-		return prov_fail(err, PROV_SANDBOX_UNAVAILABLE, "node %s has no "
-		    "vm.SourceTextModule", node->version);
+		return prov_fail(err, PROV_SANDBOX_UNAVAILABLE, "node %s has "
+		    "no vm.SourceTextModule", node->version);
 	if (strcmp(codegen, "yes") != 0)
 		return prov_fail(err, PROV_SANDBOX_UNAVAILABLE, "node %s lacks "
 		    "--disallow-code-generation-from-strings", node->version);

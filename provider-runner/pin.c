@@ -47,8 +47,8 @@ prov_records_parse(const void *buf, size_t len, size_t max,
 	}
 	if ((n = v->u.array.n) > max_or_default(max)) {
 		json_free(v);
-		return prov_fail(err, PROV_BUDGET_EXCEEDED, "%zu records exceed "
-		    "the limit of %zu", n, max_or_default(max));
+		return prov_fail(err, PROV_BUDGET_EXCEEDED, "%zu records "
+		    "exceed the limit of %zu", n, max_or_default(max));
 	}
 	*out = v;
 	return 0;

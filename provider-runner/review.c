@@ -156,7 +156,8 @@ prov_review_check(const struct prov_review *r, const char *id,
 		    r->code_digest, code_digest);
 	if (prov_datetime_zod(r->reviewed_at, &at) == -1)
 		return prov_fail(err, PROV_MISSING_ATTESTATION, "provider %s: "
-		    "review date \"%s\" is not a date-time", id, r->reviewed_at);
+		    "review date \"%s\" is not a date-time", id,
+		    r->reviewed_at);
 	if (at > now_ms)
 		return prov_fail(err, PROV_MISSING_ATTESTATION, "provider %s: "
 		    "review date %s is in the future", id, r->reviewed_at);

@@ -49,8 +49,8 @@ struct prov_error {
 #define PROV_QUOTE_MAX		(PROV_QUOTE_SRC_MAX * 4 + 4)
 
 const char	*prov_code_name(enum prov_code);
-int		 prov_fail(struct prov_error *, enum prov_code, const char *, ...)
-		    SBX_PRINTF(3, 4);
+int		 prov_fail(struct prov_error *, enum prov_code, const char *,
+		    ...) SBX_PRINTF(3, 4);
 void		 prov_prefix(struct prov_error *, const char *, ...)
 		    SBX_PRINTF(2, 3);
 void		 prov_quote(char dst[PROV_QUOTE_MAX], const void *, size_t);
@@ -337,11 +337,12 @@ int	 prov_seal_section(const struct prov_identity *,
 #define PROV_NODE_PROBE_MAX	512
 #define PROV_NODE_ARGV_MAX	10
 
+/* permission: --permission or --experimental-permission; vm_modules:
+ * --experimental-vm-modules, or "" when vm.SourceTextModule is built in. */
 struct prov_node {
 	char	 version[PROV_NODE_FLAG_MAX];
-	char	 permission[PROV_NODE_FLAG_MAX];  /* --permission or
-						     --experimental-permission */
-	char	 vm_modules[PROV_NODE_FLAG_MAX];  /* flag, or "" if built in */
+	char	 permission[PROV_NODE_FLAG_MAX];
+	char	 vm_modules[PROV_NODE_FLAG_MAX];
 };
 
 size_t	 prov_node_probe_argv(const char *, const char **, size_t);

@@ -262,14 +262,14 @@ walk_dir(struct walk *w, int dfd, const char *rel, size_t depth)
 			}
 			if ((fd = prov_open_beneath(dirfd(d), names[i].name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) == -1) {
-				prov_fail(w->err, PROV_PATH_ESCAPE, "%s: cannot "
-				    "be opened: %s", q, strerror(errno));
+				prov_fail(w->err, PROV_PATH_ESCAPE, "%s: "
+				    "cannot be opened: %s", q, strerror(errno));
 				goto out;
 			}
 			if (!same_inode(fd, &st, 1)) {
 				close(fd);
-				prov_fail(w->err, PROV_PATH_ESCAPE, "%s: changed "
-				    "while the snapshot was taken", q);
+				prov_fail(w->err, PROV_PATH_ESCAPE, "%s: "
+				    "changed while the snapshot was taken", q);
 				goto out;
 			}
 			if (walk_dir(w, fd, path, depth + 1) == -1)

@@ -17,7 +17,8 @@
 #include "common.h"
 #include "provider-runner/runner.h"
 
-#define NONCE	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define NONCE	"0123456789abcdef0123456789abcdef" \
+		"0123456789abcdef0123456789abcdef"
 #define PREFIX	PROV_FRAME_PREFIX NONCE " "
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -46,7 +46,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_message(&err);
 		return 0;
 	}
-	if (m.bundle_id[0] == '\0' || strlen(m.bundle_id) > PROV_BUNDLE_ID_MAX ||
+	if (m.bundle_id[0] == '\0' ||
+	    strlen(m.bundle_id) > PROV_BUNDLE_ID_MAX ||
 	    m.nentries > PROV_MAX_PROVIDERS)
 		abort();
 	for (i = 0; i < m.nentries; i++) {
@@ -58,7 +59,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (e->has_review) {
 			if (e->review_file[0] != '\0' ||
 			    !prov_digest_ok(e->review.code_digest) ||
-			    prov_datetime_zod(e->review.reviewed_at, &ms) == -1 ||
+			    prov_datetime_zod(e->review.reviewed_at,
+			    &ms) == -1 ||
 			    e->review.reviewer[0] == '\0')
 				abort();
 		} else if (!prov_path_review_ok(e->review_file,

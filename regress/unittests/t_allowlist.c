@@ -6,8 +6,12 @@
  */
 #include "provtest.h"
 
-#define D1 "sha256:76cd4dcb9af82fc27461a845254401bd66e96f8f5198cbb57c28c1f99511a590"
-#define D0 "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+#define D1 \
+	"sha256:76cd4dcb9af82fc27461a8452544" \
+	"01bd66e96f8f5198cbb57c28c1f99511a590"
+#define D0 \
+	"sha256:0000000000000000000000000000" \
+	"000000000000000000000000000000000000"
 #define ENTRY(b, p, d, r, at) \
 	"{\"bundleId\":" b ",\"providerId\":" p ",\"codeDigest\":" d \
 	",\"reviewer\":" r ",\"reviewedAt\":" at "}"

@@ -80,7 +80,8 @@ ATF_TC_BODY(forgeries, tc)
 	    "outside its result frame (113 bytes after the first line)");
 	/* Anything after it, or no end. */
 	REFUSED(PFX OKBODY "\n" PFX OKBODY "\n", "bytes after the first line");
-	REFUSED(PFX OKBODY "\nx", "outside its result frame (no final newline)");
+	REFUSED(PFX OKBODY "\nx",
+	    "outside its result frame (no final newline)");
 	REFUSED(PFX OKBODY "\nx\n", "(2 bytes after the first line)");
 	REFUSED(PFX OKBODY "\n\n", "(1 bytes after the first line)");
 	REFUSED(PFX OKBODY, "no final newline");
@@ -236,7 +237,8 @@ ATF_TC_BODY(descriptors, tc)
 		{ "[]", "provider a.b/v1 module is invalid: no result" },
 		{ "{\"ok\":true}", "no provider descriptor" },
 		{ "{\"ok\":true,\"descriptor\":[]}", "no provider descriptor" },
-		{ "{\"ok\":true,\"result\":{}}", "result.result: unknown field" },
+		{ "{\"ok\":true,\"result\":{}}",
+		    "result.result: unknown field" },
 		{ DESC(IDV "\"description\":\"d\",\"metrics\":{},\"x\":1"),
 		    "descriptor.x: unknown field" },
 		{ DESC("\"id\":\"a.b/v2\",\"version\":\"1.0.0\","

@@ -11,7 +11,8 @@
 	"\"module\":\"gate-providers/example.mjs\",\"description\":\"d\"," \
 	"\"reviewFile\":\"gate-providers/example-review.json\"}"
 #define DIGEST_A \
-	"sha256:6088dc95a50be00fa4f7b1fa2082179150f781967c911eae5ffce3b9e8710cd1"
+	"sha256:6088dc95a50be00fa4f7b1fa2082" \
+	"179150f781967c911eae5ffce3b9e8710cd1"
 #define INLINE_REVIEW \
 	"{\"reviewer\":\"R\",\"reviewedAt\":\"2026-08-15T00:00:00.000Z\"," \
 	"\"codeDigest\":\"" DIGEST_A "\"}"
@@ -35,7 +36,8 @@ static const struct {
 	{ "{\"id\":\"gates-example\",\"gateProviders\":[]}", NULL, PROV_OK },
 	/* The bundle's other keys are the installing tool's business. */
 	{ "{\"id\":\"x\",\"type\":\"extension\",\"version\":\"1.0.0\","
-	    "\"manifestVersion\":\"1\",\"name\":{\"any\":[1]}}", NULL, PROV_OK },
+	    "\"manifestVersion\":\"1\",\"name\":{\"any\":[1]}}", NULL,
+	    PROV_OK },
 	{ ENTRY_WITH("\"reviewFile\":\"r.json\"") , NULL, PROV_OK },
 	{ ENTRY_ONLY("\"id\":\"A.b_c-d/v1.2\",\"version\":\"10.20.30-rc.1+x\","
 	    "\"module\":\"a/B_c/d-e.mjs\",\"description\":\" \","
@@ -54,8 +56,12 @@ static const struct {
 	{ "{\"id\":\"x-\"}", "id: must be a bundle id", PROV_INVALID_MODULE },
 	{ "{\"id\":\"\"}", "id: must be a bundle id", PROV_INVALID_MODULE },
 	{ "{\"id\":\"a_b\"}", "id: must be a bundle id", PROV_INVALID_MODULE },
-	{ "{\"id\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	    "aaaa1\"}", "id: must be a bundle id", PROV_INVALID_MODULE },
+	/* 64 characters are the most a bundle id may have. */
+	{ "{\"id\":\"" "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef" "\"}", NULL, PROV_OK },
+	{ "{\"id\":\"" "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef" "0\"}",
+	    "id: must be a bundle id", PROV_INVALID_MODULE },
 	{ "{\"id\":1}", "id: must be a bundle id", PROV_INVALID_MODULE },
 	{ "{\"id\":\"x\",\"gateProviders\":\"yes\"}",
 	    "manifest.json: gateProviders: must be an array",
@@ -79,15 +85,18 @@ static const struct {
 	{ ENTRY_ONLY("\"id\":\"noslash\",\"version\":\"1.0.0\","
 	    "\"module\":\"a.mjs\",\"description\":\"d\","
 	    "\"reviewFile\":\"r.json\""),
-	    "gateProviders[0].id: must be <scope>/<name>", PROV_INVALID_MODULE },
+	    "gateProviders[0].id: must be <scope>/<name>",
+	    PROV_INVALID_MODULE },
 	{ ENTRY_ONLY("\"id\":\"a/b/c\",\"version\":\"1.0.0\","
 	    "\"module\":\"a.mjs\",\"description\":\"d\","
 	    "\"reviewFile\":\"r.json\""),
-	    "gateProviders[0].id: must be <scope>/<name>", PROV_INVALID_MODULE },
+	    "gateProviders[0].id: must be <scope>/<name>",
+	    PROV_INVALID_MODULE },
 	{ ENTRY_ONLY("\"id\":\"a /b\",\"version\":\"1.0.0\","
 	    "\"module\":\"a.mjs\",\"description\":\"d\","
 	    "\"reviewFile\":\"r.json\""),
-	    "gateProviders[0].id: must be <scope>/<name>", PROV_INVALID_MODULE },
+	    "gateProviders[0].id: must be <scope>/<name>",
+	    PROV_INVALID_MODULE },
 	{ ENTRY_ONLY("\"id\":\"a.b/v1\",\"version\":\"1.0\","
 	    "\"module\":\"a.mjs\",\"description\":\"d\","
 	    "\"reviewFile\":\"r.json\""),
@@ -101,7 +110,8 @@ static const struct {
 	{ ENTRY_ONLY("\"id\":\"a.b/v1\",\"version\":\"\","
 	    "\"module\":\"a.mjs\",\"description\":\"d\","
 	    "\"reviewFile\":\"r.json\""),
-	    "gateProviders[0].version: must not be empty", PROV_INVALID_MODULE },
+	    "gateProviders[0].version: must not be empty",
+	    PROV_INVALID_MODULE },
 	{ ENTRY_ONLY("\"id\":\"a.b/v1\",\"version\":\"1.0.0\","
 	    "\"module\":\"../escape.mjs\",\"description\":\"d\","
 	    "\"reviewFile\":\"r.json\""),
@@ -165,9 +175,11 @@ static const struct {
 	    "gateProviders[0].review.codeDigest: required, must be a sha256 "
 	    "digest", PROV_INVALID_MODULE },
 	{ ENTRY_WITH("\"review\":{\"reviewer\":\"R\",\"reviewedAt\":"
-	    "\"2026-08-15T00:00:00.000Z\",\"codeDigest\":\"SHA256:6088dc95a50be0"
-	    "0fa4f7b1fa2082179150f781967c911eae5ffce3b9e8710cd1\"}"),
-	    "gateProviders[0].review.codeDigest: required", PROV_INVALID_MODULE },
+	    "\"2026-08-15T00:00:00.000Z\",\"codeDigest\":"
+	    "\"SHA256:6088dc95a50be00fa4f7b1fa2082179150f781967c911eae5ffce3b9"
+	    "e8710cd1\"}"),
+	    "gateProviders[0].review.codeDigest: required",
+	    PROV_INVALID_MODULE },
 	{ ENTRY_WITH("\"review\":{\"reviewer\":\"R\",\"reviewedAt\":"
 	    "\"2026-08-15\",\"codeDigest\":\"" DIGEST_A "\"}"),
 	    "gateProviders[0].review.reviewedAt: required, must be a date-time",
@@ -183,7 +195,8 @@ static const struct {
 	{ ENTRY_WITH("\"review\":{\"reviewer\":\"R\",\"reviewedAt\":"
 	    "\"2026-08-15T00:00:00Z\",\"codeDigest\":\"" DIGEST_A "\","
 	    "\"note\":\"x\"}"),
-	    "gateProviders[0].review.note: unknown field", PROV_INVALID_MODULE },
+	    "gateProviders[0].review.note: unknown field",
+	    PROV_INVALID_MODULE },
 	{ "{\"id\":\"x\",\"gateProviders\":[" GOOD_ENTRY "," GOOD_ENTRY "]}",
 	    "manifest.json: gateProviders[1].id: provider id "
 	    "\"example.count/v1\" is declared twice (also gateProviders[0])",
@@ -385,7 +398,8 @@ ATF_TC_BODY(review_files, tc)
 	ATF_CHECK_STREQ(r.reviewer, "R");
 	tp_writes("b/r/review.json", "{\"reviewer\":\"R\"");
 	TP_CHECK_ERR(prov_review_read(fd, &e, &r, &err), err,
-	    PROV_MISSING_ATTESTATION, "review file r/review.json: invalid JSON");
+	    PROV_MISSING_ATTESTATION,
+	    "review file r/review.json: invalid JSON");
 	tp_writes("b/r/review.json", "{\"reviewer\":\"R\",\"reviewedAt\":"
 	    "\"2026-08-15T00:00:00Z\",\"codeDigest\":\"" DIGEST_A "\","
 	    "\"extra\":true}");
@@ -408,7 +422,8 @@ ATF_TC_BODY(review_files, tc)
 	    PROV_MISSING_ATTESTATION, "r/review.json: not a regular file");
 	strlcpy(e.review_file, "../x.json", sizeof(e.review_file));
 	TP_CHECK_ERR(prov_review_read(fd, &e, &r, &err), err,
-	    PROV_PATH_ESCAPE, "review file is not a bundle-relative .json path");
+	    PROV_PATH_ESCAPE,
+	    "review file is not a bundle-relative .json path");
 	close(fd);
 }
 

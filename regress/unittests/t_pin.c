@@ -6,17 +6,23 @@
 #include "provtest.h"
 
 #define CODE_EX \
-	"sha256:76cd4dcb9af82fc27461a845254401bd66e96f8f5198cbb57c28c1f99511a590"
+	"sha256:76cd4dcb9af82fc27461a8452544" \
+	"01bd66e96f8f5198cbb57c28c1f99511a590"
 #define REC_EMPTY \
-	"sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
+	"sha256:4f53cda18c2baa0c0354bb5f9a3e" \
+	"cbe5ed12ab4d8e11ba873c2f11161202b945"
 #define REC_ONE \
-	"sha256:7c9f2b0232a4f7f63e8770a5a217a135e0cd065e08cabeeea28eb8c029493ec3"
+	"sha256:7c9f2b0232a4f7f63e8770a5a217" \
+	"a135e0cd065e08cabeeea28eb8c029493ec3"
 #define REC_A0B0 \
-	"sha256:1cdc0d373ad3a1af2990c0383eb27d5791e580c92bb4411ed1f648cda3f9b2ad"
+	"sha256:1cdc0d373ad3a1af2990c0383eb2" \
+	"7d5791e580c92bb4411ed1f648cda3f9b2ad"
 #define REC_A0B1 \
-	"sha256:665cbbbfe00f4c9fbd4fbeba0fe645d11750c1e6fdacc3d90e40876d07b4e1ae"
+	"sha256:665cbbbfe00f4c9fbd4fbeba0fe6" \
+	"45d11750c1e6fdacc3d90e40876d07b4e1ae"
 #define SRC \
-	"sha256:fdefe6ab09c01c296971d4ad984495c8266bae14b73c372404396d24536d12ca"
+	"sha256:fdefe6ab09c01c296971d4ad9844" \
+	"95c8266bae14b73c372404396d24536d12ca"
 
 /* flakeRecords: 10 records of slice a, then 10 of b, failures first. */
 static char *
@@ -252,7 +258,8 @@ ATF_TC_BODY(sealed_sections, tc)
 	/* The reference's check order: records, metrics, code digest. */
 	res = parse("{\"metrics\":[]}");
 	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, res, &text, &len, &err),
-	    err, PROV_REJECTED, "provider example.count/v1 returned no metrics");
+	    err, PROV_REJECTED,
+	    "provider example.count/v1 returned no metrics");
 	ATF_CHECK(text == NULL);
 	json_free(res);
 	res = parse("{\"result\":{}}");
@@ -281,7 +288,8 @@ ATF_TC_BODY(source_digests, tc)
 {
 	struct prov_error	 err;
 	struct json_value	*m;
-	char			 d[DIGEST_STR_LEN + 1], want[DIGEST_STR_LEN + 1];
+	char			 d[DIGEST_STR_LEN + 1];
+	char			 want[DIGEST_STR_LEN + 1];
 	static const char	 canon[] = "{\"id\":\"a.b/v1\",\"metrics\":"
 	    "{\"m\":{\"description\":\"\\u0000\\ud800\",\"kind\":\"scalar\"}},"
 	    "\"version\":\"1.0.0\"}";

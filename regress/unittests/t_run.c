@@ -46,7 +46,8 @@ ATF_TC_BODY(probe_parse, tc)
 		const char	*out;
 		const char	*want;		/* NULL: accepted */
 	} t[] = {
-		{ "sbx-node-probe v20.20.2 permission=--experimental-permission "
+		{ "sbx-node-probe v20.20.2 "
+		    "permission=--experimental-permission "
 		    "vm=--experimental-vm-modules codegen=yes\n", NULL },
 		{ "sbx-node-probe v24.1.0 permission=--permission vm=builtin "
 		    "codegen=yes\n", NULL },
@@ -54,7 +55,8 @@ ATF_TC_BODY(probe_parse, tc)
 		    "vm=--experimental-vm-modules codegen=yes\n",
 		    "node v18.0.0 has no permission model" },
 		{ "sbx-node-probe v20.0.0 permission=--permission vm=none "
-		    "codegen=yes\n", "node v20.0.0 has no vm.SourceTextModule" },
+		    "codegen=yes\n",
+		    "node v20.0.0 has no vm.SourceTextModule" },
 		{ "sbx-node-probe v20.0.0 permission=--permission vm=builtin "
 		    "codegen=no\n",
 		    "lacks --disallow-code-generation-from-strings" },

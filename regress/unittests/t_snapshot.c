@@ -6,9 +6,15 @@
  */
 #include "provtest.h"
 
-#define EX_HASH1 "cbf7d763853153fc4970cce83df81b81c9e1d60c0580b44ca3f6c266c3596607"
-#define EX_HASH2 "80ba5452bc9220216023f740d58a61d893c55e072c7d195bb26a85548a3a20e6"
-#define EX_DIGEST "sha256:76cd4dcb9af82fc27461a845254401bd66e96f8f5198cbb57c28c1f99511a590"
+#define EX_HASH1 \
+	"cbf7d763853153fc4970cce83df81b81" \
+	"c9e1d60c0580b44ca3f6c266c3596607"
+#define EX_HASH2 \
+	"80ba5452bc9220216023f740d58a61d8" \
+	"93c55e072c7d195bb26a85548a3a20e6"
+#define EX_DIGEST \
+	"sha256:76cd4dcb9af82fc27461a8452544" \
+	"01bd66e96f8f5198cbb57c28c1f99511a590"
 
 /* Take a snapshot of dir/entry; the result of prov_snapshot_take. */
 static int
@@ -451,7 +457,8 @@ ATF_TC_BODY(digest_matches_node, tc)
 	};
 	struct prov_snapshot	 snap;
 	struct prov_error	 err;
-	char			 node[PATH_MAX], top[PATH_MAX], ref[PATH_MAX + 64];
+	char			 node[PATH_MAX], top[PATH_MAX];
+	char			 ref[PATH_MAX + 64];
 	char			*out;
 	size_t			 i, outlen;
 	const char		*argv[6];
