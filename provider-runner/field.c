@@ -125,7 +125,11 @@ prov_json_cstr(const struct json_string *s, size_t maxunits, char *dst,
 		*why = "is too long";
 		return -1;
 	}
-	return units_utf8(s, dst, dstsz, why) == -1 ? -1 : 0;
+	if (units_utf8(s, dst, dstsz, why) == -1) {
+		dst[0] = '\0';		/* never a half-written string */
+		return -1;
+	}
+	return 0;
 }
 
 /*
