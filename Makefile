@@ -81,6 +81,9 @@ dest_sbxctl :=		$(B)/bin/sbxctl
 # Each role links only what it uses (with --as-needed, unused libraries
 # are not even recorded as dependencies).
 libs_monitor :=		$(ALL_LIBS)
+# The monitor owns the provider launch plan: node's probe and command line
+# and the embedded driver come from the provider-runner archive.
+extra_monitor =		$(call prog_lib,provider-runner)
 libs_launcher :=	$(ALL_LIBS)
 libs_shim :=		$(ALL_LIBS)
 libs_proxy :=		$(ALL_LIBS)

@@ -405,7 +405,8 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 #define SBX_SPEC_MAXARGS	256
 #define SBX_SPEC_MAXENV		128
 #define SBX_SPEC_MAXMOUNTS	64
-#define SBX_SPEC_STRMAX		4096		/* one string, NUL included */
+#define SBX_SPEC_STRMAX		32768		/* one string, NUL included (the
+						   provider driver is an argument) */
 #define SBX_SPEC_ERRLEN		256		/* error buffers */
 #define SBX_SPEC_UNLIMITED	UINT64_MAX	/* nofile, fsize: inherit */
 

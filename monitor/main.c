@@ -101,6 +101,8 @@ monitor_reload(void)
 	control_conf(nconf);
 	conf_free(monitor_conf);
 	monitor_conf = nconf;
+	/* The trust root may have changed: the runner re-validates it. */
+	provider_allowlist_send();
 	audit("reload", getuid(), getpid(), "configuration %s reloaded",
 	    conffile);
 }
@@ -267,6 +269,9 @@ main(int argc, char *argv[])
 	}
 	set_user_name(getuid());
 	selftest_init();
+	/* The provider launch plan probes node: before any filter. */
+	if (monitor_conf->bundle_providers)
+		runtime_init(monitor_conf->provider_runtime);
 	if (!debug && daemon(0, 0) == -1)
 		fatal("daemon");
 
@@ -293,6 +298,7 @@ main(int argc, char *argv[])
 		monitor_shutdown(1);
 	/* The verdict exists before the first agent is served. */
 	selftest_startup();
+	provider_allowlist_send();
 	control_listen();
 	audit("start", getuid(), getpid(), "sbx-monitor %s as %s on %s",
 	    SBX_VERSION, monitor_user, monitor_conf->socket);
