@@ -77,6 +77,10 @@ extern const char *const cmd_status_synopsis[];
 extern const char *const cmd_privs_synopsis[];
 struct sbx_conn	*ctl_connect(struct sbxctl *, int *);
 
+/* provider.c */
+int	 cmd_provider(struct sbxctl *, int, char **);
+extern const char *const cmd_provider_synopsis[];
+
 /* run.c */
 int	 cmd_run(struct sbxctl *, int, char **);
 extern const char *const cmd_run_synopsis[];
