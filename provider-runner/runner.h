@@ -411,6 +411,7 @@ const unsigned char *pio_data(const struct pio *, size_t *);
 void		 pio_free(struct pio *);
 
 /* ---- chan.c: the role's side of the monitor channel --------------------- */
+/* runner_send(type, peerid, fd or -1, data, len); fatal on failure. */
 void	 runner_chan_init(struct imsgbuf *);
 void	 runner_send(uint32_t, uint32_t, int, const void *, size_t);
 void	 runner_send_blob(uint32_t, const unsigned char *, size_t);
@@ -430,10 +431,16 @@ struct runner_allowlist *runner_allowlist_ref(void);
 void	 runner_allowlist_unref(struct runner_allowlist *);
 
 /* ---- sbrun.c: one provider sandbox, through the monitor ----------------- */
+/* The verdict: the frame's body (the callee's to free), or the refusal. */
 typedef void	(*sbrun_cb)(void *, struct json_value *,
 		    const struct prov_error *);
 
-/* 0, or -1 with err when the run could not even be asked for. */
+/*
+ * sbrun_start(job, request, reqlen, nonce, timeout_ms, max_output, cb,
+ * arg, err): ask the monitor for a sandbox and feed it request (owned
+ * from here on); cb runs once with the verdict.  0, or -1 with err when
+ * the run could not even be asked for.
+ */
 int	 sbrun_start(uint32_t, char *, size_t, const char *, uint32_t,
 	    size_t, sbrun_cb, void *, struct prov_error *);
 void	 sbrun_exited(uint32_t, const struct launch_exit *);
