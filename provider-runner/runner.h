@@ -354,4 +354,108 @@ size_t	 prov_node_argv(const char *, const struct prov_node *, const char **,
 	    size_t);
 const char *prov_driver_source(size_t *);
 
+/* ---- blob.c: a snapshot as bytes for the monitor's registry ------------ */
+/*
+ * "sbxblob1", then big-endian u32 fields: the module count, the entry
+ * path (length, bytes), and per module its path and its bytes (length,
+ * bytes each).  Decoding refuses (attestation-mismatch) anything but the
+ * exact shape; the caller still re-digests what it decoded.
+ */
+#define PROV_BLOB_MAGIC		"sbxblob1"
+#define PROV_BLOB_MAGIC_LEN	8
+
+int	 prov_blob_encode(const struct prov_snapshot *, unsigned char **,
+	    size_t *);
+int	 prov_blob_decode(const void *, size_t, struct prov_snapshot *,
+	    struct prov_error *);
+
+/* ---- judge.c: how a provider run ended (provider-spec 5.5, 5.6) -------- */
+struct prov_outcome {
+	const struct launch_exit *exit;		/* IMSG_PR_EXITED */
+	uint32_t		 timeout_ms;
+	int			 overflow;	/* stdout passed max_output */
+	int			 unfinished;	/* stdout never reached EOF */
+	const void		*out;		/* stdout, up to max_output */
+	size_t			 outlen;
+	size_t			 max_output;
+	const char		*nonce;
+};
+
+int	 prov_run_judge(const struct prov_outcome *, struct json_value **,
+	    struct prov_error *);
+
+/* ---- pio.c: bounded, event-driven I/O on one descriptor ---------------- */
+enum pio_status {
+	PIO_RUNNING,
+	PIO_DONE,		/* reader: EOF; writer: every byte written */
+	PIO_OVERFLOW,		/* reader: more than max bytes */
+	PIO_ERROR,		/* error holds errno */
+	PIO_TIMEOUT
+};
+
+struct pio;
+typedef void	(*pio_cb)(struct pio *, void *);
+
+/*
+ * Read fd to EOF (at most max bytes) or write len bytes of buf (owned from
+ * here on) to it; cb runs once, from the event loop, when the transfer
+ * ends.  The descriptor is owned and closed when the transfer ends.  A
+ * timeout of 0 means none.
+ */
+struct pio	*pio_read(int, size_t, uint32_t, pio_cb, void *);
+struct pio	*pio_write(int, unsigned char *, size_t, uint32_t, pio_cb,
+		    void *);
+enum pio_status	 pio_status(const struct pio *);
+int		 pio_error(const struct pio *);
+const unsigned char *pio_data(const struct pio *, size_t *);
+void		 pio_free(struct pio *);
+
+/* ---- chan.c: the role's side of the monitor channel --------------------- */
+/* runner_send(type, peerid, fd or -1, data, len); fatal on failure. */
+void	 runner_chan_init(struct imsgbuf *);
+void	 runner_send(uint32_t, uint32_t, int, const void *, size_t);
+void	 runner_send_blob(uint32_t, const unsigned char *, size_t);
+void	 runner_job_claim(uint32_t);
+void	 runner_done(uint32_t, const struct prov_error *, uint32_t);
+uint32_t runner_tag_new(void);
+
+/* ---- trust.c: the operator's allowlist as the monitor sent it ---------- */
+struct runner_allowlist {
+	struct prov_allowlist	 al;
+	int			 refs;
+};
+
+void	 runner_allowlist_chunk(const void *, size_t);
+void	 runner_allowlist_end(uint32_t, struct prov_error *);
+struct runner_allowlist *runner_allowlist_ref(void);
+void	 runner_allowlist_unref(struct runner_allowlist *);
+
+/* ---- sbrun.c: one provider sandbox, through the monitor ----------------- */
+/* The verdict: the frame's body (the callee's to free), or the refusal. */
+typedef void	(*sbrun_cb)(void *, struct json_value *,
+		    const struct prov_error *);
+
+/*
+ * sbrun_start(job, request, reqlen, nonce, timeout_ms, max_output, cb,
+ * arg, err): ask the monitor for a sandbox and feed it request (owned
+ * from here on); cb runs once with the verdict.  0, or -1 with err when
+ * the run could not even be asked for.
+ */
+int	 sbrun_start(uint32_t, char *, size_t, const char *, uint32_t,
+	    size_t, sbrun_cb, void *, struct prov_error *);
+void	 sbrun_exited(uint32_t, const struct launch_exit *);
+int	 sbrun_busy(uint32_t);
+
+/* ---- jobload.c, jobinvoke.c: the monitor's requests --------------------- */
+#define RUNNER_TIMEOUT_DEFAULT	5000		/* ms */
+#define RUNNER_TIMEOUT_MAX	30000
+#define RUNNER_OUTPUT_MAX	(8 * 1024 * 1024)
+#define RUNNER_RECORDS_BYTES	JSON_MAX_BYTES_DEFAULT
+#define RUNNER_RESULT_MAX	(32 * 1024 * 1024)	/* = rlimit fsize */
+
+void	 jobload_start(uint32_t, int, const struct pr_load *);
+void	 jobinvoke_output(uint32_t, int);
+void	 jobinvoke_blob(uint32_t, const void *, size_t);
+void	 jobinvoke_start(uint32_t, int, const struct pr_invoke *);
+
 #endif /* SBX_RUNNER_H */
