@@ -520,7 +520,7 @@ enum role_imsg {
 					      (after the blob's chunks) */
 	IMSG_PR_OUTPUT,			/* -> struct pr_job + result fd */
 	IMSG_PR_SPAWN,			/* <- struct pr_spawn + stdin fd */
-	IMSG_PR_SPAWN_STDOUT,		/* <- struct pr_job + stdout fd */
+	IMSG_PR_SPAWN_STDOUT,		/* <- struct pr_spawn + stdout fd */
 	IMSG_PR_EXITED,			/* -> struct launch_exit (peerid: the
 					      spawn's tag, see pr_spawn) */
 	IMSG_PR_DONE,			/* <- struct pr_done: job finished */

@@ -248,7 +248,8 @@ p_invoke(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 		fatalx("cJSON: out of memory");
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	/* Options may follow the provider (GNU argument permutation). */
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r':
 			records = optarg;
