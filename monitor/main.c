@@ -272,6 +272,10 @@ main(int argc, char *argv[])
 	/* The provider launch plan probes node: before any filter. */
 	if (monitor_conf->bundle_providers)
 		runtime_init(monitor_conf->provider_runtime);
+	if (monitor_conf->bundle_providers && monitor_conf->provider_pool > 0)
+		log_warnx("provider-pool %u: pre-booted provider sandboxes are "
+		    "not implemented in this version; every run starts cold",
+		    monitor_conf->provider_pool);
 	if (!debug && daemon(0, 0) == -1)
 		fatal("daemon");
 
