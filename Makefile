@@ -7,6 +7,8 @@
 #   */*.priv                   -> build/gen/priv_<name>.c -> libsbxpriv.a
 #   <prog>/main.c + <prog>/*.c -> the program (other files also go into an
 #                                 archive the unit tests link)
+#   <prog>/*.mjs               -> build/gen/<prog>/<name>_mjs.c (embedded
+#                                 bytes) -> that program's archive
 #   sbxctl/libsbx*.c           -> build/lib/libsbx.{a,so} (+ common/imsg.c)
 #   regress/unittests/t_*.c    -> ATF test programs
 #   regress/helpers/*.c        -> helper programs for the tests
@@ -79,16 +81,23 @@ dest_sbxctl :=		$(B)/bin/sbxctl
 # Each role links only what it uses (with --as-needed, unused libraries
 # are not even recorded as dependencies).
 libs_monitor :=		$(ALL_LIBS)
+# The monitor owns the provider launch plan: node's probe and command line
+# and the embedded driver come from the provider-runner archive.
+extra_monitor =		$(call prog_lib,provider-runner)
 libs_launcher :=	$(ALL_LIBS)
 libs_shim :=		$(ALL_LIBS)
 libs_proxy :=		$(ALL_LIBS)
 libs_provider-runner :=	$(ALL_LIBS)
 libs_sbxctl :=		$(ALL_LIBS)
 # sbxctl is an ordinary agent: it talks to the monitor through libsbx.
-extra_sbxctl =		$(LIBSBX_A)
+# "digest bundle" walks bundles offline with the provider runner's code.
+extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner)
 
 prog_srcs =	$(filter-out $(1)/main.c $(1)/libsbx%.c,$(wildcard $(1)/*.c))
-prog_objs =	$(patsubst %.c,$(O)/%.o,$(call prog_srcs,$(1)))
+# <prog>/*.mjs are embedded (scripts/embed) into that program's archive.
+embed_objs =	$(patsubst %.mjs,$(O)/gen/%_mjs.o,$(wildcard $(1)/*.mjs))
+prog_objs =	$(patsubst %.c,$(O)/%.o,$(call prog_srcs,$(1))) \
+		$(call embed_objs,$(1))
 prog_lib =	$(O)/$(1)/lib$(subst -,_,$(1)).a
 PROG_BINS :=	$(foreach p,$(PROGS),$(dest_$(p)))
 PROG_LIBS :=	$(foreach p,$(PROGS),$(call prog_lib,$(p)))
@@ -146,6 +155,10 @@ $(B)/gen/priv_$(call privname,$(1)).c: $(1) $(PRIVGEN)
 	$(PRIVGEN) -o $$@ -n $(call privname,$(1)) $(1)
 endef
 $(foreach f,$(PRIV_FILES),$(eval $(call priv_rule,$(f))))
+
+$(B)/gen/%_mjs.c: %.mjs scripts/embed
+	@mkdir -p $(@D)
+	sh scripts/embed $< > $@
 
 $(O)/gen/%.o: $(B)/gen/%.c config.h common/common.h
 	@mkdir -p $(@D)

@@ -405,7 +405,8 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 #define SBX_SPEC_MAXARGS	256
 #define SBX_SPEC_MAXENV		128
 #define SBX_SPEC_MAXMOUNTS	64
-#define SBX_SPEC_STRMAX		4096		/* one string, NUL included */
+#define SBX_SPEC_STRMAX		32768		/* one string, NUL included (the
+						   provider driver is an argument) */
 #define SBX_SPEC_ERRLEN		256		/* error buffers */
 #define SBX_SPEC_UNLIMITED	UINT64_MAX	/* nofile, fsize: inherit */
 
@@ -504,6 +505,89 @@ enum role_imsg {
 	IMSG_LAUNCH_EXIT,		/* <- struct launch_exit */
 	IMSG_LAUNCH_SELFTEST,		/* -> struct selftest_req */
 	IMSG_LAUNCH_SELFTEST_RESULT,	/* <- struct selftest_result */
+	/*
+	 * monitor <-> provider-runner; peerid is the monitor's job id.
+	 * "->" is monitor to runner, "<-" runner to monitor.
+	 */
+	IMSG_PR_ALLOWLIST,		/* -> a chunk of the allowlist file */
+	IMSG_PR_ALLOWLIST_END,		/* -> struct pr_allowlist_end */
+	IMSG_PR_ALLOWLIST_OK,		/* <- struct pr_done (the verdict) */
+	IMSG_PR_LOAD,			/* -> struct pr_load + bundle dirfd */
+	IMSG_PR_BLOB,			/* <-> a chunk of a snapshot blob */
+	IMSG_PR_PROVIDER,		/* <- struct pr_provider (after its
+					      blob's chunks) */
+	IMSG_PR_INVOKE,			/* -> struct pr_invoke + records fd
+					      (after the blob's chunks) */
+	IMSG_PR_OUTPUT,			/* -> struct pr_job + result fd */
+	IMSG_PR_SPAWN,			/* <- struct pr_spawn + stdin fd */
+	IMSG_PR_SPAWN_STDOUT,		/* <- struct pr_spawn + stdout fd */
+	IMSG_PR_EXITED,			/* -> struct launch_exit (peerid: the
+					      spawn's tag, see pr_spawn) */
+	IMSG_PR_DONE,			/* <- struct pr_done: job finished */
+};
+
+/* Bulk bytes travel in chunks below the channel cap (DESIGN 3). */
+#define PR_CHUNK		(IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
+#define PR_BLOB_MAX		(2 * 1024 * 1024)	/* a snapshot blob */
+#define PR_ALLOWLIST_MAX	(1024 * 1024)
+#define PR_ID_MAX		129	/* provider id, NUL included */
+#define PR_VERSION_MAX		385
+#define PR_DIGEST_MAX		72	/* "sha256:" + 64 hex + NUL */
+#define PR_METRICS_MAX		8192	/* canonical JSON, NUL included */
+#define PR_MSG_MAX		512
+
+struct pr_allowlist_end {
+	uint32_t	 total;		/* bytes sent in chunks */
+};
+
+struct pr_job {
+	uint32_t	 job;
+};
+
+struct pr_load {
+	int64_t		 now_ms;	/* for review dates */
+	uint32_t	 timeout_ms;	/* each inspect run */
+	uint32_t	 max_output;	/* bytes of a run's stdout */
+};
+
+/* One provider that loaded and passed inspection. */
+struct pr_provider {
+	uint32_t	 blob_len;	/* its snapshot blob, sent before */
+	char		 bundle_id[PR_ID_MAX];
+	char		 id[PR_ID_MAX];
+	char		 version[PR_VERSION_MAX];
+	char		 code_digest[PR_DIGEST_MAX];
+	char		 source_digest[PR_DIGEST_MAX];
+	char		 metrics[PR_METRICS_MAX];	/* canonical JSON */
+};
+
+struct pr_invoke {
+	uint32_t	 blob_len;	/* the registry's blob, sent before */
+	char		 id[PR_ID_MAX];
+	char		 version[PR_VERSION_MAX];
+	char		 code_digest[PR_DIGEST_MAX];	/* as issued */
+	char		 source_digest[PR_DIGEST_MAX];
+	int64_t		 clock_ms;
+	uint32_t	 timeout_ms;
+	uint32_t	 max_records;
+	uint32_t	 max_output;
+};
+
+/*
+ * The runner asks for a provider sandbox: the monitor builds it from its
+ * own launch plan (node, its libraries, the driver) -- the runner only
+ * supplies the pipe ends.  tag names the spawn in IMSG_PR_EXITED.
+ */
+struct pr_spawn {
+	uint32_t	 tag;
+	uint32_t	 timeout_ms;
+};
+
+struct pr_done {
+	int32_t		 code;		/* 0, or a provider-spec error code
+					   (enum prov_code) */
+	uint32_t	 count;		/* load: providers issued */
+	char		 msg[PR_MSG_MAX];
 };
 
 /*

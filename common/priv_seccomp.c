@@ -23,6 +23,7 @@
 #include <linux/seccomp.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,49 +306,65 @@ build(const struct priv_table *t, char *err, size_t errlen)
 	return ctx;
 }
 
-/* The BPF program in memory, so that loading it needs no allocation. */
+/*
+ * The BPF program in memory, so that loading it needs no allocation.
+ * libseccomp exports to a descriptor: a pipe, not a file, because a
+ * sandbox with "fsize 0" (RLIMIT_FSIZE) must still be able to compile its
+ * filter, and the largest program the kernel takes (BPF_MAXINSNS * 8 =
+ * 32 KiB) fits in a pipe's buffer, so the write never blocks.
+ */
 static struct priv_bpf *
 compile(const struct priv_table *t, char *err, size_t errlen)
 {
 	struct priv_bpf	*b;
 	scmp_filter_ctx	 ctx;
-	off_t		 size;
-	int		 fd, rc;
+	ssize_t		 n;
+	size_t		 size = 0;
+	int		 p[2], rc;
 
 	if ((ctx = build(t, err, errlen)) == NULL)
 		return NULL;
-	if ((fd = memfd_create("sbx-seccomp", MFD_CLOEXEC)) == -1) {
-		serr(err, errlen, t, 0, "memfd_create: %s", strerror(errno));
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) == -1) {
+		serr(err, errlen, t, 0, "pipe2: %s", strerror(errno));
 		seccomp_release(ctx);
 		return NULL;
 	}
-	rc = seccomp_export_bpf(ctx, fd);
+	rc = seccomp_export_bpf(ctx, p[1]);
 	seccomp_release(ctx);
+	close(p[1]);
 	if (rc < 0) {
 		serr(err, errlen, t, 0, "seccomp_export_bpf: %s",
 		    strerror(-rc));
-		close(fd);
-		return NULL;
-	}
-	size = lseek(fd, 0, SEEK_END);
-	if (size <= 0 || size % sizeof(struct sock_filter) != 0 ||
-	    size > (off_t)sizeof(b->insns)) {
-		serr(err, errlen, t, 0, "the filter is %lld bytes; the kernel "
-		    "takes at most %d instructions", (long long)size,
-		    BPF_MAXINSNS);
-		close(fd);
+		close(p[0]);
 		return NULL;
 	}
 	b = xcalloc(1, sizeof(*b));
-	b->len = (size_t)size / sizeof(struct sock_filter);
-	if (pread(fd, b->insns, (size_t)size, 0) != size) {
-		serr(err, errlen, t, 0, "reading the compiled filter: %s",
-		    strerror(errno));
+	/* One byte more than fits tells "too long" from "just fits". */
+	for (;;) {
+		n = read(p[0], (char *)b->insns + size,
+		    sizeof(b->insns) - size);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		size += (size_t)n;
+		if (size == sizeof(b->insns)) {
+			char	 extra;
+
+			if (read(p[0], &extra, 1) == 1)
+				size++;
+			break;
+		}
+	}
+	close(p[0]);
+	if (size == 0 || size % sizeof(struct sock_filter) != 0 ||
+	    size > sizeof(b->insns)) {
+		serr(err, errlen, t, 0, "the filter is %zu bytes; the kernel "
+		    "takes at most %d instructions", size, BPF_MAXINSNS);
 		free(b);
-		close(fd);
 		return NULL;
 	}
-	close(fd);
+	b->len = size / sizeof(struct sock_filter);
 	return b;
 }
 

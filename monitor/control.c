@@ -79,10 +79,21 @@ static void	 ctl_event_add(struct ctl_conn *);
  * removed, but only after making sure no monitor answers on it: two
  * monitors on one socket would split the agents between them.
  */
+/* Any exit of the monitor, fatal() included, takes the socket with it. */
+static pid_t	 sockowner;
+
+static void
+control_atexit(void)
+{
+	if (getpid() == sockowner && sockpath[0] != '\0')
+		(void)unlink(sockpath);
+}
+
 int
-control_open(const struct sbx_conf *c)
+control_open(const struct sbx_conf *c, uid_t owner)
 {
 	struct sockaddr_un	 sun;
+	struct stat		 st;
 	mode_t			 old;
 	int			 fd, probe;
 
@@ -102,8 +113,21 @@ control_open(const struct sbx_conf *c)
 		return -1;
 	}
 	close(probe);
-	if (unlink(c->socket) == -1 && errno != ENOENT) {
-		log_warn("socket %s: cannot remove stale socket", c->socket);
+	/* Only ever replace a socket: a typo in sbx.conf must not delete
+	 * whatever file happens to sit at that path. */
+	if (lstat(c->socket, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_warnx("socket %s: exists and is not a socket; "
+			    "not replacing it", c->socket);
+			return -1;
+		}
+		if (unlink(c->socket) == -1) {
+			log_warn("socket %s: cannot remove stale socket",
+			    c->socket);
+			return -1;
+		}
+	} else if (errno != ENOENT) {
+		log_warn("socket %s", c->socket);
 		return -1;
 	}
 
@@ -120,8 +144,9 @@ control_open(const struct sbx_conf *c)
 		return -1;
 	}
 	umask(old);
-	if (c->socket_group.set &&
-	    chown(c->socket, (uid_t)-1, (gid_t)c->socket_group.id) == -1) {
+	if ((owner != (uid_t)-1 || c->socket_group.set) &&
+	    chown(c->socket, owner, c->socket_group.set ?
+	    (gid_t)c->socket_group.id : (gid_t)-1) == -1) {
 		log_warn("socket %s: chgrp %u", c->socket,
 		    (unsigned)c->socket_group.id);
 		goto fail;
@@ -136,6 +161,8 @@ control_open(const struct sbx_conf *c)
 		goto fail;
 	}
 	strlcpy(sockpath, c->socket, sizeof(sockpath));
+	sockowner = getpid();
+	atexit(control_atexit);
 	listenfd = fd;
 	ctlconf = (struct sbx_conf *)c;
 	return 0;
@@ -351,6 +378,7 @@ ctl_close(struct ctl_conn *c)
 	if (!c->refused) {
 		msb_conn_gone(c);
 		selftest_conn_gone(c);
+		provider_conn_gone(c);
 	}
 	if (event_initialized(&c->ev))
 		event_del(&c->ev);
@@ -846,6 +874,75 @@ ctl_signal(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	control_reply(c, SBX_MSG_SIGNAL, id, ctl_object());
 }
 
+static const struct ctl_field pload_fields[] = {
+	{ "allowBundleProviders", cJSON_True | cJSON_False, 1 },
+};
+
+/* PROVIDER_LOAD: the bundle directory rides along as a descriptor. */
+static void
+ctl_pload(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	if (fd == -1) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider load: the "
+		    "bundle directory descriptor is missing");
+		return;
+	}
+	provider_load(c, id, c->uid, c->pid, req, fd);
+}
+
+static void
+ctl_plist(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	(void)req;
+	(void)fd;
+	provider_list(c, id, c->uid);
+}
+
+static const struct ctl_field pinspect_fields[] = {
+	{ "provider", cJSON_String, 1 },
+};
+
+static void
+ctl_pinspect(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	(void)fd;
+	provider_inspect(c, id, c->uid, cJSON_GetObjectItemCaseSensitive(req,
+	    "provider")->valuestring);
+}
+
+static const struct ctl_field pinvoke_fields[] = {
+	{ "provider", cJSON_String, 1 },
+	{ "clockMs", cJSON_Number, 1 },
+	{ "timeoutMs", cJSON_Number, 0 },
+	{ "maxRecords", cJSON_Number, 0 },
+	{ "maxOutputBytes", cJSON_Number, 0 },
+};
+
+/* PROVIDER_INVOKE: the records descriptor rides along; the output one
+ * follows as PROVIDER_OUTPUT with the same id. */
+static void
+ctl_pinvoke(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	if (fd == -1) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider invoke: "
+		    "the records descriptor is missing");
+		return;
+	}
+	provider_invoke(c, id, c->uid, c->pid, req, fd);
+}
+
+static void
+ctl_poutput(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	(void)req;
+	if (fd == -1) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider output: "
+		    "the descriptor is missing");
+		return;
+	}
+	provider_output(c, id, fd);
+}
+
 /*
  * The closed dispatch table: message type, the state it is permitted in,
  * whether it may carry a descriptor, its schema, and its handler.
@@ -872,6 +969,16 @@ static const struct ctl_handler {
 	  nitems(fd_fields), ctl_fd },
 	{ SBX_MSG_SIGNAL, "signal", CTL_READY, 0, signal_fields,
 	  nitems(signal_fields), ctl_signal },
+	{ SBX_MSG_PROVIDER_LOAD, "provider load", CTL_READY, 1, pload_fields,
+	  nitems(pload_fields), ctl_pload },
+	{ SBX_MSG_PROVIDER_LIST, "provider list", CTL_READY, 0, NULL, 0,
+	  ctl_plist },
+	{ SBX_MSG_PROVIDER_INSPECT, "provider inspect", CTL_READY, 0,
+	  pinspect_fields, nitems(pinspect_fields), ctl_pinspect },
+	{ SBX_MSG_PROVIDER_INVOKE, "provider invoke", CTL_READY, 1,
+	  pinvoke_fields, nitems(pinvoke_fields), ctl_pinvoke },
+	{ SBX_MSG_PROVIDER_OUTPUT, "provider output", CTL_READY, 1, NULL, 0,
+	  ctl_poutput },
 };
 
 static void

@@ -101,6 +101,8 @@ monitor_reload(void)
 	control_conf(nconf);
 	conf_free(monitor_conf);
 	monitor_conf = nconf;
+	/* The trust root may have changed: the runner re-validates it. */
+	provider_allowlist_send();
 	audit("reload", getuid(), getpid(), "configuration %s reloaded",
 	    conffile);
 }
@@ -250,15 +252,26 @@ main(int argc, char *argv[])
 
 	if (audit_open(monitor_conf->log_file) == -1)
 		exit(1);
+	/*
+	 * The socket is made before root is given up (DESIGN 1): chgrp to a
+	 * socket-group the run-as user is not in needs root.  It is then
+	 * owned by the run-as user, who removes it at exit.
+	 */
 	if (geteuid() == 0) {
 		make_socket_dir(monitor_conf->user.id, monitor_conf->user_gid);
+		if (control_open(monitor_conf, monitor_conf->user.id) == -1)
+			exit(1);
 		drop_privileges();
-	} else
+	} else {
 		make_socket_dir(getuid(), getgid());
-	if (control_open(monitor_conf) == -1)
-		exit(1);
+		if (control_open(monitor_conf, (uid_t)-1) == -1)
+			exit(1);
+	}
 	set_user_name(getuid());
 	selftest_init();
+	/* The provider launch plan probes node: before any filter. */
+	if (monitor_conf->bundle_providers)
+		runtime_init(monitor_conf->provider_runtime);
 	if (!debug && daemon(0, 0) == -1)
 		fatal("daemon");
 
@@ -285,6 +298,7 @@ main(int argc, char *argv[])
 		monitor_shutdown(1);
 	/* The verdict exists before the first agent is served. */
 	selftest_startup();
+	provider_allowlist_send();
 	control_listen();
 	audit("start", getuid(), getpid(), "sbx-monitor %s as %s on %s",
 	    SBX_VERSION, monitor_user, monitor_conf->socket);

@@ -237,7 +237,7 @@ void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
 void	 control_status_reply(struct ctl_conn *, uint32_t);
-int	 control_open(const struct sbx_conf *);
+int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);
 void	 control_close(void);
 void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
@@ -252,6 +252,8 @@ void	 msb_conn_gone(struct ctl_conn *);
 void	 msb_started(struct role *, struct imsg *);
 void	 msb_exited(struct role *, struct imsg *);
 unsigned msb_count(void);
+void	 msb_new_runner(uint32_t, const uint8_t *, size_t, int, int);
+void	 msb_runner_refused(uint32_t, const char *);
 uint32_t msb_limits(void);
 
 /* ---- selftest.c: the capability self-test (fail closed) ------------- */
@@ -263,6 +265,28 @@ void	 selftest_status(struct ctl_conn *, uint32_t);
 void	 selftest_conn_gone(struct ctl_conn *);
 int	 selftest_ok(char *, size_t);
 struct cJSON *selftest_json(void);
+
+/* ---- runtime.c: the provider launch plan ---------------------------- */
+void	 runtime_init(const char *);
+int	 runtime_ok(char *, size_t);
+int	 runtime_spec(uint32_t, uint8_t *, size_t, size_t *, char *, size_t);
+
+/* ---- provider.c: the registry and provider requests ------------------ */
+void	 provider_allowlist_send(void);
+void	 provider_allowlist_ok(struct role *, struct imsg *);
+void	 provider_conn_gone(struct ctl_conn *);
+void	 provider_load(struct ctl_conn *, uint32_t, uid_t, pid_t,
+	    const struct cJSON *, int);
+void	 provider_list(struct ctl_conn *, uint32_t, uid_t);
+void	 provider_inspect(struct ctl_conn *, uint32_t, uid_t, const char *);
+void	 provider_invoke(struct ctl_conn *, uint32_t, uid_t, pid_t,
+	    const struct cJSON *, int);
+void	 provider_output(struct ctl_conn *, uint32_t, int);
+void	 provider_blob(struct role *, struct imsg *);
+void	 provider_issued(struct role *, struct imsg *);
+void	 provider_done(struct role *, struct imsg *);
+void	 provider_spawn_stdout(struct role *, struct imsg *);
+void	 provider_spawn(struct role *, struct imsg *);
 
 /* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,

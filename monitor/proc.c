@@ -316,6 +316,17 @@ static const struct proc_handler {
 	  msb_exited },
 	{ ROLE_LAUNCHER, IMSG_LAUNCH_SELFTEST_RESULT,
 	  sizeof(struct selftest_result), selftest_result },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_ALLOWLIST_OK, sizeof(struct pr_done),
+	  provider_allowlist_ok },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_BLOB, ROLE_LEN_ANY, provider_blob },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_PROVIDER, sizeof(struct pr_provider),
+	  provider_issued },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_DONE, sizeof(struct pr_done),
+	  provider_done },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_SPAWN_STDOUT, sizeof(struct pr_spawn),
+	  provider_spawn_stdout },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_SPAWN, sizeof(struct pr_spawn),
+	  provider_spawn },
 	{ ROLE_MAX, 0, 0, NULL }
 };
 
@@ -353,7 +364,8 @@ proc_dispatch(int fd, short event, void *arg)
 		for (h = proc_table; h->fn != NULL; h++)
 			if (h->role == r->id && h->type == imsg_get_type(&imsg))
 				break;
-		if (h->fn == NULL || imsg_get_len(&imsg) != h->len) {
+		if (h->fn == NULL || (h->len != ROLE_LEN_ANY &&
+		    imsg_get_len(&imsg) != h->len)) {
 			log_warnx("role %s: message type %u length %zu is "
 			    "outside its protocol", r->name,
 			    imsg_get_type(&imsg), imsg_get_len(&imsg));

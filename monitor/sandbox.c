@@ -42,6 +42,8 @@ struct msb {
 	uint32_t		 expect;	/* slots the agent announced */
 	int			 fds[LAUNCH_NSLOTS];
 	int			 kill_on_start;
+	int			 runner;	/* a provider run's sandbox */
+	uint32_t		 tag;		/* the runner's name for it */
 	pid_t			 pid;
 	char			 what[80];	/* for the audit log */
 };
@@ -194,6 +196,69 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	return 0;
 }
 
+/* Tell the runner its sandbox could not start (or ended). */
+static void
+runner_exited(uint32_t tag, const struct launch_exit *le)
+{
+	struct role	*r = &roles[ROLE_PROVIDER_RUNNER];
+
+	if (imsg_compose(&r->ibuf, IMSG_PR_EXITED, tag, 0, -1, le,
+	    sizeof(*le)) == -1)
+		fatal("%s: compose", __func__);
+	proc_event_add(r);
+}
+
+void
+msb_runner_refused(uint32_t tag, const char *why)
+{
+	struct launch_exit	 le;
+
+	memset(&le, 0, sizeof(le));
+	le.reason = SANDBOX_SETUP_FAILED;
+	strlcpy(le.step, why, sizeof(le.step));
+	runner_exited(tag, &le);
+}
+
+/*
+ * A provider run's sandbox, asked for by the runner: its stdin and stdout
+ * are the runner's pipes, its stderr /dev/null.  It counts against
+ * max-sandboxes like any other.
+ */
+void
+msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
+    int out)
+{
+	struct msb	*s;
+	int		 i;
+
+	if (nmsbs >= monitor_conf->max_sandboxes) {
+		close(in);
+		close(out);
+		msb_runner_refused(tag, "max-sandboxes reached");
+		return;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->id = nextid++;
+	if (nextid == 0)
+		nextid = 1;
+	s->runner = 1;
+	s->tag = tag;
+	s->uid = getuid();
+	s->peerpid = roles[ROLE_PROVIDER_RUNNER].pid;
+	s->state = MSB_COLLECT;
+	s->spec = xmalloc(speclen);
+	memcpy(s->spec, spec, speclen);
+	s->speclen = speclen;
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		s->fds[i] = -1;
+	s->fds[LAUNCH_SLOT_STDIN] = in;
+	s->fds[LAUNCH_SLOT_STDOUT] = out;
+	strlcpy(s->what, "provider run", sizeof(s->what));
+	TAILQ_INSERT_TAIL(&msbs, s, entry);
+	nmsbs++;
+	msb_forward(s);
+}
+
 /* A descriptor for the agent's pending RUN.  0, or -1 with why. */
 int
 msb_fd(struct ctl_conn *c, uint32_t reqid, uint32_t slot, int fd,
@@ -291,6 +356,8 @@ msb_started(struct role *r, struct imsg *imsg)
 	limits_seen |= st.limits;
 	audit("spawn", s->uid, s->peerpid, "sandbox %u pid %d: %s", s->id,
 	    (int)s->pid, s->what);
+	if (s->runner)
+		return;
 	if (s->kill_on_start || s->conn == NULL) {
 		launcher_signal(s, SIGKILL);
 		return;
@@ -366,6 +433,11 @@ msb_exited(struct role *r, struct imsg *imsg)
 		snprintf(msg, sizeof(msg), "killed");
 	}
 	audit("exit", s->uid, s->peerpid, "sandbox %u: %s", s->id, msg);
+	if (s->runner) {
+		runner_exited(s->tag, &le);
+		msb_free(s);
+		return;
+	}
 	/* A sandbox that never started answers the RUN with an error. */
 	if (s->conn != NULL && s->state == MSB_STARTING) {
 		control_error(s->conn, s->reqid, 0, SBX_E_SETUP, "%s", msg);

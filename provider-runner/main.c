@@ -1,18 +1,166 @@
 /*
- * sbx-provider-runner: bundles, digests, frames and gates. Its requests from the monitor
- * come with the provider work; until then it serves an empty table.
- * Like every role it applies its privilege file (provider-runner/provider-runner.priv) before
- * it reads anything, and any message outside its table ends it.
+ * sbx-provider-runner: everything about gate metric providers that
+ * touches untrusted bytes (DESIGN 1, 5).  It serves the monitor's
+ * requests on descriptor 3: the operator's allowlist, loads of bundles
+ * handed over as directory descriptors, and invokes of issued providers
+ * over records; each provider run happens in a sandbox the monitor
+ * starts for it on request (sbrun.c).
+ *
+ * Like every role it applies its privilege file
+ * (provider-runner/provider-runner.priv) before it reads anything.  The
+ * protocol is closed: a message type outside this table, a payload of the
+ * wrong size, a descriptor where none belongs or a missing one ends the
+ * role -- and with it, by design, the service (the monitor fails closed).
  */
-#include <stddef.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
 
 #include "common.h"
+#include "runner.h"
+
+/* The message carries a descriptor exactly when it should. */
+static int
+take_fd(struct imsg *imsg, int want)
+{
+	int	 fd = imsg_get_fd(imsg);
+
+	if (want && fd == -1)
+		fatalx("message type %u for job %u lacks its descriptor",
+		    imsg_get_type(imsg), imsg_get_id(imsg));
+	if (!want && fd != -1)
+		fatalx("message type %u for job %u carries a descriptor",
+		    imsg_get_type(imsg), imsg_get_id(imsg));
+	return fd;
+}
+
+static void
+h_allowlist(struct imsgbuf *ib, struct imsg *imsg)
+{
+	(void)ib;
+	take_fd(imsg, 0);
+	if (imsg_get_len(imsg) > PR_CHUNK)
+		fatalx("allowlist chunk of %zu bytes", imsg_get_len(imsg));
+	runner_allowlist_chunk(imsg->data, imsg_get_len(imsg));
+}
+
+static void
+h_allowlist_end(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_allowlist_end	 end;
+	struct prov_error	 err;
+	struct pr_done		 d;
+
+	(void)ib;
+	take_fd(imsg, 0);
+	if (imsg_get_data(imsg, &end, sizeof(end)) == -1)
+		fatalx("allowlist end: bad size");
+	runner_allowlist_end(end.total, &err);
+	memset(&d, 0, sizeof(d));
+	if (err.code != PROV_OK) {
+		log_warnx("allowlist refused: %s", err.msg);
+		d.code = (int32_t)err.code;
+		strlcpy(d.msg, err.msg, sizeof(d.msg));
+	}
+	runner_send(IMSG_PR_ALLOWLIST_OK, imsg_get_id(imsg), -1, &d,
+	    sizeof(d));
+}
+
+static void
+h_load(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_load	 pl;
+	int		 fd;
+
+	(void)ib;
+	fd = take_fd(imsg, 1);
+	if (imsg_get_data(imsg, &pl, sizeof(pl)) == -1)
+		fatalx("load: bad size");
+	jobload_start(imsg_get_id(imsg), fd, &pl);
+}
+
+static void
+h_output(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_job	 pj;
+	int		 fd;
+
+	(void)ib;
+	fd = take_fd(imsg, 1);
+	if (imsg_get_data(imsg, &pj, sizeof(pj)) == -1)
+		fatalx("output: bad size");
+	if (pj.job != imsg_get_id(imsg))
+		fatalx("output: job %u in a message for job %u", pj.job,
+		    imsg_get_id(imsg));
+	jobinvoke_output(imsg_get_id(imsg), fd);
+}
+
+static void
+h_blob(struct imsgbuf *ib, struct imsg *imsg)
+{
+	(void)ib;
+	take_fd(imsg, 0);
+	if (imsg_get_len(imsg) == 0 || imsg_get_len(imsg) > PR_CHUNK)
+		fatalx("blob chunk of %zu bytes", imsg_get_len(imsg));
+	jobinvoke_blob(imsg_get_id(imsg), imsg->data, imsg_get_len(imsg));
+}
+
+static void
+h_invoke(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_invoke	 inv;
+	int			 fd;
+
+	(void)ib;
+	fd = take_fd(imsg, 1);
+	if (imsg_get_data(imsg, &inv, sizeof(inv)) == -1)
+		fatalx("invoke: bad size");
+	jobinvoke_start(imsg_get_id(imsg), fd, &inv);
+}
+
+static void
+h_exited(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct launch_exit	 ex;
+
+	(void)ib;
+	take_fd(imsg, 0);
+	if (imsg_get_data(imsg, &ex, sizeof(ex)) == -1)
+		fatalx("exited: bad size");
+	sbrun_exited(imsg_get_id(imsg), &ex);
+}
+
+static const struct role_handler handlers[] = {
+	{ IMSG_PR_ALLOWLIST, ROLE_LEN_ANY, h_allowlist },
+	{ IMSG_PR_ALLOWLIST_END, sizeof(struct pr_allowlist_end),
+	    h_allowlist_end },
+	{ IMSG_PR_LOAD, sizeof(struct pr_load), h_load },
+	{ IMSG_PR_OUTPUT, sizeof(struct pr_job), h_output },
+	{ IMSG_PR_BLOB, ROLE_LEN_ANY, h_blob },
+	{ IMSG_PR_INVOKE, sizeof(struct pr_invoke), h_invoke },
+	{ IMSG_PR_EXITED, sizeof(struct launch_exit), h_exited },
+};
 
 int
 main(int argc, char *argv[])
 {
-	struct imsgbuf	 ibuf;
+	static struct imsgbuf	 ibuf;
 
-	role_init(argc, argv, "provider-runner", &priv_table_provider_runner, &ibuf);
-	role_serve(&ibuf, NULL, 0);
+	/*
+	 * A provider sandbox that dies while we write its stdin must cost
+	 * that run an EPIPE, not the role its life.  A result descriptor
+	 * that is a file past our size limit fails the same way.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	role_init(argc, argv, "provider-runner", &priv_table_provider_runner,
+	    &ibuf);
+	/* Nonces come from libsodium: set it up once, under the filter. */
+	if (sodium_init() == -1)
+		fatalx("sodium_init failed");
+	runner_chan_init(&ibuf);
+	role_serve(&ibuf, handlers, nitems(handlers));
 }

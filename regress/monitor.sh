@@ -307,6 +307,13 @@ peers_body() {
 	    runuser -u sbxtest -- "$C" -s "$SOCK" status
 	atf_check -o match:'"event":"refuse"' cat "$D/audit.jsonl"
 	stop_monitor
+	# A socket-group the run-as user is not in: the socket is made
+	# before root is dropped, owned by that user and that group.
+	grp=$(id -gn sbxtest)
+	setup_conf "socket-group \"$grp\""
+	start_monitor
+	atf_check -o inline:"nobody $grp\n" stat -c '%U %G' "$SOCK"
+	stop_monitor
 	# Allowed by uid: served.
 	setup_conf "allow uid \"sbxtest\""
 	start_monitor
@@ -358,6 +365,15 @@ stale_socket_head() {
 }
 stale_socket_body() {
 	setup_conf
+	# A file that is not a socket is never replaced.
+	mkdir -p "$D/run"
+	echo precious > "$SOCK"
+	atf_check -s exit:1 -o empty -e match:'exists and is not a socket' \
+	    "$M" -d -f "$D/sbx.conf"
+	atf_check -o inline:"precious\n" cat "$SOCK"
+	# (A directory the monitor did not make stays as it is: as root it
+	# would be root's, and nobody could remove the socket at exit.)
+	rm -rf "$D/run"
 	start_monitor
 	# A second monitor on the same socket refuses and leaves it alone.
 	atf_check -s exit:1 -o empty -e match:'another monitor is answering' \

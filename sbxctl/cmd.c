@@ -13,6 +13,7 @@ static const struct sbxctl_cmd cmds[] = {
 	{ "digest",	cmd_digest,	cmd_digest_synopsis },
 	{ "ping",	cmd_ping,	cmd_ping_synopsis },
 	{ "privs",	cmd_privs,	cmd_privs_synopsis },
+	{ "provider",	cmd_provider,	cmd_provider_synopsis },
 	{ "run",	cmd_run,	cmd_run_synopsis },
 	{ "status",	cmd_status,	cmd_status_synopsis },
 };

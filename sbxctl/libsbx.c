@@ -271,11 +271,15 @@ hello(struct sbx_conn *c, const char *client, char *err, size_t errlen)
 	}
 	free(text);
 	if (m.type == SBX_MSG_ERROR) {
-		if (sbx_error(&m, code, sizeof(code), msg, sizeof(msg)) == 0)
+		/* EPERM: the monitor answered and said no; EPROTO: it
+		 * answered something that is not the protocol. */
+		if (sbx_error(&m, code, sizeof(code), msg, sizeof(msg)) == 0) {
 			seterr(err, errlen, "%s: %s", code, msg);
-		else
+			errno = EPERM;
+		} else {
 			seterr(err, errlen, "malformed error reply");
-		errno = EPROTO;
+			errno = EPROTO;
+		}
 		sbx_msg_free(&m);
 		return -1;
 	}

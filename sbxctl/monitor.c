@@ -31,9 +31,12 @@ ctl_connect(struct sbxctl *ctx, int *status)
 		return c;
 	/* The monitor answered and said no: that is a refusal, not an
 	 * unreachable monitor. */
-	if (errno == EPROTO)
+	if (errno == EPERM)
 		*status = out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_REFUSED,
 		    "%s", err);
+	else if (errno == EPROTO)
+		*status = out_error(ctx, SBXCTL_EXIT_ERROR,
+		    SBXCTL_ERR_PROTOCOL, "%s", err);
 	else
 		*status = out_error(ctx, SBXCTL_EXIT_UNREACHABLE,
 		    SBXCTL_ERR_UNREACHABLE, "%s", err);

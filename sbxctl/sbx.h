@@ -30,6 +30,11 @@
 #define SBX_MSG_FD		6	/* {slot}, with the descriptor */
 #define SBX_MSG_SIGNAL		7	/* {sandbox, signal} */
 #define SBX_MSG_EXIT		8	/* event: how a sandbox ended */
+#define SBX_MSG_PROVIDER_LOAD	9	/* {allowBundleProviders}, bundle dir fd */
+#define SBX_MSG_PROVIDER_LIST	10	/* {} */
+#define SBX_MSG_PROVIDER_INSPECT 11	/* {provider} */
+#define SBX_MSG_PROVIDER_INVOKE	12	/* {provider, clockMs, ...}, records fd */
+#define SBX_MSG_PROVIDER_OUTPUT	13	/* {}, the invoke's result fd */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 
@@ -48,6 +53,15 @@
 #define SBX_E_UNAVAILABLE	"sandbox-unavailable"
 #define SBX_E_INTERNAL		"internal"
 #define SBX_E_SETUP		"setup-failed"	 /* the sandbox could not start */
+/*
+ * Provider requests also answer with the reference's GateProviderError
+ * codes: disabled, path-escape, oversize, missing-attestation,
+ * attestation-mismatch, invalid-module, unregistered, timeout, cancelled,
+ * rejected, budget-exceeded, invalid-records, duplicate,
+ * sandbox-unavailable (and invalid-allowlist for the operator's file).
+ */
+#define SBX_E_DISABLED		"disabled"
+#define SBX_E_UNREGISTERED	"unregistered"
 
 struct sbx_conn;
 
@@ -64,8 +78,9 @@ const char	*sbx_socket_path(const char *override);
 
 /*
  * Connect and exchange hellos.  On failure returns NULL, writes a one-line
- * reason to err and leaves errno set; errno ENOENT/ECONNREFUSED/EACCES mean
- * the monitor could not be reached.
+ * reason to err and leaves errno set: EPERM, the monitor refused (err has
+ * its code and reason); EPROTO, it did not speak the protocol; anything
+ * else (ENOENT, ECONNREFUSED, EACCES, ...), it could not be reached.
  */
 struct sbx_conn	*sbx_connect(const char *path, const char *client,
 		    char *err, size_t errlen);

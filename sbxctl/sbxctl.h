@@ -64,7 +64,7 @@ int	 out_string(struct sbxctl *, const char *, const char *);
 char	*out_name(const char *);
 int	 out_finish(int);
 
-/* digest.c: "digest records FILE|-" (and later "digest bundle"). */
+/* digest.c: "digest records FILE|-", "digest bundle DIR MODULE". */
 int	 cmd_digest(struct sbxctl *, int, char **);
 extern const char *const cmd_digest_synopsis[];
 
@@ -76,6 +76,10 @@ extern const char *const cmd_ping_synopsis[];
 extern const char *const cmd_status_synopsis[];
 extern const char *const cmd_privs_synopsis[];
 struct sbx_conn	*ctl_connect(struct sbxctl *, int *);
+
+/* provider.c */
+int	 cmd_provider(struct sbxctl *, int, char **);
+extern const char *const cmd_provider_synopsis[];
 
 /* run.c */
 int	 cmd_run(struct sbxctl *, int, char **);

@@ -1,0 +1,101 @@
+/*
+ * chan.c: the runner's side of its channel to the monitor -- composing
+ * replies, blobs in chunks, the table of jobs in progress and the tags
+ * that name provider sandboxes.
+ *
+ * Job ids are the monitor's; a job is open from its first message until
+ * the DONE that ends it, and an id may not be reused while open (two jobs
+ * sharing an id would have their results confused, so the monitor's
+ * reusing one is a protocol error and ends the role).  Spawn tags are
+ * ours, unique among the sandboxes in flight, so an EXITED report is
+ * matched to exactly one run.
+ */
+#include <string.h>
+
+#include "common.h"
+#include "runner.h"
+
+#define RUNNER_JOBS_MAX	1024	/* jobs open at once; the monitor caps lower */
+
+static struct imsgbuf	*chan;
+static uint32_t		 jobs[RUNNER_JOBS_MAX];
+static size_t		 njobs;
+static uint32_t		 next_tag = 1;
+
+void
+runner_chan_init(struct imsgbuf *ibuf)
+{
+	chan = ibuf;
+}
+
+/* Queue one message; fd (or -1) is sent and then closed by imsg. */
+void
+runner_send(uint32_t type, uint32_t peerid, int fd, const void *data,
+    size_t len)
+{
+	if (imsg_compose(chan, type, peerid, 0, fd, data, len) == -1)
+		fatal("compose message type %u", type);
+	role_event_add();
+}
+
+/* A blob as IMSG_PR_BLOB chunks below the channel's message cap. */
+void
+runner_send_blob(uint32_t job, const unsigned char *blob, size_t len)
+{
+	size_t	 off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = len - off > PR_CHUNK ? PR_CHUNK : len - off;
+		runner_send(IMSG_PR_BLOB, job, -1, blob + off, n);
+	}
+}
+
+void
+runner_job_claim(uint32_t job)
+{
+	size_t	 i;
+
+	for (i = 0; i < njobs; i++)
+		if (jobs[i] == job)
+			fatalx("job %u is already in progress", job);
+	if (njobs == RUNNER_JOBS_MAX)
+		fatalx("more than %d jobs in progress", RUNNER_JOBS_MAX);
+	jobs[njobs++] = job;
+}
+
+/* IMSG_PR_DONE ends a job: success with count, or err's refusal. */
+void
+runner_done(uint32_t job, const struct prov_error *err, uint32_t count)
+{
+	struct pr_done	 d;
+	size_t		 i;
+
+	for (i = 0; i < njobs; i++)
+		if (jobs[i] == job)
+			break;
+	if (i == njobs)
+		fatalx("job %u finished but was never started", job);
+	jobs[i] = jobs[--njobs];
+
+	memset(&d, 0, sizeof(d));
+	d.count = count;
+	if (err != NULL) {
+		d.code = (int32_t)err->code;
+		strlcpy(d.msg, err->msg, sizeof(d.msg));
+		log_debug("job %u: %s: %s", job, prov_code_name(err->code),
+		    err->msg);
+	}
+	runner_send(IMSG_PR_DONE, job, -1, &d, sizeof(d));
+}
+
+/* A tag no sandbox in flight has; 0 is never one. */
+uint32_t
+runner_tag_new(void)
+{
+	uint32_t	 t;
+
+	do {
+		t = next_tag++;
+	} while (t == 0 || sbrun_busy(t));
+	return t;
+}
