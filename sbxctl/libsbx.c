@@ -103,12 +103,33 @@ sbx_send(struct sbx_conn *c, uint32_t type, const char *json, int fd,
 	return 0;
 }
 
+/* Hand a received imsg over as an sbx_msg.  1, or -1 with errno. */
+static int
+msg_take(struct imsg *imsg, struct sbx_msg *m)
+{
+	size_t	 len;
+
+	len = imsg_get_len(imsg);
+	if ((m->json = malloc(len + 1)) == NULL) {
+		imsg_free(imsg);
+		return -1;
+	}
+	if (len > 0)
+		memcpy(m->json, imsg->data, len);
+	m->json[len] = '\0';
+	m->len = len;
+	m->type = imsg_get_type(imsg);
+	m->id = imsg_get_id(imsg);
+	m->fd = imsg_get_fd(imsg);
+	imsg_free(imsg);
+	return 1;
+}
+
 int
 sbx_recv(struct sbx_conn *c, struct sbx_msg *m)
 {
 	struct imsg	 imsg;
 	struct pollfd	 pfd;
-	size_t		 len;
 	int		 r;
 
 	memset(m, 0, sizeof(*m));
@@ -130,20 +151,27 @@ sbx_recv(struct sbx_conn *c, struct sbx_msg *m)
 		if (r == 0)
 			return 0;
 	}
-	len = imsg_get_len(&imsg);
-	if ((m->json = malloc(len + 1)) == NULL) {
-		imsg_free(&imsg);
-		return -1;
-	}
-	if (len > 0)
-		memcpy(m->json, imsg.data, len);
-	m->json[len] = '\0';
-	m->len = len;
-	m->type = imsg_get_type(&imsg);
-	m->id = imsg_get_id(&imsg);
-	m->fd = imsg_get_fd(&imsg);
-	imsg_free(&imsg);
-	return 1;
+	return msg_take(&imsg, m);
+}
+
+/*
+ * One read from the socket may bring several messages (a RUN reply and,
+ * for a short payload, its EXIT event); poll() on sbx_conn_fd() says
+ * nothing about those already read.  A caller with its own event loop
+ * drains them here before it polls, or it would wait forever for a
+ * message it already has.
+ */
+int
+sbx_recv_buffered(struct sbx_conn *c, struct sbx_msg *m)
+{
+	struct imsg	 imsg;
+	int		 r;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	if ((r = imsg_get(&c->ibuf, &imsg)) != 1)
+		return r;
+	return msg_take(&imsg, m);
 }
 
 void

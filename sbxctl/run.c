@@ -138,6 +138,79 @@ signame(int sig)
 	}
 }
 
+/*
+ * The EXIT event for our request.  1 and *status when m is it, 0 for
+ * anything else (replies to our signals, errors about them).
+ */
+static int
+exit_event(struct sbxctl *ctx, struct sbx_msg *m, uint32_t reqid,
+    int *status)
+{
+	cJSON	*ev;
+
+	if (m->type != SBX_MSG_EXIT || m->id != reqid) {
+		sbx_msg_free(m);
+		return 0;
+	}
+	if ((ev = cJSON_ParseWithLength(m->json, m->len)) == NULL)
+		fatalx("run: malformed exit event");
+	*status = exit_code(ctx, ev);
+	cJSON_Delete(ev);
+	sbx_msg_free(m);
+	return 1;
+}
+
+/*
+ * Forward signals until the sandbox's EXIT event comes.  Messages that
+ * arrived with an earlier read are taken first: poll() cannot see them,
+ * and an EXIT that came together with the RUN reply (a short payload)
+ * would otherwise be waited for forever.
+ */
+static int
+wait_exit(struct sbxctl *ctx, struct sbx_conn *c, int sfd, uint32_t reqid,
+    uint32_t sandbox)
+{
+	struct signalfd_siginfo	 ssi;
+	struct sbx_msg		 m;
+	struct pollfd		 pfd[2];
+	char			 json[96];
+	int			 r, status;
+
+	pfd[0].fd = sbx_conn_fd(c);
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sfd;
+	pfd[1].events = POLLIN;
+	for (;;) {
+		while ((r = sbx_recv_buffered(c, &m)) == 1)
+			if (exit_event(ctx, &m, reqid, &status))
+				return status;
+		if (r == -1)
+			break;
+		if (poll(pfd, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			fatal("poll");
+		}
+		if (pfd[1].revents & POLLIN) {
+			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
+				snprintf(json, sizeof(json), "{\"sandbox\":%u,"
+				    "\"signal\":\"%s\"}", sandbox,
+				    signame((int)ssi.ssi_signo));
+				(void)sbx_send(c, SBX_MSG_SIGNAL, json, -1,
+				    NULL);
+			}
+		}
+		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (sbx_recv(c, &m) != 1)
+			break;
+		if (exit_event(ctx, &m, reqid, &status))
+			return status;
+	}
+	return out_error(ctx, SBXCTL_EXIT_SBX, SBXCTL_ERR_UNREACHABLE,
+	    "run: the monitor went away before sandbox %u ended", sandbox);
+}
+
 int
 cmd_run(struct sbxctl *ctx, int argc, char **argv)
 {
@@ -146,14 +219,11 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sbx_conn		*c;
-	struct sbx_msg		 m;
-	struct signalfd_siginfo	 ssi;
-	struct pollfd		 pfd[2];
 	sigset_t		 set;
 	const char		*profile = NULL, *tmo = NULL, *wdir = NULL;
 	const char		*errstr, *v;
-	cJSON			*req, *args, *env, *ev;
-	char			 cmd[PATH_MAX], err[512], json[96], *text, *eq;
+	cJSON			*req, *args, *env;
+	char			 cmd[PATH_MAX], err[512], *text, *eq;
 	int			 fds[SBX_RUN_NFDS], ch, i, sfd, r, status;
 	uint32_t		 reqid, sandbox;
 	long long		 secs;
@@ -255,45 +325,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		    SBXCTL_ERR_UNREACHABLE, "%s", err);
 	}
 
-	pfd[0].fd = sbx_conn_fd(c);
-	pfd[0].events = POLLIN;
-	pfd[1].fd = sfd;
-	pfd[1].events = POLLIN;
-	for (;;) {
-		if (poll(pfd, 2, -1) == -1) {
-			if (errno == EINTR)
-				continue;
-			fatal("poll");
-		}
-		if (pfd[1].revents & POLLIN) {
-			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
-				snprintf(json, sizeof(json), "{\"sandbox\":%u,"
-				    "\"signal\":\"%s\"}", sandbox,
-				    signame((int)ssi.ssi_signo));
-				(void)sbx_send(c, SBX_MSG_SIGNAL, json, -1,
-				    NULL);
-			}
-		}
-		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		if ((r = sbx_recv(c, &m)) != 1) {
-			sbx_disconnect(c);
-			return out_error(ctx, SBXCTL_EXIT_SBX,
-			    SBXCTL_ERR_UNREACHABLE, "run: the monitor went "
-			    "away before sandbox %u ended", sandbox);
-		}
-		if (m.type == SBX_MSG_EXIT && m.id == reqid) {
-			if ((ev = cJSON_ParseWithLength(m.json, m.len)) ==
-			    NULL)
-				fatalx("run: malformed exit event");
-			status = exit_code(ctx, ev);
-			cJSON_Delete(ev);
-			sbx_msg_free(&m);
-			break;
-		}
-		/* Replies to our signals, and errors about them. */
-		sbx_msg_free(&m);
-	}
+	status = wait_exit(ctx, c, sfd, reqid, sandbox);
 	sbx_disconnect(c);
 	close(sfd);
 	return status;

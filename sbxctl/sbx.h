@@ -96,6 +96,13 @@ int		 sbx_send_id(struct sbx_conn *, uint32_t type, uint32_t id,
 		    const char *json, int fd);
 /* Block for the next message: 1 got one, 0 monitor closed, -1 error. */
 int		 sbx_recv(struct sbx_conn *, struct sbx_msg *);
+/*
+ * A message already read and buffered, without touching the socket: 1 got
+ * one, 0 none is buffered, -1 error.  Whoever polls sbx_conn_fd() calls
+ * this until it returns 0 before each poll: one read can bring several
+ * messages, and poll() only sees what is still in the socket.
+ */
+int		 sbx_recv_buffered(struct sbx_conn *, struct sbx_msg *);
 void		 sbx_msg_free(struct sbx_msg *);
 /*
  * Send and wait for the reply to that request (events for other ids are

@@ -1,0 +1,265 @@
+#!/bin/sh
+# b_run.sh BUILD: a sandbox's cost, end to end, side by side with bwrap.
+#
+#   - `sbxctl run -- /bin/true` through a private sbx-monitor against
+#     bwrap with the flags of the reference launch plan (provider-spec.md
+#     5.2: --unshare-all --unshare-user --disable-userns --die-with-parent
+#     --new-session --clearenv --cap-drop ALL, read-only binds of the
+#     program, its libraries and its ELF interpreter sorted by target,
+#     --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp) running /bin/true
+#     bound at /aiwg/bin/true, and /bin/true alone as the floor.  RUNS
+#     runs each, interleaved run by run (regress/helpers/benchrun), median
+#     and p90, and the ratio.  The issue's target: sbx's median at or below
+#     bwrap's.
+#   - where the time goes, from the kernel's own scheduler tracepoints
+#     (perf record -e sched:sched_process_{fork,exec,exit}, plus uprobes
+#     on main() of sbxctl and sbx-shim), without touching sbx's code: the
+#     agent's side up to the launcher's clone, the launcher's
+#     spawn-to-exec (clone to the payload's execve, split at the shim's
+#     exec, main() and its fork of the payload), the payload itself, and
+#     the way back; bwrap's run split the same way.  Needs root and perf;
+#     otherwise it says so and the first part stands alone.
+#
+# A benchmark is not a test: nothing is asserted about speed.  It exits
+# non-zero only when it could not measure.
+set -u
+B=${1:-build}
+top=$(pwd)
+M=$top/$B/sbin/sbx-monitor
+C=$top/$B/bin/sbxctl
+R=$top/$B/regress/helpers/benchrun
+SHIM=$top/$B/libexec/sbx/sbx-shim
+
+RUNS=${RUNS:-200}		# timed runs of each command
+WARM=${WARM:-10}		# untimed runs of each first
+TRACE_RUNS=${TRACE_RUNS:-100}	# runs of each under perf
+
+die() { echo "b_run: $*" >&2; exit 1; }
+
+for f in "$M" "$C" "$R" "$SHIM"; do
+	[ -x "$f" ] || die "$f is missing (make tests)"
+done
+BWRAP=$(command -v bwrap) || die "bwrap is missing (scripts/deps installs bubblewrap)"
+TRUE=$(command -v true)
+case "$TRUE" in /*) ;; *) TRUE=/bin/true ;; esac
+
+D=$(mktemp -d /tmp/sbx-bench.XXXXXX) || die "mktemp failed"
+chmod 711 "$D"
+monpid= probes=
+cleanup() {
+	[ -n "$probes" ] && perf probe -q -d 'sbxbench:*' > /dev/null 2>&1
+	[ -n "$monpid" ] && kill "$monpid" 2>/dev/null && wait "$monpid"
+	rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---- the monitor, as deployed: audit log on, built-in profile ---------
+SOCK=$D/run/sbx.sock
+cat > "$D/sbx.conf" <<EOF
+socket "$SOCK"
+user "nobody"
+log-file "$D/audit.jsonl"
+EOF
+chmod 644 "$D/sbx.conf"
+"$M" -d -f "$D/sbx.conf" > "$D/monitor.log" 2>&1 &
+monpid=$!
+i=0
+until "$C" -s "$SOCK" ping > /dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 "$monpid" 2>/dev/null; then
+		cat "$D/monitor.log" >&2
+		monpid=
+		die "the monitor did not start"
+	fi
+	sleep 0.1
+done
+"$C" -s "$SOCK" run -- "$TRUE" || die "sbxctl run -- $TRUE failed"
+
+# ---- bwrap's argv, per the launch plan ---------------------------------
+# Runtime binds as "target source": the program at /aiwg/bin/true; every
+# library it maps, at its mapped (real) path; soname aliases in the same
+# directory that resolve to the same file; the ELF interpreter at its
+# PT_INTERP path.  ldd lists the libraries and, on its one line without
+# "=>", the interpreter.
+real=$(readlink -f "$TRUE")
+{
+	echo "/aiwg/bin/true $real"
+	ldd "$real" | while read -r a b c rest; do
+		case "$b" in
+		"=>")	lib=$c ;;
+		*)	lib=$a ;;
+		esac
+		case "$lib" in /*) ;; *) continue ;; esac
+		r=$(readlink -f "$lib")
+		echo "$r $r"
+		[ "$b" = "=>" ] || echo "$lib $r"
+		# X.so.A.B.C: the shorter X.so.A.B, X.so.A, X.so beside it.
+		dir=${r%/*} base=${r##*/} short=$base
+		while case "$short" in *.so.*) true ;; *) false ;; esac; do
+			short=${short%.*}
+			[ "$(readlink -f "$dir/$short" 2>/dev/null)" = "$r" ] &&
+			    echo "$dir/$short $r"
+		done
+	done
+} | LC_ALL=C sort -u -k1,1 > "$D/binds"
+set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
+    --die-with-parent --new-session --clearenv --cap-drop ALL
+while read -r tgt src; do
+	set -- "$@" --ro-bind "$src" "$tgt"
+done < "$D/binds"
+set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp -- \
+    /aiwg/bin/true
+env -i "$@" || die "bwrap with the launch plan's flags failed: $*"
+
+# ---- end to end ----------------------------------------------------------
+echo "sbx: $C run -- $TRUE (monitor as $( [ "$(id -u)" -eq 0 ] &&
+    echo nobody || id -un), built-in profile, audit log on)"
+echo "bwrap: $(echo "$@" | sed "s|$BWRAP|bwrap|")"
+echo "$RUNS runs each after $WARM warm-up runs, interleaved"
+# benchrun's environment is empty, as the plan spawns bwrap.
+env -i "$R" -w "$WARM" "$RUNS" ::: sbx "$C" -s "$SOCK" run -- "$TRUE" \
+    ::: bwrap "$@" ::: true "$TRUE" > "$D/e2e" || die "benchrun failed"
+awk '
+	function ms(us) { return sprintf("%.2f ms", us / 1000) }
+	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11 }
+	END {
+		printf "%-10s %10s %10s %10s %10s\n", "", "median", "p90",
+		    "min", "max"
+		split("sbx bwrap true", k, " ")
+		for (i = 1; i <= 3; i++)
+			printf "%-10s %10s %10s %10s %10s\n", k[i],
+			    ms(med[k[i]]), ms(p90[k[i]]), ms(lo[k[i]]),
+			    ms(hi[k[i]])
+		printf "ratio sbx/bwrap: median %.2f, p90 %.2f\n",
+		    med["sbx"] / med["bwrap"], p90["sbx"] / p90["bwrap"]
+		printf "target (sbx median <= bwrap median): %s\n",
+		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
+	}' "$D/e2e"
+
+# ---- where the time goes -------------------------------------------------
+if [ "$(id -u)" -ne 0 ] || ! command -v perf > /dev/null 2>&1 ||
+    ! perf stat -e task-clock true > /dev/null 2>&1; then
+	echo "breakdown: not measured (needs root and a working perf:" \
+	    "system-wide scheduler tracepoints)"
+	exit 0
+fi
+# Uprobes on main(): exec to main is the dynamic loader and libc's
+# start-up, the part of a process's cost that no code of ours can change.
+ev="-e sched:sched_process_fork -e sched:sched_process_exec"
+ev="$ev -e sched:sched_process_exit"
+probes=1	# from here on, cleanup removes whatever was added
+if perf probe -q -x "$SHIM" -a sbxbench:shim_main=main > /dev/null 2>&1 &&
+    perf probe -q -x "$C" -a sbxbench:ctl_main=main > /dev/null 2>&1; then
+	ev="$ev -e sbxbench:shim_main -e sbxbench:ctl_main"
+	uprobes=", uprobes on main()"
+else
+	uprobes=" (no uprobes: perf probe failed)"
+fi
+# shellcheck disable=SC2086
+perf record -q -o "$D/perf.data" $ev -a -- env -i "$R" -w 5 "$TRACE_RUNS" \
+    ::: sbx "$C" -s "$SOCK" run -- "$TRUE" ::: bwrap "$@" \
+    > /dev/null 2> "$D/perf.err" || { cat "$D/perf.err" >&2;
+    die "perf record failed"; }
+perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
+    awk -v ctl="$C" -v shim="$SHIM" -v bwrap="$BWRAP" '
+	function us(s) { sub(/:$/, "", s); return s * 1e6 }
+	function val(k,    i) {
+		for (i = 4; i <= NF; i++)
+			if (index($i, k "=") == 1)
+				return substr($i, length(k) + 2)
+		return ""
+	}
+	{ pid = $1; t = us($2); ev = $3 }
+	ev ~ /sched_process_exec/ {
+		f = val("filename")
+		if (f == ctl) { ctl_exec[pid] = t; cur = pid }
+		else if (f == shim) shim_exec[pid] = t
+		else if (f == bwrap) bw_exec[pid] = t
+		else if (pid in pay_of) pay_exec[pay_of[pid]] = t
+		else if (pid in bwpay_of) bwpay_exec[bwpay_of[pid]] = t
+		next
+	}
+	ev ~ /sbxbench:ctl_main/ { ctl_main[pid] = t; next }
+	ev ~ /sbxbench:shim_main/ { shim_main[pid] = t; next }
+	ev ~ /sched_process_fork/ {
+		c = val("child_pid"); comm = val("comm")
+		if (comm == "sbx-launcher") { clone_t[c] = t; ctl_of[c] = cur }
+		else if ((pid in shim_exec) && !(pid in pay)) {
+			pay[pid] = c; pay_of[c] = pid; pay_fork[pid] = t
+		} else if ((pid in bw_exec) && !(pid in bw_init)) {
+			bw_init[pid] = c; bw_clone[pid] = t; bw_of_init[c] = pid
+		} else if ((pid in bw_of_init) && !(bw_of_init[pid] in bwpay)) {
+			b = bw_of_init[pid]; bwpay[b] = c; bwpay_of[c] = b
+		}
+		next
+	}
+	ev ~ /sched_process_exit/ {
+		if (pid in pay_of) pay_exit[pay_of[pid]] = t
+		else if (pid in ctl_exec) ctl_exit[pid] = t
+		else if (pid in bwpay_of) bwpay_exit[bwpay_of[pid]] = t
+		else if (pid in bw_exec) bw_exit[pid] = t
+	}
+	function out(k, v) { print k "\t" v }
+	END {
+		for (s in clone_t) {
+			c = ctl_of[s]
+			if (!(s in pay_exec) || !(s in pay_exit) ||
+			    !(c in ctl_exit))
+				continue
+			out("sbx 1 agent: sbxctl exec to the launcher clone",
+			    clone_t[s] - ctl_exec[c])
+			if (c in ctl_main)
+				out("sbx 1a   of which sbxctl exec to main()",
+				    ctl_main[c] - ctl_exec[c])
+			out("sbx 2 launcher: clone to payload exec " \
+			    "(spawn-to-exec)", pay_exec[s] - clone_t[s])
+			out("sbx 2a   clone to sbx-shim exec",
+			    shim_exec[s] - clone_t[s])
+			if (s in shim_main) {
+				out("sbx 2b   sbx-shim exec to main()",
+				    shim_main[s] - shim_exec[s])
+				out("sbx 2c   main() to payload fork (mounts, " \
+				    "caps, landlock)", pay_fork[s] - shim_main[s])
+			} else
+				out("sbx 2b   sbx-shim exec to payload fork",
+				    pay_fork[s] - shim_exec[s])
+			out("sbx 2d   payload fork to exec (filter, execve)",
+			    pay_exec[s] - pay_fork[s])
+			out("sbx 3 payload: exec to exit",
+			    pay_exit[s] - pay_exec[s])
+			out("sbx 4 back: payload exit to sbxctl exit",
+			    ctl_exit[c] - pay_exit[s])
+			out("sbx 5 total: sbxctl exec to exit",
+			    ctl_exit[c] - ctl_exec[c])
+		}
+		for (b in bw_clone) {
+			if (!(b in bwpay) || !(b in bwpay_exec) ||
+			    !(b in bwpay_exit) || !(b in bw_exit))
+				continue
+			out("bwrap 1 bwrap exec to its clone",
+			    bw_clone[b] - bw_exec[b])
+			out("bwrap 2 clone to payload exec (spawn-to-exec)",
+			    bwpay_exec[b] - bw_clone[b])
+			out("bwrap 3 payload: exec to exit",
+			    bwpay_exit[b] - bwpay_exec[b])
+			out("bwrap 4 back: payload exit to bwrap exit",
+			    bw_exit[b] - bwpay_exit[b])
+			out("bwrap 5 total: bwrap exec to exit",
+			    bw_exit[b] - bw_exec[b])
+		}
+	}' > "$D/segments"
+[ -s "$D/segments" ] || die "no complete runs found in the trace"
+echo "breakdown: $TRACE_RUNS runs each (and 5 warm-up) under perf" \
+    "(scheduler tracepoints$uprobes), median and p90"
+LC_ALL=C sort -t '	' -k1,1 -k2,2n "$D/segments" | awk -F '\t' '
+	{ v[$1, ++n[$1]] = $2; if (!($1 in seen)) { seen[$1] = 1; o[++k] = $1 } }
+	END {
+		for (i = 1; i <= k; i++) {
+			s = o[i]; m = n[s]
+			printf "  %-62s %6.2f ms %6.2f ms  (n %d)\n", s,
+			    v[s, int((m + 1) / 2)] / 1000,
+			    v[s, int((m * 9 + 9) / 10)] / 1000, m
+		}
+	}'
+exit 0

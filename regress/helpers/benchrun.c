@@ -1,0 +1,188 @@
+/*
+ * benchrun: time commands side by side, for the benchmarks.
+ *
+ *	benchrun [-w WARMUP] N ::: LABEL CMD [ARG ...] ::: LABEL CMD ...
+ *
+ * Each command runs WARMUP times untimed, then N times, the commands
+ * interleaved run by run, so that whatever else the machine is doing
+ * (other builds on the same cores, a cold cache, frequency changes) falls
+ * on all of them alike instead of on whichever happened to run last.  A
+ * run is timed from just before posix_spawn to just after its wait, stdio
+ * on /dev/null; a run that does not exit 0 ends the benchmark, since its
+ * time would not measure the same work.  One line per command:
+ *
+ *	LABEL n N median US p90 US min US max US mean US
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define MAXCMDS		8
+#define SEP		":::"
+
+extern char	**environ;
+
+struct cmd {
+	const char	*label;
+	char		**argv;
+	uint64_t	*us;		/* N samples */
+};
+
+static void __dead
+usage(void)
+{
+	fprintf(stderr, "usage: benchrun [-w warmup] runs ::: label command "
+	    "[argument ...] ...\n");
+	exit(2);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1) {
+		perror("benchrun: clock_gettime");
+		exit(1);
+	}
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* One run; its wall time in microseconds. */
+static uint64_t
+run_once(const struct cmd *c, const posix_spawn_file_actions_t *fa)
+{
+	uint64_t	 t0, t1;
+	pid_t		 pid;
+	int		 st, e;
+
+	t0 = now_ns();
+	if ((e = posix_spawn(&pid, c->argv[0], fa, NULL, c->argv,
+	    environ)) != 0) {
+		fprintf(stderr, "benchrun: %s: %s\n", c->argv[0], strerror(e));
+		exit(1);
+	}
+	while (waitpid(pid, &st, 0) == -1) {
+		if (errno != EINTR) {
+			perror("benchrun: waitpid");
+			exit(1);
+		}
+	}
+	t1 = now_ns();
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "benchrun: %s: %s %d\n", c->label,
+		    WIFEXITED(st) ? "exited" : "killed by signal",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		exit(1);
+	}
+	return (t1 - t0 + 500) / 1000;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	 x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static uint64_t
+pct(const uint64_t *v, size_t n, unsigned p)
+{
+	size_t	 rank = (n * p + 99) / 100;
+
+	return v[rank > 0 ? rank - 1 : 0];
+}
+
+int
+main(int argc, char *argv[])
+{
+	posix_spawn_file_actions_t	 fa;
+	struct cmd			 cmds[MAXCMDS];
+	const char			*errstr;
+	long long			 runs, warm = 5;
+	uint64_t			 sum;
+	size_t				 ncmds = 0, i, r;
+	int				 a, ch;
+
+	while ((ch = getopt(argc, argv, "+w:")) != -1) {
+		switch (ch) {
+		case 'w':
+			warm = strtonum(optarg, 0, 1000, &errstr);
+			if (errstr != NULL)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage();
+	runs = strtonum(argv[0], 1, 1000000, &errstr);
+	if (errstr != NULL || argc < 2 || strcmp(argv[1], SEP) != 0)
+		usage();
+	/* Split at ":::" in place: each command's argv ends at the next. */
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], SEP) != 0)
+			continue;
+		argv[a] = NULL;
+		if (a + 2 >= argc || strcmp(argv[a + 1], SEP) == 0 ||
+		    strcmp(argv[a + 2], SEP) == 0 || ncmds == MAXCMDS)
+			usage();
+		cmds[ncmds].label = argv[a + 1];
+		cmds[ncmds].argv = &argv[a + 2];
+		cmds[ncmds].us = calloc((size_t)runs, sizeof(uint64_t));
+		if (cmds[ncmds].us == NULL) {
+			perror("benchrun: calloc");
+			return 1;
+		}
+		ncmds++;
+	}
+
+	if (posix_spawn_file_actions_init(&fa) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+	    0) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY,
+	    0) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY,
+	    0) != 0) {
+		fprintf(stderr, "benchrun: file actions\n");
+		return 1;
+	}
+	for (r = 0; r < (size_t)warm; r++)
+		for (i = 0; i < ncmds; i++)
+			(void)run_once(&cmds[i], &fa);
+	for (r = 0; r < (size_t)runs; r++)
+		for (i = 0; i < ncmds; i++)
+			cmds[i].us[r] = run_once(&cmds[i], &fa);
+
+	for (i = 0; i < ncmds; i++) {
+		qsort(cmds[i].us, (size_t)runs, sizeof(uint64_t), cmp_u64);
+		for (r = 0, sum = 0; r < (size_t)runs; r++)
+			sum += cmds[i].us[r];
+		printf("%s n %lld median %llu p90 %llu min %llu max %llu "
+		    "mean %llu\n", cmds[i].label, runs,
+		    (unsigned long long)pct(cmds[i].us, (size_t)runs, 50),
+		    (unsigned long long)pct(cmds[i].us, (size_t)runs, 90),
+		    (unsigned long long)cmds[i].us[0],
+		    (unsigned long long)cmds[i].us[runs - 1],
+		    (unsigned long long)(sum / (uint64_t)runs));
+		free(cmds[i].us);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	return 0;
+}
