@@ -412,6 +412,9 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 
 #define SBX_CLASS_COMMAND	1		/* payload classes */
 #define SBX_CLASS_PROVIDER	2
+#define SBX_CLASS_SELFTEST	3		/* the shim's own checks run as
+						   the payload, under command.priv,
+						   without an exec */
 
 #define SBX_NET_NONE		1		/* empty netns, lo up */
 
@@ -505,6 +508,8 @@ enum role_imsg {
 	IMSG_LAUNCH_EXIT,		/* <- struct launch_exit */
 	IMSG_LAUNCH_SELFTEST,		/* -> struct selftest_req */
 	IMSG_LAUNCH_SELFTEST_RESULT,	/* <- struct selftest_result */
+	IMSG_LAUNCH_SHIM,		/* -> sbx-shim's O_PATH descriptor, once,
+					      before anything else */
 	/*
 	 * monitor <-> provider-runner; peerid is the monitor's job id.
 	 * "->" is monitor to runner, "<-" runner to monitor.

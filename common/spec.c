@@ -441,9 +441,11 @@ check_limits(const struct sbx_spec *sp, char *err, size_t errlen)
 int
 sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 {
-	if (sp->class != SBX_CLASS_COMMAND && sp->class != SBX_CLASS_PROVIDER) {
-		seterr(err, errlen, "class %u: not command (%d) or provider "
-		    "(%d)", sp->class, SBX_CLASS_COMMAND, SBX_CLASS_PROVIDER);
+	if (sp->class != SBX_CLASS_COMMAND && sp->class != SBX_CLASS_PROVIDER &&
+	    sp->class != SBX_CLASS_SELFTEST) {
+		seterr(err, errlen, "class %u: not command (%d), provider (%d) "
+		    "or selftest (%d)", sp->class, SBX_CLASS_COMMAND,
+		    SBX_CLASS_PROVIDER, SBX_CLASS_SELFTEST);
 		return -1;
 	}
 	if (sp->net != SBX_NET_NONE) {

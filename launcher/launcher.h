@@ -20,7 +20,14 @@
 #define SANDBOX_ERRLEN		256
 
 struct launcher_conf {
-	const char	*shim_path;	/* absolute path of sbx-shim */
+	const char	*shim_path;	/* absolute path of sbx-shim, or its
+					   name when shim_fd is given */
+	/*
+	 * sbx-shim opened (O_PATH) by whoever could reach it, -1 for none.
+	 * The launcher runs as the service's user, which may not be able to
+	 * walk to a build tree under /root: it execs the shim by descriptor.
+	 */
+	int		 shim_fd;
 	uid_t		 sandbox_uid;	/* id inside; never 0 */
 	gid_t		 sandbox_gid;
 	/*

@@ -44,7 +44,6 @@ TAILQ_HEAD(launches, launch);
 static struct launches		 launches = TAILQ_HEAD_INITIALIZER(launches);
 static size_t			 nlaunches;
 static struct launcher_conf	 lconf;
-static char			 shim_path[PATH_MAX];
 static struct imsgbuf		*chan;
 
 static struct launch *
@@ -211,6 +210,8 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 
 	if (imsg_get_data(imsg, &ls, sizeof(ls)) == -1)
 		fatalx("start: bad size");
+	if (lconf.shim_fd == -1)
+		fatalx("start before the shim descriptor");
 	if ((l = launch_find(imsg_get_id(imsg))) == NULL ||
 	    l->state != L_COLLECT)
 		fatalx("start for sandbox %u, which is not collecting",
@@ -293,6 +294,8 @@ h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 
 	if (imsg_get_data(imsg, &rq, sizeof(rq)) == -1)
 		fatalx("selftest: bad size");
+	if (lconf.shim_fd == -1)
+		fatalx("selftest before the shim descriptor");
 	if (rq.nhidden > SELFTEST_NHIDDEN || rq.port == 0 ||
 	    rq.port > 65535)
 		fatalx("selftest: %u hidden paths, port %u", rq.nhidden,
@@ -308,42 +311,36 @@ h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 		fatal("compose selftest result");
 }
 
+/*
+ * The monitor opened sbx-shim while it could still reach it (before it
+ * gave up root): the launcher, running as the service's user, execs the
+ * shim by this descriptor.  Nothing is spawned before it arrives.
+ */
+static void
+h_shim(struct imsgbuf *ib, struct imsg *imsg)
+{
+	(void)ib;
+	if (lconf.shim_fd != -1 || (lconf.shim_fd = imsg_get_fd(imsg)) == -1)
+		fatalx("shim descriptor: sent twice or without a descriptor");
+}
+
 static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_SPEC, ROLE_LEN_ANY, h_spec },
 	{ IMSG_LAUNCH_FD, sizeof(struct launch_fd), h_fd },
 	{ IMSG_LAUNCH_START, sizeof(struct launch_start), h_start },
 	{ IMSG_LAUNCH_SIGNAL, sizeof(struct launch_signal), h_signal },
 	{ IMSG_LAUNCH_SELFTEST, sizeof(struct selftest_req), h_selftest },
+	{ IMSG_LAUNCH_SHIM, 0, h_shim },
 };
-
-/* sbx-shim sits beside us; found before the filter, by our own path. */
-static void
-find_shim(void)
-{
-	char	 self[PATH_MAX], *slash;
-	ssize_t	 n;
-
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
-		fatal("readlink /proc/self/exe");
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) == NULL)
-		fatalx("cannot locate own executable: %s", self);
-	*slash = '\0';
-	if ((size_t)snprintf(shim_path, sizeof(shim_path), "%s/sbx-shim",
-	    self) >= sizeof(shim_path))
-		fatalx("shim path too long");
-	if (access(shim_path, X_OK) == -1)
-		fatal("%s", shim_path);
-}
 
 int
 main(int argc, char *argv[])
 {
 	static struct imsgbuf	 ibuf;
 
-	find_shim();
 	memset(&lconf, 0, sizeof(lconf));
-	lconf.shim_path = shim_path;
+	lconf.shim_path = "sbx-shim";
+	lconf.shim_fd = -1;
 	lconf.sandbox_uid = SANDBOX_UID_DEFAULT;
 	lconf.sandbox_gid = SANDBOX_UID_DEFAULT;
 	role_init(argc, argv, "launcher", &priv_table_launcher, &ibuf);

@@ -1,7 +1,7 @@
 /*
  * selftest.c: the capability self-test, run inside a real sandbox (the
- * built-in default spec, exactly as a command would get it) with the shim
- * binary itself as the payload ("sbx-shim -S", see shim/selftest.c).  The
+ * built-in default spec, exactly as a command would get it) whose payload
+ * child runs the checks of shim/selftest.c instead of an exec.  The
  * verdict goes back to the monitor, which refuses every sandbox unless the
  * last self-test passed: a kernel or configuration that cannot isolate is
  * found before a payload runs, never after.
@@ -21,7 +21,6 @@
 
 #include "launcher.h"
 
-#define SELFTEST_DIR		"/.sbx"		/* the shim, inside */
 #define SELFTEST_TIMEOUT_MS	10000
 #define SELFTEST_OUTMAX		8192
 
@@ -73,30 +72,24 @@ selftest_run(const struct launcher_conf *lc, const struct selftest_req *rq,
 	struct sandbox		 sb;
 	struct sandbox_exit	 ex;
 	struct sandbox_io	 io;
-	char			 dir[PATH_MAX], exe[PATH_MAX], port[16];
+	char			 port[16];
 	char			 ns[SELFTEST_NS][24], err[SANDBOX_ERRLEN];
-	char			 out[SELFTEST_OUTMAX], *line, *next, *slash;
+	char			 out[SELFTEST_OUTMAX], *line, *next;
 	int			 p[2], i, summary = 0;
 	uint32_t		 h;
 
 	memset(res, 0, sizeof(*res));
-	strlcpy(dir, lc->shim_path, sizeof(dir));
-	if ((slash = strrchr(dir, '/')) == NULL) {
-		detail_add(res, "shim path has no directory");
-		return;
-	}
-	*slash = '\0';
-	snprintf(exe, sizeof(exe), "%s/%s", SELFTEST_DIR, slash + 1);
 	snprintf(port, sizeof(port), "%u", rq->port);
-
+	/* No executable: the payload child runs the checks (class
+	 * SELFTEST); argv only carries their arguments. */
 	if (sbx_spec_default(&spec) == -1 ||
-	    sbx_spec_add_mount(&spec, SBX_MOUNT_RO, dir, SELFTEST_DIR,
-	    0) == -1 || sbx_spec_add_arg(&spec, exe) == -1 ||
+	    sbx_spec_add_arg(&spec, "/sbx-selftest") == -1 ||
 	    sbx_spec_add_arg(&spec, "-S") == -1 ||
 	    sbx_spec_add_arg(&spec, port) == -1) {
 		detail_add(res, "cannot build the self-test spec");
 		return;
 	}
+	spec.class = SBX_CLASS_SELFTEST;
 	for (i = 0; i < SELFTEST_NS; i++) {
 		snprintf(ns[i], sizeof(ns[i]), "%" PRIu64, rq->ns[i]);
 		if (sbx_spec_add_arg(&spec, ns[i]) == -1)

@@ -58,6 +58,7 @@ struct child {
 	gid_t		 gid;
 	int		 dropgroups;
 	const char	*shim;
+	int		 shimfd;		/* -1: exec shim by path */
 	char		 execstep[SBX_STEP_MAX];
 };
 
@@ -125,7 +126,7 @@ child_main(const struct child *c)
 	int		 hi[SBX_SHIM_NFDS];
 	int		 sfd = c->status;
 	char		 go;
-	int		 i;
+	int		 i, exefd;
 
 	/* If the launcher dies before the shim runs, so does the child. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL);
@@ -165,6 +166,20 @@ child_main(const struct child *c)
 	/* Nothing of the launcher's reaches the sandbox. */
 	for (i = SBX_SHIM_NFDS - 1; i >= 0 && hi[i] == -1; i--)
 		;
+	if (c->shimfd != -1) {
+		/* The shim's descriptor survives just above them, close on
+		 * exec; everything else goes. */
+		if ((exefd = fcntl(c->shimfd, F_DUPFD_CLOEXEC, i + 1)) == -1)
+			child_fail(sfd, "dup shim descriptor");
+		if (exefd > i + 1 && syscall(SYS_close_range, (unsigned)(i + 1),
+		    (unsigned)(exefd - 1), 0U) == -1)
+			child_fail(sfd, "close_range");
+		if (syscall(SYS_close_range, (unsigned)(exefd + 1), ~0U,
+		    0U) == -1)
+			child_fail(sfd, "close_range");
+		syscall(SYS_execveat, exefd, "", argv, envp, AT_EMPTY_PATH);
+		child_fail(sfd, c->execstep);
+	}
 	if (syscall(SYS_close_range, (unsigned)(i + 1), ~0U, 0U) == -1)
 		child_fail(sfd, "close_range");
 
@@ -283,7 +298,8 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->statusfd = sb->lifeline = -1;
 	sb->cgroupfd = sb->cgroupdir = -1;
-	if (conf->shim_path == NULL || conf->shim_path[0] != '/') {
+	if (conf->shim_fd == -1 &&
+	    (conf->shim_path == NULL || conf->shim_path[0] != '/')) {
 		snprintf(err, errlen, "shim path \"%s\": not absolute",
 		    conf->shim_path ? conf->shim_path : "");
 		return -1;
@@ -329,6 +345,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.gid = conf->sandbox_gid;
 	c.dropgroups = idmap_privileged();
 	c.shim = conf->shim_path;
+	c.shimfd = conf->shim_fd;
 	snprintf(c.execstep, sizeof(c.execstep), "execve %s",
 	    conf->shim_path);
 

@@ -257,6 +257,7 @@ main(int argc, char *argv[])
 	 * socket-group the run-as user is not in needs root.  It is then
 	 * owned by the run-as user, who removes it at exit.
 	 */
+	proc_open_all();
 	if (geteuid() == 0) {
 		make_socket_dir(monitor_conf->user.id, monitor_conf->user_gid);
 		if (control_open(monitor_conf, monitor_conf->user.id) == -1)

@@ -215,6 +215,7 @@ struct role {
 	struct imsgbuf	 ibuf;
 	struct event	 ev;
 	short		 events;
+	int		 exefd;		/* its executable, O_PATH */
 	int		 logfd;		/* read end of the role's stderr */
 	struct event	 logev;
 	char		 logbuf[1024];
@@ -223,6 +224,7 @@ struct role {
 
 extern struct role	 roles[ROLE_MAX];
 
+void	 proc_open_all(void);		/* before root is given up */
 void	 proc_start_all(int debug, int verbose);
 void	 proc_shutdown(void);		/* kill roles, reap; no exit */
 int	 proc_reap(void);		/* -1: a role was lost */

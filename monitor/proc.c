@@ -7,6 +7,7 @@
  */
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -26,14 +27,15 @@
 
 struct role roles[ROLE_MAX] = {
 	{ .id = ROLE_LAUNCHER, .name = "launcher", .exe = "sbx-launcher",
-	  .logfd = -1 },
+	  .exefd = -1, .logfd = -1 },
 	{ .id = ROLE_PROXY, .name = "proxy", .exe = "sbx-proxy",
-	  .logfd = -1 },
+	  .exefd = -1, .logfd = -1 },
 	{ .id = ROLE_PROVIDER_RUNNER, .name = "provider-runner",
-	  .exe = "sbx-provider-runner", .logfd = -1 },
+	  .exe = "sbx-provider-runner", .exefd = -1, .logfd = -1 },
 };
 
 static char	 libexec[PATH_MAX];
+static int	 shimfd = -1;
 
 static void	 proc_dispatch(int, short, void *);
 static void	 proc_logread(int, short, void *);
@@ -115,6 +117,37 @@ proc_libexec(void)
 	return libexec;
 }
 
+static int
+open_exe(const char *name)
+{
+	char	 path[PATH_MAX];
+	int	 fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", proc_libexec(),
+	    name) >= sizeof(path))
+		fatalx("%s: path too long", name);
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
+		fatal("%s", path);
+	return fd;
+}
+
+/*
+ * Open every program the service runs -- the roles and sbx-shim -- while
+ * it can still reach them: started as root from a build tree in a private
+ * directory (/root/..., mktemp -d), the run-as user could not walk there.
+ * They are executed by descriptor (execveat), which checks the file's own
+ * permissions but no path.
+ */
+void
+proc_open_all(void)
+{
+	int	 i;
+
+	for (i = 0; i < ROLE_MAX; i++)
+		roles[i].exefd = open_exe(roles[i].exe);
+	shimfd = open_exe("sbx-shim");
+}
+
 static void
 proc_exec(struct role *r, int debug, int verbose)
 {
@@ -125,8 +158,8 @@ proc_exec(struct role *r, int debug, int verbose)
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", proc_libexec(),
 	    r->exe) >= sizeof(path))
 		fatalx("role path too long");
-	if (access(path, X_OK) == -1)
-		fatal("role %s: %s", r->name, path);
+	if (r->exefd == -1)
+		fatalx("role %s: not opened", r->name);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0, sp) == -1)
 		fatal("socketpair");
@@ -182,7 +215,7 @@ proc_exec(struct role *r, int debug, int verbose)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
 	/* Roles need no environment; nothing of the caller's leaks in. */
-	execve(path, argv, envp);
+	syscall(SYS_execveat, r->exefd, "", argv, envp, AT_EMPTY_PATH);
 	fprintf(stderr, "sbx-monitor: exec %s: %s\n", path, strerror(errno));
 	_exit(127);
 }
@@ -282,9 +315,18 @@ proc_start_all(int debug, int verbose)
 {
 	int	 i;
 
-	for (i = 0; i < ROLE_MAX; i++)
+	for (i = 0; i < ROLE_MAX; i++) {
 		proc_exec(&roles[i], debug, verbose);
+		close(roles[i].exefd);
+		roles[i].exefd = -1;
+	}
 	proc_wait_ready();
+	/* The launcher execs the shim by this descriptor (imsg closes our
+	 * copy once sent). */
+	if (imsg_compose(&roles[ROLE_LAUNCHER].ibuf, IMSG_LAUNCH_SHIM, 0, 0,
+	    shimfd, NULL, 0) == -1)
+		fatal("sending the shim descriptor");
+	shimfd = -1;
 	for (i = 0; i < ROLE_MAX; i++)
 		proc_event_add(&roles[i]);
 }

@@ -20,6 +20,7 @@ shim_payload_filter(int class)
 
 	switch (class) {
 	case SBX_CLASS_COMMAND:
+	case SBX_CLASS_SELFTEST:
 		t = &priv_table_command;
 		break;
 	case SBX_CLASS_PROVIDER:

@@ -1,15 +1,16 @@
 /*
- * selftest.c: the capability self-test's payload.  The launcher runs the
- * shim binary itself as the payload of a real sandbox, "sbx-shim -S ...",
- * so every check sees exactly what any payload sees: after the mount tree,
- * capabilities, no_new_privs, Landlock, rlimits and command.priv's filter.
- * Each check prints "ok NAME" or "fail NAME: what was seen"; the exit
- * status is the number of failures (capped).  The launcher decides nothing
- * from anything else, and the monitor refuses every sandbox unless all
- * passed (fail closed).
+ * selftest.c: the capability self-test's checks.  The launcher starts a
+ * real sandbox of class SBX_CLASS_SELFTEST (the built-in default spec);
+ * its payload child, after everything a payload gets -- the mount tree,
+ * capabilities, no_new_privs, Landlock, rlimits and command.priv's filter
+ * -- runs these checks instead of an exec, so they see exactly what a
+ * payload would see.  Each prints "ok NAME" or "fail NAME: what was seen";
+ * the exit status is the number of failures (capped).  The launcher
+ * decides nothing from anything else, and the monitor refuses every
+ * sandbox unless all passed (fail closed).
  *
- *	sbx-shim -S PORT NS_USER NS_PID NS_MNT NS_NET NS_IPC NS_UTS NS_CGROUP
- *	    [HIDDEN-PATH ...]
+ *	argv: NAME -S PORT NS_USER NS_PID NS_MNT NS_NET NS_IPC NS_UTS
+ *	    NS_CGROUP [HIDDEN-PATH ...]
  *
  * PORT is a TCP listener of the monitor on the host's 127.0.0.1; the NS_*
  * are the monitor's namespace inode numbers; the paths must be invisible.
@@ -175,7 +176,7 @@ shim_selftest(int argc, char *argv[])
 	int	 i;
 
 	if (argc < 10) {
-		printf("fail usage: sbx-shim -S port ns*7 [hidden ...]\n");
+		printf("fail usage: name -S port ns*7 [hidden ...]\n");
 		return 1;
 	}
 	check_env();

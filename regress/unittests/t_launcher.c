@@ -24,6 +24,7 @@ conf_init(struct launcher_conf *c)
 	memset(c, 0, sizeof(*c));
 	/* Never reached: every case here is refused before clone. */
 	c->shim_path = "/nonexistent/sbx-shim";
+	c->shim_fd = -1;
 	c->sandbox_uid = SANDBOX_UID_DEFAULT;
 	c->sandbox_gid = SANDBOX_UID_DEFAULT;
 }

@@ -32,6 +32,7 @@
 #define RANGE_ID	231072		/* dedicated host id for root runs */
 
 static char	 shim_path[PATH_MAX];
+static int	 shim_fd = -1;
 static char	 probe_path[PATH_MAX];
 
 struct buf {
@@ -86,6 +87,12 @@ run_init(const atf_tc_t *tc, struct run *r)
 	signal(SIGPIPE, SIG_IGN);
 	memset(r, 0, sizeof(*r));
 	r->conf.shim_path = shim_path;
+	/* By descriptor, as the launcher does: a mapped id (the dedicated
+	 * range) may not be able to walk to the build tree. */
+	if (shim_fd == -1 && (shim_fd = open(shim_path, O_PATH |
+	    O_CLOEXEC)) == -1)
+		atf_tc_fail("%s: %s", shim_path, strerror(errno));
+	r->conf.shim_fd = shim_fd;
 	r->conf.sandbox_uid = SANDBOX_UID_DEFAULT;
 	r->conf.sandbox_gid = SANDBOX_UID_DEFAULT;
 	r->workdir = -1;
@@ -957,6 +964,7 @@ ATF_TC_BODY(setup_failures_named, tc)
 
 	run_init(tc, &r);
 	r.conf.shim_path = "/nonexistent/sbx-shim";
+	r.conf.shim_fd = -1;
 	ATF_REQUIRE(run(&r) == 0);
 	sandbox_exit_format(&r.ex, how, sizeof(how));
 	ATF_CHECK_STREQ(how, "setup-failed: execve /nonexistent/sbx-shim: "
