@@ -126,7 +126,7 @@ child_main(const struct child *c)
 	int		 hi[SBX_SHIM_NFDS];
 	int		 sfd = c->status;
 	char		 go;
-	int		 i, exefd;
+	int		 i, exefd, shimhi;
 
 	/* If the launcher dies before the shim runs, so does the child. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL);
@@ -148,6 +148,11 @@ child_main(const struct child *c)
 	if (child_caps() == -1)
 		child_fail(sfd, "shim capabilities");
 
+	/* The shim's descriptor may sit where 0-6 are about to go. */
+	shimhi = -1;
+	if (c->shimfd != -1 && (shimhi = fcntl(c->shimfd, F_DUPFD_CLOEXEC,
+	    CHILD_FD_HIGH)) == -1)
+		child_fail(sfd, "dup shim descriptor");
 	for (i = 0; i < SBX_SHIM_NFDS; i++) {
 		hi[i] = -1;
 		if (c->fds[i] != -1 &&
@@ -166,10 +171,10 @@ child_main(const struct child *c)
 	/* Nothing of the launcher's reaches the sandbox. */
 	for (i = SBX_SHIM_NFDS - 1; i >= 0 && hi[i] == -1; i--)
 		;
-	if (c->shimfd != -1) {
+	if (shimhi != -1) {
 		/* The shim's descriptor survives just above them, close on
 		 * exec; everything else goes. */
-		if ((exefd = fcntl(c->shimfd, F_DUPFD_CLOEXEC, i + 1)) == -1)
+		if ((exefd = fcntl(shimhi, F_DUPFD_CLOEXEC, i + 1)) == -1)
 			child_fail(sfd, "dup shim descriptor");
 		if (exefd > i + 1 && syscall(SYS_close_range, (unsigned)(i + 1),
 		    (unsigned)(exefd - 1), 0U) == -1)

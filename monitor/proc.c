@@ -153,7 +153,7 @@ proc_exec(struct role *r, int debug, int verbose)
 {
 	char	 path[PATH_MAX];
 	char	*argv[8], *envp[] = { NULL };
-	int	 sp[2], lp[2], argc = 0, nullfd;
+	int	 sp[2], lp[2], argc = 0, nullfd, exe;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", proc_libexec(),
 	    r->exe) >= sizeof(path))
@@ -194,6 +194,9 @@ proc_exec(struct role *r, int debug, int verbose)
 	/* Child.  Own session: a ^C at the monitor's terminal is the
 	 * monitor's to handle, not each role's. */
 	setsid();
+	/* The executable's descriptor may sit where fd 3 is about to go. */
+	if ((exe = fcntl(r->exefd, F_DUPFD_CLOEXEC, 64)) == -1)
+		_exit(127);
 	if (sp[1] == ROLE_FD) {
 		if (fcntl(sp[1], F_SETFD, 0) == -1)
 			_exit(127);
@@ -204,7 +207,10 @@ proc_exec(struct role *r, int debug, int verbose)
 	dup2(nullfd, STDIN_FILENO);
 	dup2(nullfd, STDOUT_FILENO);
 	dup2(lp[1], STDERR_FILENO);
-	closefrom(ROLE_FD + 1);
+	/* Nothing else of the monitor's reaches the role. */
+	if (syscall(SYS_close_range, ROLE_FD + 1, exe - 1, 0) == -1 ||
+	    syscall(SYS_close_range, exe + 1, ~0U, 0) == -1)
+		_exit(127);
 
 	argv[argc++] = (char *)r->exe;
 	argv[argc++] = "-P";
@@ -215,7 +221,7 @@ proc_exec(struct role *r, int debug, int verbose)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
 	/* Roles need no environment; nothing of the caller's leaks in. */
-	syscall(SYS_execveat, r->exefd, "", argv, envp, AT_EMPTY_PATH);
+	syscall(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
 	fprintf(stderr, "sbx-monitor: exec %s: %s\n", path, strerror(errno));
 	_exit(127);
 }

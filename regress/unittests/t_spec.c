@@ -271,8 +271,8 @@ ATF_TC_BODY(builder_refusals, tc)
 	refuse_spec(&sp, "tmp_size 0");
 	FRESH(); sp.root_size = 0;
 	refuse_spec(&sp, "root_size 0");
-	FRESH(); sp.class = 3;
-	refuse_spec(&sp, "class 3");
+	FRESH(); sp.class = 4;
+	refuse_spec(&sp, "class 4");
 	FRESH(); sp.net = 2;
 	refuse_spec(&sp, "net 2");
 	FRESH(); sp.dev_shm = 2;
