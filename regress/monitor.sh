@@ -303,12 +303,17 @@ peers_body() {
 	fi
 	id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
 	chmod 711 "$D"
+	# sbxtest may not be able to walk to the build tree: a copy of
+	# sbxctl in the test's own directory.
+	cp "$C" "$D/sbxctl"
+	chmod 755 "$D/sbxctl"
+	CU=$D/sbxctl
 	start_monitor
 	chmod 777 "$D/run"
 	chmod 666 "$SOCK"
 	atf_check -s exit:1 -o empty \
 	    -e match:"refused: uid $(id -u sbxtest) gid [0-9]+ is not allowed" \
-	    runuser -u sbxtest -- "$C" -s "$SOCK" status
+	    runuser -u sbxtest -- "$CU" -s "$SOCK" status
 	atf_check -o match:'"event":"refuse"' cat "$D/audit.jsonl"
 	stop_monitor
 	# A socket-group the run-as user is not in: the socket is made
@@ -320,11 +325,13 @@ peers_body() {
 	stop_monitor
 	# Allowed by uid: served.
 	setup_conf "allow uid \"sbxtest\""
+	cp "$C" "$D/sbxctl"
+	chmod 755 "$D/sbxctl"
 	start_monitor
 	chmod 777 "$D/run"
 	chmod 666 "$SOCK"
 	atf_check -s exit:0 -o ignore \
-	    runuser -u sbxtest -- "$C" -s "$SOCK" status
+	    runuser -u sbxtest -- "$D/sbxctl" -s "$SOCK" status
 	stop_monitor
 }
 peers_cleanup() {

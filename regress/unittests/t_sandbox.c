@@ -58,6 +58,51 @@ struct run {
 	char			 why[SANDBOX_ERRLEN];
 };
 
+static char	 probe_dir[64];	/* "/tmp/sbx-probe.XXXXXX" */
+
+static void
+probe_dir_remove(void)
+{
+	char	 p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/probe", probe_dir);
+	unlink(p);
+	rmdir(probe_dir);
+}
+
+/*
+ * The probe is bound into sandboxes by path, and a sandbox mapped to a
+ * dedicated uid (as root) may not be able to walk to a build tree in a
+ * private directory (/root/..., mktemp -d).  Then use a copy in a
+ * directory anyone may enter.
+ */
+static void
+probe_reachable(void)
+{
+	char	 dst[PATH_MAX], buf[65536];
+	ssize_t	 n;
+	int	 in, out;
+
+	if (geteuid() != 0 || probe_dir[0] != '\0')
+		return;
+	strlcpy(probe_dir, "/tmp/sbx-probe.XXXXXX", sizeof(probe_dir));
+	if (mkdtemp(probe_dir) == NULL || chmod(probe_dir, 0755) == -1)
+		atf_tc_fail("mkdtemp: %s", strerror(errno));
+	atexit(probe_dir_remove);
+	snprintf(dst, sizeof(dst), "%s/probe", probe_dir);
+	if ((in = open(probe_path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    (out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0755)) == -1)
+		atf_tc_fail("copying the probe: %s", strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			atf_tc_fail("copying the probe: %s", strerror(errno));
+	close(in);
+	if (close(out) == -1 || n == -1)
+		atf_tc_fail("copying the probe: %s", strerror(errno));
+	strlcpy(probe_path, dst, sizeof(probe_path));
+}
+
 static void
 locate(const atf_tc_t *tc)
 {
@@ -77,6 +122,7 @@ locate(const atf_tc_t *tc)
 	if (realpath(probe_path, dir) == NULL)
 		atf_tc_fail("%s: %s", probe_path, strerror(errno));
 	strlcpy(probe_path, dir, sizeof(probe_path));
+	probe_reachable();
 }
 
 static void
