@@ -176,7 +176,7 @@ static const struct keyword keywords[] = {
 	{ "provider-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_timeout), 1, 600000 },
 	{ "provider-max-output", KW_GLOBAL | KW_ONCE, kw_size,
-	    G(provider_max_output), SZ_K, 64 * SZ_M },
+	    G(provider_max_output), 2 * SZ_K, 64 * SZ_M },
 	{ "provider-max-records", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_max_records), 1, 10000000 },
 	{ "sandbox-uid-range", KW_GLOBAL | KW_ONCE, kw_uid_range, 0, 0, 0 },

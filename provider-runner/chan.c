@@ -99,3 +99,24 @@ runner_tag_new(void)
 	} while (t == 0 || sbrun_busy(t));
 	return t;
 }
+
+/*
+ * A job's deadline and output cap: 0 means the reference's default; the
+ * bounds are those sbx.conf accepts.  0, or -1 (invalid-records, as the
+ * reference answers a bad limit) with the value and the range.
+ */
+int
+runner_limits(uint32_t timeout_in, uint32_t output_in, uint32_t *timeout,
+    size_t *output, struct prov_error *err)
+{
+	*timeout = timeout_in == 0 ? RUNNER_TIMEOUT_DEFAULT : timeout_in;
+	if (*timeout > RUNNER_TIMEOUT_MAX)
+		return prov_fail(err, PROV_INVALID_RECORDS, "timeoutMs %u is "
+		    "out of range (1 to %d)", *timeout, RUNNER_TIMEOUT_MAX);
+	*output = output_in == 0 ? PROV_OUTPUT_DEFAULT : output_in;
+	if (*output > RUNNER_OUTPUT_MAX || *output < RUNNER_OUTPUT_MIN)
+		return prov_fail(err, PROV_INVALID_RECORDS, "maxOutputBytes "
+		    "%zu is out of range (%d to %d)", *output,
+		    RUNNER_OUTPUT_MIN, RUNNER_OUTPUT_MAX);
+	return 0;
+}

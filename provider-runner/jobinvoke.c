@@ -317,24 +317,11 @@ jobinvoke_start(uint32_t id, int fd, const struct pr_invoke *inv)
 	strlcpy(j->ident.source_digest, inv->source_digest,
 	    sizeof(j->ident.source_digest));
 
-	j->timeout_ms = inv->timeout_ms == 0 ? RUNNER_TIMEOUT_DEFAULT :
-	    inv->timeout_ms;
-	if (j->timeout_ms > RUNNER_TIMEOUT_MAX) {
-		prov_fail(&err, PROV_INVALID_RECORDS, "timeoutMs %u is out of "
-		    "range (1 to %d)", j->timeout_ms, RUNNER_TIMEOUT_MAX);
-		goto bad;
-	}
 	j->max_records = inv->max_records == 0 ? PROV_MAX_RECORDS_DEFAULT :
 	    inv->max_records;
-	j->max_output = inv->max_output == 0 ? PROV_OUTPUT_DEFAULT :
-	    inv->max_output;
-	if (j->max_output > RUNNER_OUTPUT_MAX ||
-	    j->max_output < PROV_FRAME_OVERHEAD + 1024) {
-		prov_fail(&err, PROV_INVALID_RECORDS, "maxOutputBytes %zu is "
-		    "out of range (%zu to %d)", j->max_output,
-		    PROV_FRAME_OVERHEAD + 1024, RUNNER_OUTPUT_MAX);
+	if (runner_limits(inv->timeout_ms, inv->max_output, &j->timeout_ms,
+	    &j->max_output, &err) == -1)
 		goto bad;
-	}
 	j->io = pio_read(fd, RUNNER_RECORDS_BYTES, j->timeout_ms,
 	    jobinvoke_records, j);
 	return;

@@ -249,22 +249,9 @@ jobload_start(uint32_t id, int dirfd, const struct pr_load *pl)
 		goto bad;
 	}
 	j->now_ms = pl->now_ms;
-	j->timeout_ms = pl->timeout_ms == 0 ? RUNNER_TIMEOUT_DEFAULT :
-	    pl->timeout_ms;
-	if (j->timeout_ms > RUNNER_TIMEOUT_MAX) {
-		prov_fail(&err, PROV_INVALID_RECORDS, "timeoutMs %u is out of "
-		    "range (1 to %d)", j->timeout_ms, RUNNER_TIMEOUT_MAX);
+	if (runner_limits(pl->timeout_ms, pl->max_output, &j->timeout_ms,
+	    &j->max_output, &err) == -1)
 		goto bad;
-	}
-	j->max_output = pl->max_output == 0 ? PROV_OUTPUT_DEFAULT :
-	    pl->max_output;
-	if (j->max_output > RUNNER_OUTPUT_MAX ||
-	    j->max_output < PROV_FRAME_OVERHEAD + 1024) {
-		prov_fail(&err, PROV_INVALID_RECORDS, "maxOutputBytes %zu is "
-		    "out of range (%zu to %d)", j->max_output,
-		    PROV_FRAME_OVERHEAD + 1024, RUNNER_OUTPUT_MAX);
-		goto bad;
-	}
 	j->trust = runner_allowlist_ref();
 	j->issued = xcalloc(j->m->nentries, sizeof(*j->issued));
 	log_debug("load job %u: bundle %s, %zu providers", id,

@@ -447,12 +447,18 @@ void	 sbrun_exited(uint32_t, const struct launch_exit *);
 int	 sbrun_busy(uint32_t);
 
 /* ---- jobload.c, jobinvoke.c: the monitor's requests --------------------- */
+/* The ranges sbx.conf accepts (provider-timeout, provider-max-output):
+ * the monitor never sends more, and a valid configuration must work. */
 #define RUNNER_TIMEOUT_DEFAULT	5000		/* ms */
-#define RUNNER_TIMEOUT_MAX	30000
-#define RUNNER_OUTPUT_MAX	(8 * 1024 * 1024)
+#define RUNNER_TIMEOUT_MAX	600000
+#define RUNNER_OUTPUT_MIN	2048
+#define RUNNER_OUTPUT_MAX	(64 * 1024 * 1024)
 #define RUNNER_RECORDS_BYTES	JSON_MAX_BYTES_DEFAULT
-#define RUNNER_RESULT_MAX	(32 * 1024 * 1024)	/* = rlimit fsize */
+/* A result is the frame's JSON plus the pins: = rlimit fsize. */
+#define RUNNER_RESULT_MAX	(RUNNER_OUTPUT_MAX + 64 * 1024)
 
+int	 runner_limits(uint32_t, uint32_t, uint32_t *, size_t *,
+	    struct prov_error *);
 void	 jobload_start(uint32_t, int, const struct pr_load *);
 void	 jobinvoke_output(uint32_t, int);
 void	 jobinvoke_blob(uint32_t, const void *, size_t);

@@ -313,7 +313,7 @@ static const struct {
 	{ "provider-timeout 0\n",
 	    "t.conf:1: provider-timeout: \"0\" is too small (1..600000)" },
 	{ "provider-max-output 100\n", "t.conf:1: provider-max-output: "
-	    "\"100\" is too small (1K..64M)" },
+	    "\"100\" is too small (2K..64M)" },
 	{ "provider-max-output 1T\n", "t.conf:1: provider-max-output: \"1T\" "
 	    "is not a size (a number with an optional K, M or G suffix)" },
 	{ "provider-max-output 1MB\n", "t.conf:1: provider-max-output: "

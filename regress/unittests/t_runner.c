@@ -849,16 +849,16 @@ ATF_TC_BODY(invoke_refusals, tc)
 	    "records: invalid JSON");
 	iv.blob = issued.blob;
 	iv.records = RECORDS;
-	iv.timeout_ms = 30001;
+	iv.timeout_ms = 600001;
 	invoke_refused(&m, 18, &issued, &iv, PROV_INVALID_RECORDS,
-	    "timeoutMs 30001 is out of range");
+	    "timeoutMs 600001 is out of range");
 	iv.timeout_ms = 0;
 	iv.max_output = 1000;
 	invoke_refused(&m, 19, &issued, &iv, PROV_INVALID_RECORDS,
 	    "maxOutputBytes 1000 is out of range");
-	iv.max_output = 8 * 1024 * 1024 + 1;
+	iv.max_output = 64 * 1024 * 1024 + 1;
 	invoke_refused(&m, 20, &issued, &iv, PROV_INVALID_RECORDS,
-	    "maxOutputBytes 8388609 is out of range");
+	    "maxOutputBytes 67108865 is out of range");
 	ATF_CHECK_EQ_MSG(m.spawns, 1, "a refused invoke reached a sandbox");
 	free(bad);
 	free(issued.blob);
@@ -1238,13 +1238,13 @@ ATF_TC_BODY(load_refusals, tc)
 	check_done(&rp, PROV_DUPLICATE, "declared twice");
 	/* The manifest comes before the limits; the limits before any
 	 * entry is looked at. */
-	load_dir(&m, 5, tp_opendir("broken"), NOW_MS, 30001, 0, &rp);
+	load_dir(&m, 5, tp_opendir("broken"), NOW_MS, 600001, 0, &rp);
 	check_done(&rp, PROV_INVALID_MODULE, "manifest.json");
 	load_dir(&m, 6, tp_opendir("edited"), 8640000000000001LL, 0, 0, &rp);
 	check_done(&rp, PROV_INVALID_RECORDS, "now (8640000000000001 ms) is "
 	    "not a valid time");
-	load_dir(&m, 7, tp_opendir("edited"), NOW_MS, 30001, 0, &rp);
-	check_done(&rp, PROV_INVALID_RECORDS, "timeoutMs 30001 is out of "
+	load_dir(&m, 7, tp_opendir("edited"), NOW_MS, 600001, 0, &rp);
+	check_done(&rp, PROV_INVALID_RECORDS, "timeoutMs 600001 is out of "
 	    "range");
 	load_dir(&m, 8, tp_opendir("edited"), NOW_MS, 0, 1000, &rp);
 	check_done(&rp, PROV_INVALID_RECORDS, "maxOutputBytes 1000 is out "
