@@ -107,6 +107,148 @@ bundles_cleanup() {
 	pt_cleanup
 }
 
+atf_test_case fail_closed cleanup
+fail_closed_head() {
+	atf_set "descr" "8 C: a runtime that answers success without a report refuses every provider (no fallback), and providers work again once it is fixed and the monitor restarted"
+}
+fail_closed_body() {
+	pt_init
+	pt_bundle "$FIX/spec/iso" iso test-bundle test.iso/v1
+	# A "node" that exits 0 and says nothing.
+	NODE=/bin/true
+	[ -x "$NODE" ] || NODE=/usr/bin/true
+	pt_start
+	atf_check -s exit:1 -o empty -e match:'^error: sandbox-unavailable: ' \
+	    "$C" provider load "$W/iso"
+	atf_check -o empty "$C" provider list
+	# Back to the real node.  node is probed once, before the monitor's
+	# filter forbids exec, so a reload says a restart is needed and
+	# keeps refusing; after the restart providers work again.
+	sed -i "s|^provider-runtime .*|provider-runtime \"$(command -v node)\"|" \
+	    "$D/sbx.conf"
+	pt_reload
+	atf_check -o match:'provider-runtime or bundle-providers changed' \
+	    cat mon.log
+	atf_check -s exit:1 -o empty -e match:'^error: sandbox-unavailable: ' \
+	    "$C" provider load "$W/iso"
+	pt_stop
+	"$M" -d -f "$D/sbx.conf" > mon.log 2>&1 &
+	echo $! > mon.pid
+	i=0
+	until "$C" ping >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { cat mon.log; atf_fail "no restart"; }
+		sleep 0.1
+	done
+	pt_load "$W/iso"
+	h=$H
+	printf '[{"slice":"a","failed":false}]' > r.json
+	atf_check -o match:'"value":7' "$C" provider invoke "$h" \
+	    --records r.json --clock-ms "$CLOCK"
+	pt_stop
+}
+fail_closed_cleanup() {
+	pt_cleanup
+}
+
+atf_test_case swap cleanup
+swap_head() {
+	atf_set "descr" "8 C: swapping the bundle on disk after load changes nothing that runs; a handle from another monitor is not issued here"
+}
+swap_body() {
+	pt_init
+	pt_bundle "$FIX/spec/iso" iso test-bundle test.iso/v1
+	pt_start
+	pt_load "$W/iso"
+	h=$H
+	d0=$("$C" digest bundle "$W/iso" gp/p.mjs)
+	# Replace the whole directory with other code (and a symlink to it).
+	mv "$W/iso" "$W/iso.loaded"
+	cp -R "$W/iso.loaded" "$W/other"
+	sed -i 's/VALUE = 7/VALUE = 666/' "$W/other/gp/h.mjs"
+	ln -s "$W/other" "$W/iso"
+	printf '[{"slice":"a","failed":false}]' > r.json
+	atf_check -o match:'"value":7\}' -o match:"\"codeDigest\":\"$d0\"" \
+	    "$C" provider invoke "$h" --records r.json --clock-ms "$CLOCK"
+	# A copied handle: valid in the monitor that issued it, nowhere else.
+	pt_stop
+	pt_start
+	atf_check -s exit:1 -o empty -e match:'^error: unregistered: ' \
+	    "$C" provider invoke "$h" --records r.json --clock-ms "$CLOCK"
+	pt_stop
+}
+swap_cleanup() {
+	pt_cleanup
+}
+
+atf_test_case concurrent cleanup
+concurrent_head() {
+	atf_set "descr" "8 C: concurrent runs of different providers never see each other's records"
+}
+concurrent_body() {
+	pt_init
+	pt_bundle "$FIX/spec/seen" seen test-seen test.seen/v1
+	pt_bundle "$FIX/spec/iso" iso test-bundle test.iso/v1
+	pt_start
+	pt_load "$W/seen"
+	hs=$H
+	pt_load "$W/iso"
+	hi=$H
+	pids=
+	for i in 1 2 3 4 5 6; do
+		printf '[{"slice":"run%s","failed":false}]' "$i" > r$i.json
+		"$C" provider invoke "$hs" --records r$i.json \
+		    --clock-ms "$CLOCK" > out$i 2> err$i &
+		pids="$pids $!"
+		"$C" provider invoke "$hi" --records r$i.json \
+		    --clock-ms "$CLOCK" > iso$i 2> isoerr$i &
+		pids="$pids $!"
+	done
+	# Not a bare wait: the monitor is a child of this shell too.
+	for p in $pids; do
+		wait "$p" || atf_fail "an invoke failed: $(cat err* isoerr*)"
+	done
+	for i in 1 2 3 4 5 6; do
+		atf_check -o match:"\"global\":\\[\"run$i\"\\],\"module\":\\[\"run$i\"\\]" \
+		    cat out$i
+		atf_check -o match:'"pooled":\{"n":1,"value":7\}' cat iso$i
+	done
+	pt_stop
+}
+concurrent_cleanup() {
+	pt_cleanup
+}
+
+atf_test_case missing_clock cleanup
+missing_clock_head() {
+	atf_set "descr" "8 C: an invoke without a clock, or with one that is not an epoch time in ms, is refused; there is no real-clock default"
+}
+missing_clock_body() {
+	pt_init
+	pt_bundle "$FIX/spec/iso" iso test-bundle test.iso/v1
+	pt_start
+	pt_load "$W/iso"
+	h=$H
+	printf '[{"slice":"a","failed":false}]' > r.json
+	n=$(grep -c '"event":"spawn"' "$D/audit.jsonl")
+	atf_check -s exit:2 -o empty -e match:'--clock-ms are needed' \
+	    "$C" provider invoke "$h" --records r.json
+	for bad in '' abc 1.5 -1 99999999999999999999; do
+		atf_check -s not-exit:0 -o empty -e match:'clock' \
+		    "$C" provider invoke "$h" --records r.json --clock-ms "$bad"
+	done
+	[ "$(grep -c '"event":"spawn"' "$D/audit.jsonl")" -eq "$n" ] ||
+	    atf_fail "a clockless invoke started a sandbox"
+	pt_stop
+}
+missing_clock_cleanup() {
+	pt_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case bundles
+	atf_add_test_case fail_closed
+	atf_add_test_case swap
+	atf_add_test_case concurrent
+	atf_add_test_case missing_clock
 }

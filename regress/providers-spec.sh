@@ -271,7 +271,8 @@ failure_modes_body() {
 	pt_init
 	iso base
 	pt_start "provider-timeout 2000"
-	h=$(pt_load "$W/base")
+	pt_load "$W/base"
+	h=$H
 	fail() {
 		printf '[{"do":"%s"}]' "$1" > f.json
 		refused "$2" "$3" "$C" provider invoke "$h" --records f.json \
@@ -420,7 +421,8 @@ clock_rng_body() {
 	pt_init
 	iso base
 	pt_start
-	h=$(pt_load "$W/base")
+	pt_load "$W/base"
+	h=$H
 	invoke "$h" '[{"x":1}]' 1700000000000 > c0
 	atf_check -o match:'"iso":\{"clock":1700000000000,' cat c0
 	invoke "$h" '[{"x":1}]' 1700000001000 > a
@@ -461,7 +463,8 @@ surface_body() {
 	pt_init
 	iso base
 	pt_start
-	h=$(pt_load "$W/base")
+	pt_load "$W/base"
+	h=$H
 	invoke "$h" > out
 	for n in fetch process require setTimeout queueMicrotask performance \
 	    crypto structuredClone URL navigator Worker eval Function \
@@ -485,7 +488,8 @@ no_toctou_body() {
 	pt_init
 	iso base
 	pt_start
-	h=$(pt_load "$W/base")
+	pt_load "$W/base"
+	h=$H
 	d0=$("$C" digest bundle "$W/base" gp/p.mjs)
 	sed -i 's/VALUE = 7/VALUE = 999/' "$W/base/gp/h.mjs"
 	d1=$("$C" digest bundle "$W/base" gp/p.mjs)
