@@ -98,6 +98,13 @@ monitor_reload(void)
 	if (strcmp(nconf->socket, monitor_conf->socket) != 0)
 		log_warnx("reload: socket changed to %s; still serving %s "
 		    "until restart", nconf->socket, monitor_conf->socket);
+	/* Node is probed once, before the monitor's filter forbids exec:
+	 * a new runtime (or turning providers on) needs a restart too. */
+	if (strcmp(nconf->provider_runtime, monitor_conf->provider_runtime) !=
+	    0 || (nconf->bundle_providers && !monitor_conf->bundle_providers))
+		log_warnx("reload: provider-runtime or bundle-providers "
+		    "changed; the provider launch plan of %s stands until "
+		    "restart", monitor_conf->provider_runtime);
 	control_conf(nconf);
 	conf_free(monitor_conf);
 	monitor_conf = nconf;

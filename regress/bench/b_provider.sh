@@ -1,0 +1,226 @@
+#!/bin/sh
+# b_provider.sh BUILD: a provider invoke's cost, sbx side by side with the
+# reference's launch plan.
+#
+#   - latency of `sbxctl provider invoke` of the example provider through
+#     a private sbx-monitor, on 1 record and on 10,000 records, against
+#     the reference path run cold: bwrap with the launch plan of
+#     provider-spec 5.2 (--unshare-all --unshare-user --disable-userns
+#     --die-with-parent --new-session --clearenv --cap-drop ALL,
+#     read-only binds of node at /aiwg/bin/node and of every library the
+#     parent node maps plus soname aliases and the ELF interpreter, sorted
+#     by target, --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp), the
+#     same node running our driver (provider-runner/driver.mjs) with the
+#     same flags, reading the same request bytes on stdin (built by
+#     regress/provider-ref.mjs with the seed sbx derives).  The reference
+#     path is spawned through `sh -c 'exec ... < request'`, which adds one
+#     small exec to its side.  Median and p99 over RUNS runs each,
+#     interleaved (regress/bench/provider-bench.mjs).
+#   - invokes per second with 2 concurrent clients, each path.
+#
+# sbx runs with provider-pool 0: this version has no pool of pre-booted
+# provider sandboxes, so every sbx run starts node cold, as the reference
+# does.  A benchmark is not a test: nothing is asserted about speed.  It
+# exits non-zero only when it could not measure.
+set -u
+B=${1:-build}
+top=$(pwd)
+M=$top/$B/sbin/sbx-monitor
+C=$top/$B/bin/sbxctl
+FIX=$top/regress/fixtures/gates-example-extension
+REF=$top/regress/provider-ref.mjs
+
+RUNS=${RUNS:-100}		# timed runs of each command (>= 100)
+WARM=${WARM:-5}			# untimed runs of each first
+CLIENTS=${CLIENTS:-2}		# concurrent clients for throughput
+CALLS=${CALLS:-50}		# invokes per client
+CLOCK=1788393600000		# provider-spec 8's NOW
+
+die() { echo "b_provider: $*" >&2; exit 1; }
+
+for f in "$M" "$C"; do
+	[ -x "$f" ] || die "$f is missing (make tests)"
+done
+NODE=$(command -v node) || die "node is missing (scripts/deps)"
+BWRAP=$(command -v bwrap) || die "bwrap is missing (scripts/deps installs bubblewrap)"
+
+D=$(mktemp -d /tmp/sbx-bench-prov.XXXXXX) || die "mktemp failed"
+chmod 711 "$D"
+monpid=
+cleanup() {
+	[ -n "$monpid" ] && kill "$monpid" 2>/dev/null && wait "$monpid"
+	rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---- the example bundle, allowlisted by the digest sbx computes -------
+cp -R "$FIX" "$D/bundle" && chmod -R go+rX "$D/bundle" || die "copy"
+MODULE=gate-providers/example.mjs
+dg=$("$C" digest bundle "$D/bundle" "$MODULE") || die "digest bundle"
+printf '{"gates":{"providers":[{"bundleId":"gates-example","providerId":"example.count/v1","codeDigest":"%s","reviewer":"Example Reviewer","reviewedAt":"2026-08-15T00:00:00.000Z"}]}}\n' \
+    "$dg" > "$D/providers.json"
+chmod 644 "$D/providers.json"
+
+# ---- the monitor, as deployed: audit log on ---------------------------
+SOCK=$D/run/sbx.sock
+{
+	echo "socket \"$SOCK\""
+	echo "user \"nobody\""
+	echo "log-file \"$D/audit.jsonl\""
+	echo "bundle-providers yes"
+	echo "provider-allowlist \"$D/providers.json\""
+	echo "provider-runtime \"$NODE\""
+	echo "provider-pool 0"
+	echo "provider-timeout 30000"
+} > "$D/sbx.conf"
+chmod 644 "$D/sbx.conf"
+"$M" -d -f "$D/sbx.conf" > "$D/monitor.log" 2>&1 &
+monpid=$!
+i=0
+until "$C" -s "$SOCK" ping > /dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 "$monpid" 2>/dev/null; then
+		cat "$D/monitor.log" >&2
+		monpid=
+		die "the monitor did not start"
+	fi
+	sleep 0.1
+done
+h=$("$C" -s "$SOCK" provider load "$D/bundle" |
+    sed -n 's/^provider \(prv-[0-9a-f]*\)$/\1/p')
+[ -n "$h" ] || die "provider load failed"
+
+# ---- records: 1 and 10,000 --------------------------------------------
+node -e '
+	const fs = require("node:fs");
+	const rec = (i) => ({ slice: "s" + (i % 10), failed: i % 7 === 0 });
+	fs.writeFileSync(process.argv[1] + "/r1.json",
+	    JSON.stringify([rec(0)]));
+	fs.writeFileSync(process.argv[1] + "/r10000.json",
+	    JSON.stringify(Array.from({ length: 10000 }, (_, i) => rec(i))));
+' "$D" || die "records"
+
+# ---- the reference's launch plan ----------------------------------------
+# Binds "target source", from the parent node's own /proc/self/maps as
+# the reference computes them, plus soname aliases and PT_INTERP.
+node -e '
+	const fs = require("node:fs");
+	const path = require("node:path");
+	const binds = new Map([["/aiwg/bin/node",
+	    fs.realpathSync(process.execPath)]]);
+	for (const line of fs.readFileSync("/proc/self/maps", "utf8")
+	    .split("\n")) {
+		const p = line.trim().split(/\s+/).slice(5).join(" ");
+		if (!p.startsWith("/") || !/\.so(\.\d+)*$/.test(p))
+			continue;
+		const real = fs.realpathSync(p);
+		binds.set(p, real);
+		// X.so.A.B.C: the shorter X.so.A.B, X.so.A, X.so beside it.
+		let b = path.basename(real);
+		while (/\.so(\.\d+)+$/.test(b)) {
+			b = b.slice(0, b.lastIndexOf("."));
+			const alias = path.dirname(real) + "/" + b;
+			try {
+				if (fs.realpathSync(alias) === real)
+					binds.set(alias, real);
+			} catch {}
+		}
+	}
+	// PT_INTERP of node (ELF64 little-endian).
+	const f = fs.readFileSync(process.execPath);
+	const phoff = Number(f.readBigUInt64LE(32));
+	const phentsize = f.readUInt16LE(54), phnum = f.readUInt16LE(56);
+	for (let i = 0; i < phnum; i++) {
+		const o = phoff + i * phentsize;
+		if (f.readUInt32LE(o) !== 3)
+			continue;
+		const off = Number(f.readBigUInt64LE(o + 8));
+		const sz = Number(f.readBigUInt64LE(o + 32));
+		const ip = f.subarray(off, off + sz).toString("latin1")
+		    .replace(/\0+$/, "");
+		if (ip.startsWith("/"))
+			binds.set(ip, fs.realpathSync(ip));
+	}
+	for (const t of [...binds.keys()].sort())
+		console.log(t + " " + binds.get(t));
+' > "$D/binds" || die "launch plan binds"
+
+# The request: provider-ref.mjs builds it with an empty records array,
+# whose JSON text is then replaced by the real records' (one argv string
+# cannot carry 10,000 records); the seed is the one sbx derives.
+flags=$(node "$REF" flags) || die "provider-ref flags"
+DRIVER=$top/provider-runner/driver.mjs
+NONCE=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+for n in 1 10000; do
+	rd=$("$C" digest records "$D/r$n.json") || die "digest records"
+	seed=$(node "$REF" seed "$dg" "$rd")
+	node "$REF" request "$D/bundle" "$MODULE" invoke '[]' "$CLOCK" \
+	    "$seed" "$NONCE" example.count/v1 1.0.0 > "$D/req0" ||
+	    die "provider-ref request"
+	node -e '
+		const fs = require("node:fs");
+		const [req0, recs, out] = process.argv.slice(1);
+		const t = fs.readFileSync(req0, "utf8");
+		const k = "\"recordsJson\":\"[]\"";
+		if (t.split(k).length !== 2)
+			process.exit(1);
+		const r = JSON.stringify(JSON.stringify(JSON.parse(
+		    fs.readFileSync(recs, "utf8"))));
+		fs.writeFileSync(out, t.replace(k, "\"recordsJson\":" + r));
+	' "$D/req0" "$D/r$n.json" "$D/req$n" || die "request for $n records"
+done
+
+set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
+    --die-with-parent --new-session --clearenv --cap-drop ALL
+while read -r tgt src; do
+	set -- "$@" --ro-bind "$src" "$tgt"
+done < "$D/binds"
+# shellcheck disable=SC2086
+set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp -- \
+    /aiwg/bin/node $flags --disallow-code-generation-from-strings \
+    --no-warnings --input-type=module -e "$(cat "$DRIVER")"
+
+# One run of each path, checked: the reference path frames the same
+# metrics as sbx returns.
+env -i sh -c 'exec "$@" < "$0"' "$D/req1" "$@" > "$D/ref1.out" ||
+    die "the reference launch plan failed"
+node "$REF" frame "$NONCE" "$D/ref1.out" > "$D/ref1.body" ||
+    die "the reference launch plan printed no frame"
+"$C" -s "$SOCK" provider invoke "$h" --records "$D/r1.json" \
+    --clock-ms "$CLOCK" > "$D/sbx1.out" || die "sbx invoke failed"
+node -e '
+	const fs = require("node:fs");
+	const canon = (v) => Array.isArray(v) ? "[" + v.map(canon) + "]" :
+	    v !== null && typeof v === "object" ? "{" + Object.keys(v).sort()
+	    .map((k) => JSON.stringify(k) + ":" + canon(v[k])) + "}" :
+	    JSON.stringify(v);
+	const a = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+	const b = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+	process.exit(canon(a.metrics) === canon(b.result.metrics) ? 0 : 1);
+' "$D/sbx1.out" "$D/ref1.body" ||
+    die "sbx and the reference path disagree: $(cat "$D/sbx1.out") / $(cat "$D/ref1.body")"
+
+# ---- the spec the timing helper runs ------------------------------------
+node -e '
+	const [d, ctl, sock, h, clock, ...bw] = process.argv.slice(1);
+	const set = (n) => ({
+		records: n,
+		sbx: { label: "sbx " + n, argv: [ctl, "-s", sock, "provider",
+		    "invoke", h, "--records", d + "/r" + n + ".json",
+		    "--clock-ms", clock], expect: "\"metrics\"" },
+		ref: { label: "reference " + n, argv: ["/bin/sh", "-c",
+		    "exec \"$@\" < \"$0\"", d + "/req" + n, ...bw],
+		    expect: "\"ok\":true" },
+	});
+	require("node:fs").writeFileSync(d + "/spec.json",
+	    JSON.stringify({ sets: [set(1), set(10000)] }));
+' "$D" "$C" "$SOCK" "$h" "$CLOCK" "$@" || die "spec"
+
+echo "provider: example.count/v1 ($dg)"
+echo "sbx: sbxctl provider invoke through sbx-monitor (provider-pool 0:" \
+    "this version has no pool; every run starts node cold)"
+echo "reference: bwrap with the provider-spec 5.2 plan ($(wc -l < "$D/binds")" \
+    "binds), node $(node --version) $flags, driver.mjs, request on stdin"
+node "$top/regress/bench/provider-bench.mjs" "$RUNS" "$WARM" "$CLIENTS" \
+    "$CALLS" "$D/spec.json" || die "timing failed"
