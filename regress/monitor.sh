@@ -5,6 +5,8 @@
 # root (the monitor then drops to "nobody") and as an unprivileged user
 # (the monitor runs as that user).
 
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
+
 paths() {
 	S=$(atf_get_srcdir)
 	B=$S/..
@@ -39,17 +41,10 @@ expected_user() {
 # start_monitor: run it in the foreground (-d) in the background and wait
 # until it answers.
 start_monitor() {
-	"$M" -d -f "$D/sbx.conf" > mon.log 2>&1 &
-	echo $! > mon.pid
-	i=0
-	while [ $i -lt 100 ]; do
-		"$C" -s "$SOCK" ping > /dev/null 2>&1 && return 0
-		kill -0 "$(cat mon.pid)" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	cat mon.log
-	atf_fail "the monitor did not start"
+	sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" mon.log
+	st=$?
+	echo "$sbx_monitor_pid" > mon.pid
+	[ $st -eq 0 ] || atf_fail "the monitor did not start"
 }
 
 monpid() {

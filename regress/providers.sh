@@ -5,6 +5,8 @@
 # in a sandbox, invoke with byte-identical results, handles that were not
 # issued, and the code pin.  Runs as root and as an unprivileged user.
 
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
+
 paths() {
 	S=$(atf_get_srcdir)
 	B=$S/..
@@ -33,14 +35,10 @@ setup() {
 		echo "log-file \"$D/audit.jsonl\""
 	} > "$D/sbx.conf"
 	chmod 644 "$D/sbx.conf"
-	"$M" -d -f "$D/sbx.conf" > mon.log 2>&1 &
-	echo $! > mon.pid
-	i=0
-	until "$C" -s "$SOCK" ping >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || { cat mon.log; atf_fail "monitor did not start"; }
-		sleep 0.1
-	done
+	sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" mon.log
+	st=$?
+	echo "$sbx_monitor_pid" > mon.pid
+	[ $st -eq 0 ] || atf_fail "monitor did not start"
 	export SBX_SOCKET=$SOCK
 	printf '[{"slice":"a","failed":false},{"slice":"b","failed":true},{"slice":"b","failed":false}]' > recs.json
 }

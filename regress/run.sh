@@ -8,6 +8,8 @@
 # "nobody", so the sandbox runs as nobody on the host) and as an
 # unprivileged user (monitor and sandbox run as that user).
 
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
+
 paths() {
 	S=$(atf_get_srcdir)
 	B=$S/..
@@ -88,17 +90,10 @@ setup_conf() {
 }
 
 start_monitor() {
-	"$M" -d -f "$D/sbx.conf" > mon.log 2>&1 &
-	echo $! > mon.pid
-	i=0
-	while [ $i -lt 100 ]; do
-		"$C" -s "$SOCK" ping > /dev/null 2>&1 && return 0
-		kill -0 "$(cat mon.pid)" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	cat mon.log
-	atf_fail "the monitor did not start"
+	sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" mon.log
+	st=$?
+	echo "$sbx_monitor_pid" > mon.pid
+	[ $st -eq 0 ] || atf_fail "the monitor did not start"
 }
 
 monpid() {

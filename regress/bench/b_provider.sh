@@ -25,6 +25,7 @@
 set -u
 B=${1:-build}
 top=$(pwd)
+. "$top/regress/monitor.subr"
 M=$top/$B/sbin/sbx-monitor
 C=$top/$B/bin/sbxctl
 FIX=$top/regress/fixtures/gates-example-extension
@@ -75,18 +76,11 @@ SOCK=$D/run/sbx.sock
 	echo "provider-timeout 30000"
 } > "$D/sbx.conf"
 chmod 644 "$D/sbx.conf"
-"$M" -d -f "$D/sbx.conf" > "$D/monitor.log" 2>&1 &
-monpid=$!
-i=0
-until "$C" -s "$SOCK" ping > /dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 "$monpid" 2>/dev/null; then
-		cat "$D/monitor.log" >&2
-		monpid=
-		die "the monitor did not start"
-	fi
-	sleep 0.1
-done
+if ! sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" "$D/monitor.log"; then
+	monpid=
+	die "the monitor did not start"
+fi
+monpid=$sbx_monitor_pid
 h=$("$C" -s "$SOCK" provider load "$D/bundle" |
     sed -n 's/^provider \(prv-[0-9a-f]*\)$/\1/p')
 [ -n "$h" ] || die "provider load failed"

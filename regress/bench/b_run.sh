@@ -25,6 +25,7 @@
 set -u
 B=${1:-build}
 top=$(pwd)
+. "$top/regress/monitor.subr"
 M=$top/$B/sbin/sbx-monitor
 C=$top/$B/bin/sbxctl
 R=$top/$B/regress/helpers/benchrun
@@ -62,18 +63,11 @@ user "nobody"
 log-file "$D/audit.jsonl"
 EOF
 chmod 644 "$D/sbx.conf"
-"$M" -d -f "$D/sbx.conf" > "$D/monitor.log" 2>&1 &
-monpid=$!
-i=0
-until "$C" -s "$SOCK" ping > /dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 "$monpid" 2>/dev/null; then
-		cat "$D/monitor.log" >&2
-		monpid=
-		die "the monitor did not start"
-	fi
-	sleep 0.1
-done
+if ! sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" "$D/monitor.log"; then
+	monpid=
+	die "the monitor did not start"
+fi
+monpid=$sbx_monitor_pid
 "$C" -s "$SOCK" run -- "$TRUE" || die "sbxctl run -- $TRUE failed"
 
 # ---- bwrap's argv, per the launch plan ---------------------------------
