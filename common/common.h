@@ -529,6 +529,13 @@ enum role_imsg {
 	IMSG_PR_EXITED,			/* -> struct launch_exit (peerid: the
 					      spawn's tag, see pr_spawn) */
 	IMSG_PR_DONE,			/* <- struct pr_done: job finished */
+	IMSG_PR_POOL,			/* -> struct pr_pool: keep this many
+					      provider sandboxes booted */
+	IMSG_PR_ARM,			/* <- struct pr_arm: a pooled sandbox
+					      is in use; its deadline starts */
+	IMSG_LAUNCH_DEADLINE,		/* monitor -> launcher: struct
+					      launch_deadline (peerid: the
+					      sandbox id) */
 };
 
 /* Bulk bytes travel in chunks below the channel cap (DESIGN 3). */
@@ -585,7 +592,28 @@ struct pr_invoke {
  */
 struct pr_spawn {
 	uint32_t	 tag;
-	uint32_t	 timeout_ms;
+	uint32_t	 timeout_ms;	/* 0 when PR_SPAWN_POOLED */
+	uint32_t	 flags;
+};
+/*
+ * A pooled sandbox boots now and waits, blocked reading stdin, for a
+ * request that may come much later: the monitor gives it an idle
+ * lifetime instead of a run's deadline, and the run's deadline starts
+ * when the runner takes it (IMSG_PR_ARM).
+ */
+#define PR_SPAWN_POOLED		0x1
+#define PR_POOL_MAX		64		/* provider-pool's bound */
+#define PR_POOL_IDLE_MS		600000		/* a pooled sandbox's life
+						   before it is used */
+#define PR_POOL_MARGIN_MS	5000		/* not taken closer to it */
+
+struct pr_pool {
+	uint32_t	 size;		/* 0: every run starts cold */
+};
+
+struct pr_arm {
+	uint32_t	 tag;
+	uint32_t	 timeout_ms;	/* from now */
 };
 
 struct pr_done {
@@ -636,6 +664,11 @@ struct launch_start {
 
 struct launch_signal {
 	int32_t		 signo;		/* SIGTERM, SIGINT, SIGHUP, SIGKILL */
+};
+
+/* Replace a running sandbox's deadline: it ends timeout_ms from now. */
+struct launch_deadline {
+	uint32_t	 timeout_ms;
 };
 
 struct launch_started {

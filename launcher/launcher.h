@@ -88,6 +88,7 @@ int	 idmap_privileged(void);
 /* reap.c */
 int	 sandbox_fd(const struct sandbox *);
 uint64_t sandbox_remaining(const struct sandbox *);
+void	 sandbox_set_deadline(struct sandbox *, uint32_t);
 int	 sandbox_signal(struct sandbox *, int);
 int	 sandbox_kill(struct sandbox *);
 int	 sandbox_poll(struct sandbox *, struct sandbox_exit *);

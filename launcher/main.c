@@ -285,6 +285,27 @@ h_signal(struct imsgbuf *ib, struct imsg *imsg)
 		fatal("sandbox %u: signal %d", l->id, ls.signo);
 }
 
+/* A pooled sandbox was taken by a run: its deadline starts now. */
+static void
+h_deadline(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct launch_deadline	 ld;
+	struct launch		*l;
+
+	(void)ib;
+	if (imsg_get_data(imsg, &ld, sizeof(ld)) == -1 || ld.timeout_ms == 0)
+		fatalx("deadline: bad size or zero");
+	if ((l = launch_find(imsg_get_id(imsg))) == NULL)
+		return;		/* already ended; its EXIT is on the way */
+	if (l->state != L_RUNNING)
+		fatalx("deadline for sandbox %u before it started", l->id);
+	sandbox_set_deadline(&l->sb, ld.timeout_ms);
+	if (!l->sb.timedout && !l->sb.killed) {
+		evtimer_del(&l->tmo);
+		launch_arm(l);
+	}
+}
+
 static void
 h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 {
@@ -329,6 +350,7 @@ static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_FD, sizeof(struct launch_fd), h_fd },
 	{ IMSG_LAUNCH_START, sizeof(struct launch_start), h_start },
 	{ IMSG_LAUNCH_SIGNAL, sizeof(struct launch_signal), h_signal },
+	{ IMSG_LAUNCH_DEADLINE, sizeof(struct launch_deadline), h_deadline },
 	{ IMSG_LAUNCH_SELFTEST, sizeof(struct selftest_req), h_selftest },
 	{ IMSG_LAUNCH_SHIM, 0, h_shim },
 };

@@ -142,6 +142,18 @@ collect(struct sandbox *sb, const siginfo_t *si, struct sandbox_exit *ex)
 	}
 }
 
+/*
+ * A new deadline, timeout_ms from now: a pooled provider sandbox gets its
+ * run's deadline when a run takes it.  Not after the kill was sent.
+ */
+void
+sandbox_set_deadline(struct sandbox *sb, uint32_t timeout_ms)
+{
+	if (sb->timedout || sb->killed || sb->reaped)
+		return;
+	sb->deadline = sandbox_now_ms() + timeout_ms;
+}
+
 /* 1: ended (ex filled), 0: still running, -1: error. */
 int
 sandbox_poll(struct sandbox *sb, struct sandbox_exit *ex)

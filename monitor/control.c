@@ -665,6 +665,11 @@ control_status_reply(struct ctl_conn *c, uint32_t id)
 	}
 	cJSON_AddNumberToObject(o, "connections", nconns);
 	cJSON_AddNumberToObject(o, "sandboxes", msb_count());
+	/* Pooled provider sandboxes booted and waiting for a run. */
+	if ((r = cJSON_AddObjectToObject(o, "provider_pool")) == NULL)
+		fatalx("out of memory");
+	cJSON_AddNumberToObject(r, "size", provider_pool_size());
+	cJSON_AddNumberToObject(r, "idle", msb_pool_idle());
 	/* Memory and pids caps: by cgroup v2 only with a delegated subtree;
 	 * this version applies them with rlimits inside the shim. */
 	cJSON_AddStringToObject(o, "limits", msb_limits() & SBX_LIMIT_CGROUP ?

@@ -110,6 +110,7 @@ monitor_reload(void)
 	monitor_conf = nconf;
 	/* The trust root may have changed: the runner re-validates it. */
 	provider_allowlist_send();
+	provider_pool_send();
 	audit("reload", getuid(), getpid(), "configuration %s reloaded",
 	    conffile);
 }
@@ -280,10 +281,6 @@ main(int argc, char *argv[])
 	/* The provider launch plan probes node: before any filter. */
 	if (monitor_conf->bundle_providers)
 		runtime_init(monitor_conf->provider_runtime);
-	if (monitor_conf->bundle_providers && monitor_conf->provider_pool > 0)
-		log_warnx("provider-pool %u: pre-booted provider sandboxes are "
-		    "not implemented in this version; every run starts cold",
-		    monitor_conf->provider_pool);
 	if (!debug && daemon(0, 0) == -1)
 		fatal("daemon");
 
@@ -311,6 +308,7 @@ main(int argc, char *argv[])
 	/* The verdict exists before the first agent is served. */
 	selftest_startup();
 	provider_allowlist_send();
+	provider_pool_send();
 	control_listen();
 	audit("start", getuid(), getpid(), "sbx-monitor %s as %s on %s",
 	    SBX_VERSION, monitor_user, monitor_conf->socket);

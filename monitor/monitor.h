@@ -254,7 +254,9 @@ void	 msb_conn_gone(struct ctl_conn *);
 void	 msb_started(struct role *, struct imsg *);
 void	 msb_exited(struct role *, struct imsg *);
 unsigned msb_count(void);
-void	 msb_new_runner(uint32_t, const uint8_t *, size_t, int, int);
+void	 msb_new_runner(uint32_t, const uint8_t *, size_t, int, int, int);
+int	 msb_arm(uint32_t, uint32_t);
+unsigned msb_pool_idle(void);
 void	 msb_runner_refused(uint32_t, const char *);
 uint32_t msb_limits(void);
 
@@ -289,6 +291,9 @@ void	 provider_issued(struct role *, struct imsg *);
 void	 provider_done(struct role *, struct imsg *);
 void	 provider_spawn_stdout(struct role *, struct imsg *);
 void	 provider_spawn(struct role *, struct imsg *);
+void	 provider_arm(struct role *, struct imsg *);
+void	 provider_pool_send(void);
+uint32_t provider_pool_size(void);
 
 /* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,

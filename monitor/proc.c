@@ -375,6 +375,8 @@ static const struct proc_handler {
 	  provider_spawn_stdout },
 	{ ROLE_PROVIDER_RUNNER, IMSG_PR_SPAWN, sizeof(struct pr_spawn),
 	  provider_spawn },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_ARM, sizeof(struct pr_arm),
+	  provider_arm },
 	{ ROLE_MAX, 0, 0, NULL }
 };
 

@@ -591,22 +591,76 @@ provider_spawn(struct role *r, struct imsg *imsg)
 	struct pr_spawn	 ps;
 	char		 err[SBX_SPEC_ERRLEN];
 	size_t		 len;
-	int		 fd;
+	uint32_t	 timeout_ms;
+	int		 fd, pooled;
 
 	(void)r;
 	if (imsg_get_data(imsg, &ps, sizeof(ps)) == -1 ||
 	    (fd = imsg_get_fd(imsg)) == -1 || spawn_stdout == -1 ||
-	    ps.tag != spawn_tag || ps.timeout_ms == 0 ||
-	    ps.timeout_ms > monitor_conf->provider_timeout + 1000)
+	    ps.tag != spawn_tag || (ps.flags & ~PR_SPAWN_POOLED) != 0)
 		fatalx("runner: spawn out of protocol");
-	if (runtime_spec(ps.timeout_ms, spec, sizeof(spec), &len, err,
-	    sizeof(err)) == -1) {
+	pooled = (ps.flags & PR_SPAWN_POOLED) != 0;
+	/* A pooled sandbox idles until a run takes it (IMSG_PR_ARM). */
+	if (pooled ? ps.timeout_ms != 0 : (ps.timeout_ms == 0 ||
+	    ps.timeout_ms > monitor_conf->provider_timeout + 1000))
+		fatalx("runner: spawn with timeout %u ms out of protocol",
+		    ps.timeout_ms);
+	timeout_ms = pooled ? PR_POOL_IDLE_MS : ps.timeout_ms;
+	/* Nothing is booted ahead while sandboxes are unavailable. */
+	err[0] = '\0';
+	if (pooled && provider_pool_size() == 0)
+		strlcpy(err, "provider-pool is 0", sizeof(err));
+	else if (pooled)
+		(void)selftest_ok(err, sizeof(err));
+	if (err[0] != '\0' || runtime_spec(timeout_ms, spec, sizeof(spec),
+	    &len, err, sizeof(err)) == -1) {
 		close(fd);
 		close(spawn_stdout);
 		spawn_stdout = -1;
 		msb_runner_refused(ps.tag, err);
 		return;
 	}
-	msb_new_runner(ps.tag, spec, len, fd, spawn_stdout);
+	msb_new_runner(ps.tag, spec, len, fd, spawn_stdout, pooled);
 	spawn_stdout = -1;
+}
+
+/* The runner took a pooled sandbox: its run's deadline starts now. */
+void
+provider_arm(struct role *r, struct imsg *imsg)
+{
+	struct pr_arm	 pa;
+
+	(void)r;
+	if (imsg_get_data(imsg, &pa, sizeof(pa)) == -1 ||
+	    pa.timeout_ms == 0 ||
+	    pa.timeout_ms > monitor_conf->provider_timeout + 1000 ||
+	    msb_arm(pa.tag, pa.timeout_ms) == -1)
+		fatalx("runner: arm of sandbox %u out of protocol", pa.tag);
+}
+
+/*
+ * How many provider sandboxes to keep booted: the configured pool, but
+ * only while provider runs can happen at all.
+ */
+uint32_t
+provider_pool_size(void)
+{
+	char	 why[PR_MSG_MAX];
+
+	if (!monitor_conf->bundle_providers || !runtime_ok(why, sizeof(why)))
+		return 0;
+	return monitor_conf->provider_pool;
+}
+
+void
+provider_pool_send(void)
+{
+	struct pr_pool	 pp;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.size = provider_pool_size();
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_POOL, 0, 0, -1, &pp,
+	    sizeof(pp)) == -1)
+		fatal("%s: compose", __func__);
+	proc_event_add(runner());
 }

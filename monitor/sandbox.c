@@ -43,6 +43,8 @@ struct msb {
 	int			 fds[LAUNCH_NSLOTS];
 	int			 kill_on_start;
 	int			 runner;	/* a provider run's sandbox */
+	int			 pooled;	/* booted ahead of its run */
+	int			 armed;		/* pooled, and now in use */
 	uint32_t		 tag;		/* the runner's name for it */
 	pid_t			 pid;
 	char			 what[80];	/* for the audit log */
@@ -226,7 +228,7 @@ msb_runner_refused(uint32_t tag, const char *why)
  */
 void
 msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
-    int out)
+    int out, int pooled)
 {
 	struct msb	*s;
 	int		 i;
@@ -242,6 +244,7 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 	if (nextid == 0)
 		nextid = 1;
 	s->runner = 1;
+	s->pooled = pooled;
 	s->tag = tag;
 	s->uid = getuid();
 	s->peerpid = roles[ROLE_PROVIDER_RUNNER].pid;
@@ -253,10 +256,56 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 		s->fds[i] = -1;
 	s->fds[LAUNCH_SLOT_STDIN] = in;
 	s->fds[LAUNCH_SLOT_STDOUT] = out;
-	strlcpy(s->what, "provider run", sizeof(s->what));
+	strlcpy(s->what, pooled ? "pooled provider sandbox" : "provider run",
+	    sizeof(s->what));
 	TAILQ_INSERT_TAIL(&msbs, s, entry);
 	nmsbs++;
 	msb_forward(s);
+}
+
+/*
+ * The runner took a pooled sandbox for a run: from now on it has the
+ * run's deadline instead of its idle lifetime.  The launcher enforces it
+ * like any other.  0, or -1 if the runner broke the protocol.
+ */
+int
+msb_arm(uint32_t tag, uint32_t timeout_ms)
+{
+	struct launch_deadline	 ld;
+	struct role		*r = &roles[ROLE_LAUNCHER];
+	struct msb		*s;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->runner && s->tag == tag)
+			break;
+	/* Gone already: its EXITED is on its way to the runner. */
+	if (s == NULL)
+		return 0;
+	if (!s->pooled || s->armed)
+		return -1;
+	s->armed = 1;
+	audit("pool-take", s->uid, s->peerpid, "sandbox %u: pooled, taken by "
+	    "a provider run with a %u ms deadline", s->id, timeout_ms);
+	memset(&ld, 0, sizeof(ld));
+	ld.timeout_ms = timeout_ms;
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_DEADLINE, s->id, 0, -1, &ld,
+	    sizeof(ld)) == -1)
+		fatal("%s: compose", __func__);
+	proc_event_add(r);
+	return 0;
+}
+
+/* Pooled provider sandboxes not yet taken by a run. */
+unsigned
+msb_pool_idle(void)
+{
+	struct msb	*s;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->runner && s->pooled && !s->armed)
+			n++;
+	return n;
 }
 
 /* A descriptor for the agent's pending RUN.  0, or -1 with why. */

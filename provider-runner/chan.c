@@ -96,7 +96,7 @@ runner_tag_new(void)
 
 	do {
 		t = next_tag++;
-	} while (t == 0 || sbrun_busy(t));
+	} while (t == 0 || sbrun_busy(t) || pool_busy(t));
 	return t;
 }
 

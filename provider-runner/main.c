@@ -130,7 +130,20 @@ h_exited(struct imsgbuf *ib, struct imsg *imsg)
 	take_fd(imsg, 0);
 	if (imsg_get_data(imsg, &ex, sizeof(ex)) == -1)
 		fatalx("exited: bad size");
-	sbrun_exited(imsg_get_id(imsg), &ex);
+	if (!pool_exited(imsg_get_id(imsg), &ex))
+		sbrun_exited(imsg_get_id(imsg), &ex);
+}
+
+static void
+h_pool(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_pool	 pp;
+
+	(void)ib;
+	take_fd(imsg, 0);
+	if (imsg_get_data(imsg, &pp, sizeof(pp)) == -1)
+		fatalx("pool: bad size");
+	pool_resize(pp.size);
 }
 
 static const struct role_handler handlers[] = {
@@ -142,6 +155,7 @@ static const struct role_handler handlers[] = {
 	{ IMSG_PR_BLOB, ROLE_LEN_ANY, h_blob },
 	{ IMSG_PR_INVOKE, sizeof(struct pr_invoke), h_invoke },
 	{ IMSG_PR_EXITED, sizeof(struct launch_exit), h_exited },
+	{ IMSG_PR_POOL, sizeof(struct pr_pool), h_pool },
 };
 
 int

@@ -446,6 +446,13 @@ int	 sbrun_start(uint32_t, char *, size_t, const char *, uint32_t,
 void	 sbrun_exited(uint32_t, const struct launch_exit *);
 int	 sbrun_busy(uint32_t);
 
+/* ---- pool.c: provider sandboxes booted ahead (provider-pool) ----------- */
+void	 pool_resize(uint32_t);
+int	 pool_take(uint32_t *, int *, int *);
+void	 pool_fill(void);
+int	 pool_exited(uint32_t, const struct launch_exit *);
+int	 pool_busy(uint32_t);
+
 /* ---- jobload.c, jobinvoke.c: the monitor's requests --------------------- */
 /* The ranges sbx.conf accepts (provider-timeout, provider-max-output):
  * the monitor never sends more, and a valid configuration must work. */

@@ -164,16 +164,21 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 {
 	struct sbrun	*r;
 	struct pr_spawn	 sp;
-	int		 inp[2], outp[2], saved;
+	struct pr_arm	 pa;
+	uint32_t	 tag = 0;
+	int		 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
+	int		 pooled, saved;
 
+	/* A pooled sandbox if one is idle (pool.c); else a cold one. */
+	pooled = pool_take(&tag, &inp[1], &outp[0]);
 	/* Out of descriptors (too many runs at once) costs this run only. */
-	if (pipe2(inp, O_CLOEXEC) == -1) {
+	if (!pooled && pipe2(inp, O_CLOEXEC) == -1) {
 		saved = errno;
 		free(request);
 		return prov_fail(err, PROV_SANDBOX_UNAVAILABLE, "provider "
 		    "sandbox pipes: %s", strerror(saved));
 	}
-	if (pipe2(outp, O_CLOEXEC) == -1) {
+	if (!pooled && pipe2(outp, O_CLOEXEC) == -1) {
 		saved = errno;
 		close(inp[0]);
 		close(inp[1]);
@@ -183,7 +188,7 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 	}
 	r = xcalloc(1, sizeof(*r));
 	r->job = job;
-	r->tag = runner_tag_new();
+	r->tag = pooled ? tag : runner_tag_new();
 	r->timeout_ms = timeout_ms;
 	r->max_output = max_output;
 	strlcpy(r->nonce, nonce, sizeof(r->nonce));
@@ -192,17 +197,29 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 	evtimer_set(&r->drain, sbrun_drain_expired, r);
 	TAILQ_INSERT_TAIL(&sbruns, r, entry);
 
-	memset(&sp, 0, sizeof(sp));
-	sp.tag = r->tag;
-	sp.timeout_ms = timeout_ms;
-	/* imsg owns and closes the sandbox's ends from here on. */
-	runner_send(IMSG_PR_SPAWN_STDOUT, job, outp[1], &sp, sizeof(sp));
-	runner_send(IMSG_PR_SPAWN, job, inp[0], &sp, sizeof(sp));
+	if (pooled) {
+		/* Its deadline starts now, before it sees the request. */
+		memset(&pa, 0, sizeof(pa));
+		pa.tag = r->tag;
+		pa.timeout_ms = timeout_ms;
+		runner_send(IMSG_PR_ARM, job, -1, &pa, sizeof(pa));
+	} else {
+		memset(&sp, 0, sizeof(sp));
+		sp.tag = r->tag;
+		sp.timeout_ms = timeout_ms;
+		/* imsg owns and closes the sandbox's ends from here on. */
+		runner_send(IMSG_PR_SPAWN_STDOUT, job, outp[1], &sp,
+		    sizeof(sp));
+		runner_send(IMSG_PR_SPAWN, job, inp[0], &sp, sizeof(sp));
+	}
 	r->in = pio_write(inp[1], (unsigned char *)request, reqlen, 0,
 	    sbrun_in_done, r);
 	r->out = pio_read(outp[0], max_output, 0, sbrun_out_done, r);
-	log_debug("job %u: sandbox %u: %zu request bytes", job, r->tag,
-	    reqlen);
+	log_debug("job %u: sandbox %u%s: %zu request bytes", job, r->tag,
+	    pooled ? " (pooled)" : "", reqlen);
+	/* The one taken (and any retired) is replaced in the background. */
+	if (pooled)
+		pool_fill();
 	return 0;
 }
 

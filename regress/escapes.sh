@@ -44,12 +44,9 @@ listener() {
 	: > listen.log
 }
 
-atf_test_case bundles cleanup
-bundles_head() {
-	atf_set "descr" "every escape bundle is refused with its reference code or contained"
-	atf_set "timeout" "600"
-}
-bundles_body() {
+# escape_all [CONFIG LINE ...]: every bundle of fixtures/escapes, loaded
+# and invoked through a monitor started with the given configuration.
+escape_all() {
 	pt_init
 	ESC=$FIX/escapes
 	listener
@@ -64,7 +61,8 @@ bundles_body() {
 		n=$(basename "$(dirname "$(dirname "$d")")")
 		cut -f1 cases | grep -qx "$n" || atf_fail "bundle $n is not in CASES"
 	done
-	pt_start "provider-timeout $TIMEOUT_MS"
+	pt_start "provider-timeout $TIMEOUT_MS" "$@"
+	[ "${PT_POOL:-0}" -gt 0 ] && pt_pool_wait "$PT_POOL"
 	tag=$$
 	attempted=0 contained=0
 	: > verdicts
@@ -103,7 +101,29 @@ bundles_body() {
 	[ "$attempted" -ge 40 ] || atf_fail "only $attempted escape bundles"
 	pt_stop
 }
+
+atf_test_case bundles cleanup
+bundles_head() {
+	atf_set "descr" "every escape bundle is refused with its reference code or contained (every run starts cold)"
+	atf_set "timeout" "600"
+}
+bundles_body() {
+	escape_all
+}
 bundles_cleanup() {
+	pt_cleanup
+}
+
+atf_test_case bundles_pooled cleanup
+bundles_pooled_head() {
+	atf_set "descr" "the same escapes from pooled sandboxes (provider-pool 2): booted before the request, deadline from the run's start"
+	atf_set "timeout" "600"
+}
+bundles_pooled_body() {
+	PT_POOL=2
+	escape_all
+}
+bundles_pooled_cleanup() {
 	pt_cleanup
 }
 
@@ -247,6 +267,7 @@ missing_clock_cleanup() {
 
 atf_init_test_cases() {
 	atf_add_test_case bundles
+	atf_add_test_case bundles_pooled
 	atf_add_test_case fail_closed
 	atf_add_test_case swap
 	atf_add_test_case concurrent

@@ -168,6 +168,11 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 			printf("connections %.0f, sandboxes %.0f, memory and "
 			    "pids limits by %s\n", num(o, "connections"),
 			    num(o, "sandboxes"), str(o, "limits"));
+			st = cJSON_GetObjectItemCaseSensitive(o,
+			    "provider_pool");
+			if (num(st, "size") > 0)
+				printf("provider pool %.0f, %.0f booted and "
+				    "idle\n", num(st, "size"), num(st, "idle"));
 			st = cJSON_GetObjectItemCaseSensitive(o, "selftest");
 			if (strcmp(str(st, "verdict"), "passed") == 0)
 				printf("selftest passed (%.0f checks)\n",

@@ -45,7 +45,51 @@ struct mon {
 	struct prov_node	 flags;
 	enum stand		 stand;
 	int			 spawns;	/* SPAWNs answered */
+	/* Pooled sandboxes the runner asked for, not yet taken. */
+	struct {
+		uint32_t	 tag;
+		int		 in;
+		int		 out;
+	}			 pool[8];
+	int			 npool;
+	int			 pool_out;	/* SPAWN_STDOUT of one */
+	uint32_t		 pool_out_tag;
+	int			 arms;		/* ARMs answered */
+	uint32_t		 arm_timeout;	/* the last ARM's */
 };
+
+/* Keep a pooled spawn (job 0) until a run takes it with ARM. */
+static int
+mon_pool_msg(struct mon *m, struct imsg *imsg)
+{
+	struct pr_spawn	 sp;
+
+	if (imsg_get_type(imsg) != IMSG_PR_SPAWN_STDOUT &&
+	    imsg_get_type(imsg) != IMSG_PR_SPAWN)
+		return 0;
+	ATF_REQUIRE(imsg_get_data(imsg, &sp, sizeof(sp)) == 0);
+	if (!(sp.flags & PR_SPAWN_POOLED))
+		return 0;
+	ATF_CHECK_EQ(sp.flags, PR_SPAWN_POOLED);
+	ATF_CHECK_EQ_MSG(sp.timeout_ms, 0, "a pooled spawn has no run "
+	    "deadline yet");
+	ATF_CHECK_EQ(imsg_get_id(imsg), 0);
+	if (imsg_get_type(imsg) == IMSG_PR_SPAWN_STDOUT) {
+		ATF_REQUIRE(m->pool_out == -1);
+		ATF_REQUIRE((m->pool_out = imsg_get_fd(imsg)) != -1);
+		m->pool_out_tag = sp.tag;
+		return 1;
+	}
+	ATF_REQUIRE_MSG(m->pool_out != -1, "SPAWN before SPAWN_STDOUT");
+	ATF_CHECK_EQ(sp.tag, m->pool_out_tag);
+	ATF_REQUIRE(m->npool < (int)nitems(m->pool));
+	m->pool[m->npool].tag = sp.tag;
+	m->pool[m->npool].out = m->pool_out;
+	ATF_REQUIRE((m->pool[m->npool].in = imsg_get_fd(imsg)) != -1);
+	m->npool++;
+	m->pool_out = -1;
+	return 1;
+}
 
 /* What one job sent back. */
 struct reply {
@@ -110,6 +154,7 @@ mon_start(const atf_tc_t *tc, struct mon *m, enum stand stand)
 #endif
 	memset(m, 0, sizeof(*m));
 	m->stand = stand;
+	m->pool_out = -1;
 	tp_node(m->node, sizeof(m->node));
 	ATF_REQUIRE_MSG(prov_node_probe(m->node, &m->flags, &err) == 0, "%s",
 	    err.msg);
@@ -325,12 +370,17 @@ serve_job(struct mon *m, uint32_t job, struct reply *rp)
 {
 	struct imsg	 imsg;
 	struct pr_spawn	 sp, sp_out;
-	int		 out = -1, in;
+	struct pr_arm	 arm;
+	int		 out = -1, in, pout, i;
 	size_t		 len;
 
 	memset(rp, 0, sizeof(*rp));
 	for (;;) {
 		mon_recv(m, &imsg);
+		if (mon_pool_msg(m, &imsg)) {
+			imsg_free(&imsg);
+			continue;
+		}
 		ATF_REQUIRE_EQ_MSG(imsg_get_id(&imsg), job, "message type %u "
 		    "for job %u, expected job %u", imsg_get_type(&imsg),
 		    imsg_get_id(&imsg), job);
@@ -364,6 +414,22 @@ serve_job(struct mon *m, uint32_t job, struct reply *rp)
 			ATF_REQUIRE((in = imsg_get_fd(&imsg)) != -1);
 			stand_in(m, sp.tag, in, out);
 			out = -1;
+			break;
+		case IMSG_PR_ARM:
+			ATF_REQUIRE(imsg_get_data(&imsg, &arm,
+			    sizeof(arm)) == 0);
+			ATF_CHECK(arm.timeout_ms > 0);
+			m->arm_timeout = arm.timeout_ms;
+			for (i = 0; i < m->npool; i++)
+				if (m->pool[i].tag == arm.tag)
+					break;
+			ATF_REQUIRE_MSG(i < m->npool, "ARM of sandbox %u, "
+			    "which is not pooled", arm.tag);
+			in = m->pool[i].in;
+			pout = m->pool[i].out;
+			m->pool[i] = m->pool[--m->npool];
+			m->arms++;
+			stand_in(m, arm.tag, in, pout);
 			break;
 		case IMSG_PR_DONE:
 			ATF_REQUIRE(imsg_get_data(&imsg, &rp->done,
@@ -1395,6 +1461,97 @@ ATF_TC_BODY(closed_protocol, tc)
 	}
 }
 
+ATF_TC(pool);
+ATF_TC_HEAD(pool, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "provider-pool: the runner asks for "
+	    "pooled sandboxes with no run deadline, a run takes one with ARM "
+	    "(the run's timeout) instead of a cold SPAWN and gets the same "
+	    "result bytes, each one taken is replaced, a smaller pool closes "
+	    "idle sandboxes' stdin, and with no pool runs start cold");
+}
+ATF_TC_BODY(pool, tc)
+{
+	struct mon		 m;
+	struct reply		 rp, issued;
+	struct invoke		 iv;
+	struct pr_pool		 pp;
+	struct launch_exit	 ex;
+	struct imsg		 imsg;
+	char			*out, *want, c;
+	size_t			 len;
+	int			 rfd, i;
+
+	mon_start(tc, &m, SB_NODE);
+	good_allowlist(tc, &m);
+	memset(&pp, 0, sizeof(pp));
+	pp.size = 2;
+	mon_send(&m, IMSG_PR_POOL, 0, -1, &pp, sizeof(pp));
+	while (m.npool < 2) {
+		mon_recv(&m, &imsg);
+		ATF_REQUIRE_MSG(mon_pool_msg(&m, &imsg), "message type %u "
+		    "instead of a pooled spawn", imsg_get_type(&imsg));
+		imsg_free(&imsg);
+	}
+	ATF_CHECK(m.pool[0].tag != m.pool[1].tag);
+
+	/* The load's inspection takes one; a replacement is asked for
+	 * before the job ends. */
+	load_example(tc, &m, &issued);
+	ATF_CHECK_EQ(m.arms, 1);
+	ATF_CHECK_EQ(m.spawns, 1);
+	ATF_CHECK_EQ(m.npool, 2);
+
+	/* An invoke: pooled, its own deadline, the cold path's bytes. */
+	iv = invoke_of(&issued);
+	iv.timeout_ms = 4321;
+	rfd = invoke_send(&m, 2, &issued, &iv);
+	serve_job(&m, 2, &rp);
+	check_done(&rp, PROV_OK, NULL);
+	ATF_CHECK_EQ(m.arms, 2);
+	ATF_CHECK_EQ(m.arm_timeout, 4321);
+	out = result_text(rfd, 0, &len);
+	want = expected_result(&issued, RECORDS);
+	ATF_CHECK_STREQ(out, want);
+	free(out);
+	ATF_CHECK_EQ(m.npool, 2);
+
+	/* Pool 0: the idle ones see EOF on stdin (the driver then ends
+	 * without a request), and their exits are expected. */
+	pp.size = 0;
+	mon_send(&m, IMSG_PR_POOL, 0, -1, &pp, sizeof(pp));
+	while (m.npool > 0) {
+		m.npool--;
+		ATF_CHECK_EQ_MSG(read(m.pool[m.npool].in, &c, 1), 0,
+		    "a retired sandbox's stdin is still open");
+		close(m.pool[m.npool].in);
+		close(m.pool[m.npool].out);
+		memset(&ex, 0, sizeof(ex));
+		ex.reason = SANDBOX_EXITED;
+		ex.wstatus = 70 << 8;
+		mon_send(&m, IMSG_PR_EXITED, m.pool[m.npool].tag, -1, &ex,
+		    sizeof(ex));
+	}
+
+	/* Without a pool the next run is cold again. */
+	rfd = invoke_send(&m, 3, &issued, &iv);
+	serve_job(&m, 3, &rp);
+	check_done(&rp, PROV_OK, NULL);
+	ATF_CHECK_EQ(m.arms, 2);
+	ATF_CHECK_EQ(m.spawns, 3);
+	ATF_CHECK_EQ(m.npool, 0);
+	out = result_text(rfd, 0, &len);
+	ATF_CHECK_STREQ(out, want);
+	free(out);
+	free(want);
+	for (i = 0; i < m.npool; i++) {
+		close(m.pool[i].in);
+		close(m.pool[i].out);
+	}
+	free(issued.blob);
+	mon_stop_clean(&m);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, blob_format);
@@ -1407,5 +1564,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, concurrent_jobs);
 	ATF_TP_ADD_TC(tp, under_its_filter);
 	ATF_TP_ADD_TC(tp, closed_protocol);
+	ATF_TP_ADD_TC(tp, pool);
 	return atf_no_error();
 }

@@ -1,0 +1,168 @@
+#! /usr/bin/env atf-sh
+#
+# pool.sh: provider-pool through a real monitor -- pooled provider
+# sandboxes are booted ahead, a run takes one and it is replaced, results
+# are byte-identical to cold runs, the run's deadline starts when the run
+# does, a reload resizes the pool, and a pool that cannot start sandboxes
+# pauses between attempts instead of looping.  Runs as root and as an
+# unprivileged user.  (The escape suite runs from pooled sandboxes too:
+# escapes.sh:bundles_pooled.)
+
+. "$(atf_get_srcdir)/top/regress/provider-test.subr"
+
+CLOCK=1700000000000
+RECORDS='[{"slice":"a","failed":false},{"slice":"b","failed":true},{"slice":"b","failed":false}]'
+
+# example NAME: the example bundle copied to $W/NAME, allowlisted.
+example() {
+	cp -R "$FIX/gates-example-extension" "$W/$1" || atf_fail "copy example"
+	dg=$("$C" digest bundle "$W/$1" gate-providers/example.mjs)
+	pt_allow gates-example example.count/v1 "$dg" "Example Reviewer"
+	chmod -R go+rX "$W/$1"
+}
+
+# invoke_to FILE [TIMEOUT_MS]: invoke $H on RECORDS into FILE.
+invoke_to() {
+	printf '%s' "$RECORDS" > recs.json
+	"$C" provider invoke "$H" --records recs.json --clock-ms "$CLOCK" \
+	    --timeout-ms "${2:-5000}" > "$1" 2> "$1.err" ||
+	    { cat "$1.err"; atf_fail "invoke failed"; }
+}
+
+# set_pool N: rewrite provider-pool in sbx.conf and reload.
+set_pool() {
+	sed -i "s/^provider-pool .*/provider-pool $1/" "$D/sbx.conf" ||
+	    atf_fail "edit sbx.conf"
+	pt_reload
+}
+
+# spawns: how many sandboxes the audit log has seen start so far.
+spawns() {
+	grep -c '"event":"spawn"' "$D/audit.jsonl"
+}
+
+atf_test_case pooled_runs cleanup
+pooled_runs_head() {
+	atf_set "descr" "provider-pool 2: two sandboxes booted ahead and shown by status, each run takes one (no cold spawn) and one replaces it, results byte-identical to cold runs; a reload to 0 retires the idle ones, back to 3 boots three"
+	atf_set "timeout" "120"
+}
+pooled_runs_body() {
+	pt_init
+	example ex
+	PT_POOL=2
+	pt_start
+	pt_pool_wait 2
+	atf_check -o match:'^provider pool 2, 2 booted and idle$' \
+	    -o match:'^connections 1, sandboxes 2,' "$C" status
+	atf_check -o match:'"provider_pool":\{"size":2,"idle":2\}' \
+	    "$C" --json status
+
+	# The load's inspection and two invokes: each takes a pooled
+	# sandbox, which the audit log names, and nothing starts cold.
+	pt_load "$W/ex"
+	invoke_to pooled1.out
+	invoke_to pooled2.out
+	[ "$(grep -c '"sandbox [0-9]* pid [0-9]*: provider run"' "$D/audit.jsonl")" -eq 0 ] ||
+	    atf_fail "a run started cold with an idle pool"
+	n=$(grep -c '"event":"pool-take".*taken by a provider run with a 5000 ms deadline' "$D/audit.jsonl")
+	[ "$n" -ge 3 ] || { cat "$D/audit.jsonl"; atf_fail "$n pooled runs, expected 3"; }
+	pt_pool_wait 2
+
+	# Pool 0: the idle ones end (their stdin closes), runs start cold.
+	set_pool 0
+	pt_pool_wait 0
+	i=0
+	while ! "$C" status | grep -q '^connections 1, sandboxes 0,'; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { "$C" status; atf_fail "retired pooled sandboxes did not end"; }
+		sleep 0.1
+	done
+	"$C" status | grep -q '^provider pool' && atf_fail "status shows a pool of 0"
+	invoke_to cold.out
+	grep -q '"sandbox [0-9]* pid [0-9]*: provider run"' "$D/audit.jsonl" ||
+	    atf_fail "pool 0 did not start the run cold"
+	# Byte-identical either way.
+	cmp pooled1.out cold.out || atf_fail "pooled and cold results differ"
+	cmp pooled2.out cold.out || atf_fail "two pooled results differ"
+	atf_check -o match:'"metrics":\{"failures":\{"bySlice":\{"a":\{"events":0,"n":1\},"b":\{"events":1,"n":2\}\}' \
+	    cat cold.out
+
+	set_pool 3
+	pt_pool_wait 3
+	invoke_to pooled3.out
+	cmp pooled3.out cold.out || atf_fail "pooled result differs after reload"
+	pt_pool_wait 3
+	pt_stop
+}
+pooled_runs_cleanup() {
+	pt_cleanup
+}
+
+atf_test_case deadline_at_use cleanup
+deadline_at_use_head() {
+	atf_set "descr" "a pooled sandbox's run deadline starts when a run takes it: after idling longer than the run's timeout it still returns the result; a provider that spins is killed at the run's own timeout (not at the pool's 10-minute idle life) and refused as timeout"
+	atf_set "timeout" "120"
+}
+deadline_at_use_body() {
+	pt_init
+	example ex
+	pt_bundle "$FIX/escapes/spin-compute" spin esc-spin-compute \
+	    escape.spin-compute/v1 "$FIX/escapes/lib/probe.mjs"
+	PT_POOL=1
+	pt_start
+	pt_pool_wait 1
+	pt_load "$W/ex"
+	pt_pool_wait 1
+	# Idle for longer than the run's timeout, then used.
+	sleep 2
+	invoke_to late.out 1000
+	atf_check -o match:'"metrics"' cat late.out
+	# The spinner: killed at its run's 1000 ms, from a pooled sandbox.
+	h=$H
+	pt_load "$W/spin"
+	pt_pool_wait 1
+	printf '%s' "$RECORDS" > recs.json
+	atf_check -s exit:1 -o empty \
+	    -e match:'^error: timeout: .*timed out after 1000 ms' \
+	    "$C" provider invoke "$H" --records recs.json --clock-ms "$CLOCK" \
+	    --timeout-ms 1000
+	grep -q '"event":"pool-take".*with a 1000 ms deadline' "$D/audit.jsonl" ||
+	    atf_fail "the runs did not come from the pool"
+	H=$h
+	pt_stop
+}
+deadline_at_use_cleanup() {
+	pt_cleanup
+}
+
+atf_test_case backoff cleanup
+backoff_head() {
+	atf_set "descr" "a pool whose sandboxes cannot start (max-sandboxes 1 with provider-pool 3) says why in the log and pauses between attempts instead of respawning in a loop; runs still work"
+	atf_set "timeout" "120"
+}
+backoff_body() {
+	pt_init
+	example ex
+	PT_POOL=3
+	pt_start "max-sandboxes 1"
+	pt_pool_wait 1
+	sleep 3
+	n=$(grep -c 'provider pool: sandbox [0-9]* ended before any run took it (setup failed: max-sandboxes reached); the next one in [0-9]* ms' mon.log)
+	# Doubling pauses from 250 ms allow a handful in 3 s; a loop would
+	# have logged thousands.
+	[ "$n" -ge 1 ] || { cat mon.log; atf_fail "the refused pooled spawn was not logged"; }
+	[ "$n" -le 8 ] || atf_fail "$n refused pooled spawns in 3 s: no pause between attempts"
+	pt_load "$W/ex"
+	invoke_to ok.out
+	atf_check -o match:'"metrics"' cat ok.out
+	pt_stop
+}
+backoff_cleanup() {
+	pt_cleanup
+}
+
+atf_init_test_cases() {
+	atf_add_test_case pooled_runs
+	atf_add_test_case deadline_at_use
+	atf_add_test_case backoff
+}
