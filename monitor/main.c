@@ -307,7 +307,7 @@ main(int argc, char *argv[])
 		monitor_shutdown(1);
 	/* The verdict exists before the first agent is served. */
 	selftest_startup();
-	provider_allowlist_send();
+	provider_allowlist_startup();
 	provider_pool_send();
 	control_listen();
 	audit("start", getuid(), getpid(), "sbx-monitor %s as %s on %s",

@@ -277,6 +277,8 @@ int	 runtime_spec(uint32_t, uint8_t *, size_t, size_t *, char *, size_t);
 
 /* ---- provider.c: the registry and provider requests ------------------ */
 void	 provider_allowlist_send(void);
+void	 provider_allowlist_startup(void);
+#define PROVIDER_STARTUP_WAIT	10	/* seconds for the allowlist verdict */
 void	 provider_allowlist_ok(struct role *, struct imsg *);
 void	 provider_conn_gone(struct ctl_conn *);
 void	 provider_load(struct ctl_conn *, uint32_t, uid_t, pid_t,

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <event.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,7 @@ static size_t		 nissued;
 static struct jobs	 jobs = TAILQ_HEAD_INITIALIZER(jobs);
 static uint32_t		 nextjob = 1;
 static int		 allowlist_ok;
+static int		 allowlist_pending;	/* sent, no verdict yet */
 static char		 allowlist_why[PR_MSG_MAX] = "not sent yet";
 
 /* Spawns the runner asked for, until both descriptors are here. */
@@ -121,7 +123,28 @@ provider_allowlist_send(void)
 	if (imsg_compose(&runner()->ibuf, IMSG_PR_ALLOWLIST_END, 0, 0, -1,
 	    &end, sizeof(end)) == -1)
 		fatal("%s: compose", __func__);
+	allowlist_pending++;
 	proc_event_add(runner());
+}
+
+/*
+ * At start-up, the runner's verdict on the allowlist exists before the
+ * first agent is served: a load that raced it would be refused as "not
+ * sent yet" for no fault of the agent's.
+ */
+void
+provider_allowlist_startup(void)
+{
+	time_t	 deadline = time(NULL) + PROVIDER_STARTUP_WAIT;
+
+	provider_allowlist_send();
+	while (allowlist_pending > 0 && time(NULL) < deadline)
+		event_loop(EVLOOP_ONCE);
+	if (allowlist_pending > 0) {
+		log_warnx("the provider runner did not judge the allowlist "
+		    "within %d seconds", PROVIDER_STARTUP_WAIT);
+		monitor_shutdown(1);
+	}
 }
 
 void
@@ -133,6 +156,8 @@ provider_allowlist_ok(struct role *r, struct imsg *imsg)
 	if (imsg_get_data(imsg, &d, sizeof(d)) == -1)
 		fatalx("%s: bad size", __func__);
 	d.msg[sizeof(d.msg) - 1] = '\0';
+	if (allowlist_pending > 0)
+		allowlist_pending--;
 	allowlist_ok = d.code == 0;
 	strlcpy(allowlist_why, d.msg, sizeof(allowlist_why));
 	if (allowlist_ok)

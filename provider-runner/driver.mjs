@@ -32,7 +32,7 @@
 //    errors, so no host function (and through it `process`) is ever
 //    reachable from provider code.
 
-import { readSync, writeSync } from 'node:fs';
+import { closeSync, readSync, writeSync } from 'node:fs';
 import vm from 'node:vm';
 
 const EXIT_NO_NONCE = 70;
@@ -100,7 +100,17 @@ function respond(body) {
 	responded = true;
 	if (nonce === null)
 		process.exit(EXIT_NO_NONCE);
-	process.exit(emit(body) ? 0 : EXIT_IO);
+	const ok = emit(body);
+	// The frame is complete: stdout's end tells the parent so now,
+	// without waiting for node's own teardown.
+	if (ok) {
+		try {
+			closeSync(1);
+		} catch {
+			// the exit closes it anyway
+		}
+	}
+	process.exit(ok ? 0 : EXIT_IO);
 }
 
 function refuse(msg) {
@@ -245,10 +255,13 @@ function readRequest() {
 }
 
 // Compiled in the context (its source text, never a host closure) and run
-// before any provider code.  Returns the context-realm API the host
-// drives; every function in it takes and returns primitives, except run,
-// which takes the module namespace (a context object).
-function contextBootstrap(seed, clockMs, recordsJson) {
+// before any provider code -- before the request is even read, so that a
+// sandbox booted ahead of its run (provider-pool) has done this work
+// already.  Returns the context-realm API the host drives; every function
+// in it takes and returns primitives, except run, which takes the module
+// namespace (a context object).  configure installs the request's clock,
+// seed and records, once, before any provider module is compiled.
+function contextBootstrap() {
 	'use strict';
 	const g = globalThis;
 	const { apply, construct, ownKeys } = Reflect;
@@ -274,9 +287,12 @@ function contextBootstrap(seed, clockMs, recordsJson) {
 	const push = Array.prototype.push;
 	const pop = Array.prototype.pop;
 
-	if (!isSafeInteger(clockMs))
-		throw new ErrorCtor('clock is not a safe integer');
-	const FROZEN_MS = clockMs;
+	// Set once by configure, before any provider code runs; the shims
+	// below read them and provider code cannot reach them.
+	let FROZEN_MS = 0;
+	let state = 1;
+	let configured = false;
+	let records;
 
 	// Intrinsics not reachable by name from the global object; freezing
 	// must reach them too or provider code could hijack, say, the
@@ -351,7 +367,6 @@ function contextBootstrap(seed, clockMs, recordsJson) {
 
 	// The seeded RNG: mulberry32, the generator the reference uses, so
 	// a seed gives the same sequence in both.
-	let state = (seed >>> 0) || 1;
 	const random = function random() {
 		state = (state + 0x6D2B79F5) >>> 0;
 		let t = state;
@@ -360,27 +375,10 @@ function contextBootstrap(seed, clockMs, recordsJson) {
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
 
-	for (const [k, v] of [['Date', DateShim], ['clock', FROZEN_MS],
-	    ['random', random]])
-		defineProperty(g, k, { value: v, writable: false,
-		    enumerable: false, configurable: false });
-
-	// Records are parsed here, so every object provider code sees was
-	// made in its own realm, and frozen so that one module of the run
-	// cannot edit what another reads.
-	let records;
-	if (recordsJson !== undefined) {
-		records = parse(recordsJson);
-		const stack = [records];
-		while (stack.length > 0) {
-			const v = apply(pop, stack, []);
-			if (v === null || typeof v !== 'object')
-				continue;
-			freeze(v);
-			for (const k of ownKeys(v))
-				apply(push, stack, [v[k]]);
-		}
-	}
+	// Not yet on the global object (configure puts them there), so the
+	// walk below reaches them through here.
+	keep(DateShim);
+	keep(random);
 
 	// Freeze everything reachable from the global object and the hidden
 	// intrinsics: prototypes, values, getters and setters.  Otherwise
@@ -408,6 +406,38 @@ function contextBootstrap(seed, clockMs, recordsJson) {
 	for (const o of seen)
 		if (o !== g)
 			freeze(o);
+
+	// The request's clock, seed and records, then the globals that
+	// expose them, in the order they always had.
+	function configure(seed, clockMs, recordsJson) {
+		if (configured)
+			throw new ErrorCtor('isolated context configured twice');
+		configured = true;
+		if (!isSafeInteger(clockMs))
+			throw new ErrorCtor('clock is not a safe integer');
+		FROZEN_MS = clockMs;
+		state = (seed >>> 0) || 1;
+		for (const [k, v] of [['Date', DateShim], ['clock', FROZEN_MS],
+		    ['random', random]])
+			defineProperty(g, k, { value: v, writable: false,
+			    enumerable: false, configurable: false });
+
+		// Records are parsed here, so every object provider code
+		// sees was made in its own realm, and frozen so that one
+		// module of the run cannot edit what another reads.
+		if (recordsJson !== undefined) {
+			records = parse(recordsJson);
+			const stack = [records];
+			while (stack.length > 0) {
+				const v = apply(pop, stack, []);
+				if (v === null || typeof v !== 'object')
+					continue;
+				freeze(v);
+				for (const k of ownKeys(v))
+					apply(push, stack, [v[k]]);
+			}
+		}
+	}
 
 	let resultText;
 	function finish(body) {
@@ -498,6 +528,7 @@ function contextBootstrap(seed, clockMs, recordsJson) {
 	}
 
 	return freeze({
+		configure,
 		run,
 		poll: function poll() { return resultText; },
 		describe,
@@ -547,19 +578,32 @@ const immediate = () => new Promise((r) => setImmediate(r));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
+	// The context is built and hardened before the request is read: it
+	// depends on nothing in it, and a pooled sandbox waits here with
+	// the work done.  A failure is reported once the nonce is known.
+	let context = null, bootError = null;
+	if (typeof vm.SourceTextModule === 'function') {
+		try {
+			context = vm.createContext(Object.create(null), {
+				name: 'sbx-gate-provider',
+				codeGeneration: { strings: false, wasm: false },
+			});
+			const boot = vm.runInContext('(' +
+			    contextBootstrap.toString() + ')', context,
+			    { filename: 'sbx-bootstrap.js' });
+			api = boot();
+		} catch (e) {
+			bootError = e;
+		}
+	}
 	const req = readRequest();
 	if (typeof vm.SourceTextModule !== 'function')
 		throw new Refusal('node lacks vm.SourceTextModule ' +
 		    '(run with --experimental-vm-modules)');
-
-	const context = vm.createContext(Object.create(null), {
-		name: 'sbx-gate-provider',
-		codeGeneration: { strings: false, wasm: false },
-	});
 	try {
-		const boot = vm.runInContext('(' + contextBootstrap.toString() +
-		    ')', context, { filename: 'sbx-bootstrap.js' });
-		api = boot(req.seed, req.clockMs,
+		if (bootError !== null)
+			throw bootError;
+		api.configure(req.seed, req.clockMs,
 		    req.mode === 'invoke' ? req.recordsJson : undefined);
 	} catch (e) {
 		throw new Refusal('isolated context setup failed: ' +

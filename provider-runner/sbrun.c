@@ -11,6 +11,16 @@
  * copies of the sandbox's ends are gone once imsg has sent them, so EOF
  * on stdout means every writer in the sandbox is gone.
  *
+ * One shortcut: the driver closes stdout right after its frame, and
+ * node's teardown after that takes milliseconds.  A run whose stdout
+ * ended, before its deadline, with a well-formed frame that says ok is
+ * judged then, as if it had exited 0 (which is what the driver does
+ * next); its EXITED report only ends the bookkeeping.  Anything else
+ * (no frame, a refusal, a flood, the deadline passed) waits for EXITED
+ * as before, so timeouts, signals and exit statuses keep their codes.
+ * This gives nothing to a provider: writing a frame at all needs the
+ * nonce, which only the driver holds.
+ *
  * Threats: a provider that floods stdout (bounded, and the pipe closed
  * at the cap), one that never reads stdin or never exits (neither stalls
  * the role: both pipes are event-driven, and the monitor's deadline ends
@@ -24,6 +34,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -45,6 +56,8 @@ struct sbrun {
 	int			 overflow;
 	int			 unfinished;
 	int			 exited;
+	int			 answered;	/* judged early, cb ran */
+	uint64_t		 deadline;	/* CLOCK_MONOTONIC, ms */
 	struct launch_exit	 exit;
 	struct event		 drain;
 	int			 drain_added;
@@ -111,6 +124,50 @@ sbrun_judge(struct sbrun *r)
 	cb(arg, body, rv == 0 ? NULL : &err);
 }
 
+static uint64_t
+sbrun_now_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		fatal("clock_gettime");
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * stdout ended before EXITED: if it holds an ok frame and the deadline
+ * has not passed, answer now.  1 if answered.
+ */
+static int
+sbrun_judge_early(struct sbrun *r)
+{
+	struct prov_outcome	 o;
+	struct prov_error	 err;
+	struct launch_exit	 clean;
+	struct json_value	*body = NULL;
+	sbrun_cb		 cb = r->cb;
+
+	if (r->overflow || r->unfinished || sbrun_now_ms() >= r->deadline)
+		return 0;
+	memset(&clean, 0, sizeof(clean));
+	clean.reason = SANDBOX_EXITED;
+	memset(&o, 0, sizeof(o));
+	memset(&err, 0, sizeof(err));
+	o.exit = &clean;
+	o.timeout_ms = r->timeout_ms;
+	o.out = pio_data(r->out, &o.outlen);
+	o.max_output = r->max_output;
+	o.nonce = r->nonce;
+	if (prov_run_judge(&o, &body, &err) == -1)
+		return 0;
+	log_debug("job %u: sandbox %u: framed result before its exit",
+	    r->job, r->tag);
+	r->answered = 1;
+	r->cb = NULL;
+	cb(r->arg, body, NULL);
+	return 1;
+}
+
 static void
 sbrun_in_done(struct pio *p, void *arg)
 {
@@ -141,6 +198,8 @@ sbrun_out_done(struct pio *p, void *arg)
 	}
 	if (r->exited)
 		sbrun_judge(r);
+	else if (pio_status(p) == PIO_DONE)
+		(void)sbrun_judge_early(r);
 }
 
 static void
@@ -190,6 +249,7 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 	r->job = job;
 	r->tag = pooled ? tag : runner_tag_new();
 	r->timeout_ms = timeout_ms;
+	r->deadline = sbrun_now_ms() + timeout_ms;
 	r->max_output = max_output;
 	strlcpy(r->nonce, nonce, sizeof(r->nonce));
 	r->cb = cb;
@@ -237,6 +297,15 @@ sbrun_exited(uint32_t tag, const struct launch_exit *ex)
 		fatalx("exit report for sandbox %u is malformed", tag);
 	r->exited = 1;
 	r->exit = *ex;
+	if (r->answered) {
+		/* Judged from its frame; the driver exits 0 right after. */
+		if (ex->reason != SANDBOX_EXITED || ex->wstatus != 0)
+			log_warnx("job %u: sandbox %u ended uncleanly after "
+			    "its result (reason %d, status %#x)", r->job,
+			    r->tag, ex->reason, ex->wstatus);
+		sbrun_free(r);
+		return;
+	}
 	if (r->out_done) {
 		sbrun_judge(r);
 		return;
