@@ -237,27 +237,13 @@ json_string_compare(const struct json_string *a, const struct json_string *b)
 	return a->len < b->len ? -1 : 1;
 }
 
+static int	cbuf_reserve(struct cbuf *, size_t);
+
 static int
 cbuf_add(struct cbuf *cb, const void *p, size_t n)
 {
-	size_t	 ncap;
-
-	if (n > SIZE_MAX - 1 - cb->len) {
-		errno = EOVERFLOW;
+	if (cbuf_reserve(cb, n) == -1)
 		return -1;
-	}
-	if (cb->len + n + 1 > cb->cap) {
-		ncap = cb->cap == 0 ? 256 : cb->cap;
-		while (ncap < cb->len + n + 1) {
-			if (ncap > SIZE_MAX / 2) {
-				errno = EOVERFLOW;
-				return -1;
-			}
-			ncap *= 2;
-		}
-		cb->b = xreallocarray(cb->b, ncap, 1);
-		cb->cap = ncap;
-	}
 	memcpy(cb->b + cb->len, p, n);
 	cb->len += n;
 	cb->b[cb->len] = '\0';
@@ -270,45 +256,84 @@ cbuf_addc(struct cbuf *cb, char c)
 	return cbuf_add(cb, &c, 1);
 }
 
-/* JSON.stringify's QuoteJSONString, well-formed variant (ES2019). */
+/* Room for n more bytes (and the NUL).  0, or -1 with errno. */
+static int
+cbuf_reserve(struct cbuf *cb, size_t n)
+{
+	size_t	 ncap;
+
+	if (n > SIZE_MAX - 1 - cb->len) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	if (cb->len + n + 1 <= cb->cap)
+		return 0;
+	ncap = cb->cap == 0 ? 256 : cb->cap;
+	while (ncap < cb->len + n + 1) {
+		if (ncap > SIZE_MAX / 2) {
+			errno = EOVERFLOW;
+			return -1;
+		}
+		ncap *= 2;
+	}
+	cb->b = xreallocarray(cb->b, ncap, 1);
+	cb->cap = ncap;
+	return 0;
+}
+
+/*
+ * JSON.stringify's QuoteJSONString, well-formed variant (ES2019).
+ * Records and requests run to megabytes of strings, so the worst case
+ * (six bytes per code unit, "\uXXXX") is reserved once and the bytes
+ * are written straight into the buffer.
+ */
 static int
 put_string(struct cbuf *cb, const struct json_string *s)
 {
 	static const char	 hex[] = "0123456789abcdef";
-	char			 t[8];
-	size_t			 i, n;
+	unsigned char		*t;
+	size_t			 i;
 	uint32_t		 c, lo;
 
-	if (cbuf_addc(cb, '"') == -1)
+	if (s->len > (SIZE_MAX - 2) / 6) {
+		errno = EOVERFLOW;
 		return -1;
+	}
+	if (cbuf_reserve(cb, 6 * s->len + 2) == -1)
+		return -1;
+	t = (unsigned char *)cb->b + cb->len;
+	*t++ = '"';
 	for (i = 0; i < s->len; i++) {
 		c = s->u[i];
-		n = 0;
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*t++ = (unsigned char)c;
+			continue;
+		}
 		switch (c) {
 		case '"':
 		case '\\':
-			t[n++] = '\\';
-			t[n++] = (char)c;
+			*t++ = '\\';
+			*t++ = (unsigned char)c;
 			break;
 		case '\b':
-			t[n++] = '\\';
-			t[n++] = 'b';
+			*t++ = '\\';
+			*t++ = 'b';
 			break;
 		case '\f':
-			t[n++] = '\\';
-			t[n++] = 'f';
+			*t++ = '\\';
+			*t++ = 'f';
 			break;
 		case '\n':
-			t[n++] = '\\';
-			t[n++] = 'n';
+			*t++ = '\\';
+			*t++ = 'n';
 			break;
 		case '\r':
-			t[n++] = '\\';
-			t[n++] = 'r';
+			*t++ = '\\';
+			*t++ = 'r';
 			break;
 		case '\t':
-			t[n++] = '\\';
-			t[n++] = 't';
+			*t++ = '\\';
+			*t++ = 't';
 			break;
 		default:
 			if (c >= 0xd800 && c <= 0xdbff && i + 1 < s->len &&
@@ -316,34 +341,33 @@ put_string(struct cbuf *cb, const struct json_string *s)
 				c = 0x10000 + ((c - 0xd800) << 10) +
 				    (lo - 0xdc00);
 				i++;
-				t[n++] = (char)(0xf0 | (c >> 18));
-				t[n++] = (char)(0x80 | ((c >> 12) & 0x3f));
-				t[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
-				t[n++] = (char)(0x80 | (c & 0x3f));
+				*t++ = (unsigned char)(0xf0 | (c >> 18));
+				*t++ = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+				*t++ = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+				*t++ = (unsigned char)(0x80 | (c & 0x3f));
 			} else if (c < 0x20 || (c >= 0xd800 && c <= 0xdfff)) {
 				/* Controls and lone surrogates. */
-				t[n++] = '\\';
-				t[n++] = 'u';
-				t[n++] = hex[(c >> 12) & 0xf];
-				t[n++] = hex[(c >> 8) & 0xf];
-				t[n++] = hex[(c >> 4) & 0xf];
-				t[n++] = hex[c & 0xf];
-			} else if (c < 0x80) {
-				t[n++] = (char)c;
+				*t++ = '\\';
+				*t++ = 'u';
+				*t++ = (unsigned char)hex[(c >> 12) & 0xf];
+				*t++ = (unsigned char)hex[(c >> 8) & 0xf];
+				*t++ = (unsigned char)hex[(c >> 4) & 0xf];
+				*t++ = (unsigned char)hex[c & 0xf];
 			} else if (c < 0x800) {
-				t[n++] = (char)(0xc0 | (c >> 6));
-				t[n++] = (char)(0x80 | (c & 0x3f));
+				*t++ = (unsigned char)(0xc0 | (c >> 6));
+				*t++ = (unsigned char)(0x80 | (c & 0x3f));
 			} else {
-				t[n++] = (char)(0xe0 | (c >> 12));
-				t[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
-				t[n++] = (char)(0x80 | (c & 0x3f));
+				*t++ = (unsigned char)(0xe0 | (c >> 12));
+				*t++ = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+				*t++ = (unsigned char)(0x80 | (c & 0x3f));
 			}
 			break;
 		}
-		if (cbuf_add(cb, t, n) == -1)
-			return -1;
 	}
-	return cbuf_addc(cb, '"');
+	*t++ = '"';
+	cb->len = (size_t)(t - (unsigned char *)cb->b);
+	cb->b[cb->len] = '\0';
+	return 0;
 }
 
 static int

@@ -52,6 +52,8 @@ struct jobinvoke {
 	size_t			 max_output;
 	struct pio		*io;		/* records, then result */
 	struct json_value	*records;
+	char			*records_text;	/* canonical, digested */
+	size_t			 records_len;
 	char			 records_digest[DIGEST_STR_LEN + 1];
 	struct prov_identity	 ident;
 };
@@ -82,6 +84,7 @@ jobinvoke_finish(struct jobinvoke *j, const struct prov_error *err)
 		close(j->outfd);
 	pio_free(j->io);
 	json_free(j->records);
+	free(j->records_text);
 	freezero(j->blob, j->bloblen);
 	runner_done(j->id, err, 0);
 	free(j);
@@ -119,7 +122,8 @@ jobinvoke_ran(void *arg, struct json_value *body,
 		return;
 	}
 	if (prov_seal_section(&j->ident, j->records, j->max_records,
-	    prov_json_get(body, "result"), &text, &len, &err) == -1) {
+	    j->records_digest, prov_json_get(body, "result"), &text, &len,
+	    &err) == -1) {
 		json_free(body);
 		jobinvoke_finish(j, &err);
 		return;
@@ -193,6 +197,8 @@ jobinvoke_run(struct jobinvoke *j)
 	run.expected_id = inv->id;
 	run.expected_version = inv->version;
 	run.records = j->records;
+	run.records_text = j->records_text;
+	run.records_len = j->records_len;
 	run.clock_ms = inv->clock_ms;
 	run.seed = seed;
 	run.max_output = j->max_output;
@@ -241,8 +247,8 @@ jobinvoke_records(struct pio *p, void *arg)
 	buf = pio_data(p, &len);
 	if (prov_records_parse(buf, len, j->max_records, &j->records,
 	    &err) == -1 ||
-	    prov_records_digest(j->records, j->max_records, j->records_digest,
-	    &err) == -1)
+	    prov_records_canonical(j->records, j->max_records,
+	    &j->records_text, &j->records_len, j->records_digest, &err) == -1)
 		goto bad;
 	pio_free(p);
 	jobinvoke_run(j);

@@ -54,6 +54,32 @@ prov_records_parse(const void *buf, size_t len, size_t max,
 	return 0;
 }
 
+/*
+ * The records' canonical text and its digest, in one pass: an invoke
+ * needs both (the digest for the seed and the seal, the text for the
+ * request).  The text is the caller's to free.
+ */
+int
+prov_records_canonical(const struct json_value *records, size_t max,
+    char **text, size_t *len, char digest[DIGEST_STR_LEN + 1],
+    struct prov_error *err)
+{
+	*text = NULL;
+	*len = 0;
+	if (records == NULL || records->type != JSON_ARRAY)
+		return prov_fail(err, PROV_INVALID_RECORDS,
+		    "records must be an array");
+	if (records->u.array.n > max_or_default(max))
+		return prov_fail(err, PROV_BUDGET_EXCEEDED, "%zu records "
+		    "exceed the limit of %zu", records->u.array.n,
+		    max_or_default(max));
+	if (json_canonical(records, text, len) == -1)
+		return prov_fail(err, PROV_INVALID_RECORDS,
+		    "records are not digestible: %s", strerror(errno));
+	digest_bytes(*text, *len, digest);
+	return 0;
+}
+
 int
 prov_records_digest(const struct json_value *records, size_t max,
     char out[DIGEST_STR_LEN + 1], struct prov_error *err)
@@ -203,7 +229,7 @@ prov_pin_json(const struct prov_pin *pin, char **out, size_t *outlen)
  */
 int
 prov_seal_section(const struct prov_identity *id,
-    const struct json_value *records, size_t max,
+    const struct json_value *records, size_t max, const char *digest,
     const struct json_value *result, char **out, size_t *outlen,
     struct prov_error *err)
 {
@@ -213,7 +239,13 @@ prov_seal_section(const struct prov_identity *id,
 
 	*out = NULL;
 	*outlen = 0;
-	if (prov_records_digest(records, max, rd, err) == -1)
+	/* digest: the records' own, computed by the caller, or NULL. */
+	if (digest != NULL) {
+		if (!prov_digest_ok(digest))
+			return prov_fail(err, PROV_INVALID_RECORDS,
+			    "records digest is not a sha256 digest");
+		strlcpy(rd, digest, sizeof(rd));
+	} else if (prov_records_digest(records, max, rd, err) == -1)
 		return -1;
 	if (result == NULL || result->type != JSON_OBJECT ||
 	    (metrics = prov_json_get(result, "metrics")) == NULL ||

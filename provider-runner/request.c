@@ -85,7 +85,15 @@ prov_request_build(const struct prov_run *run, const char *nonce,
 		if (run->records == NULL || run->records->type != JSON_ARRAY)
 			return prov_fail(err, PROV_INVALID_RECORDS,
 			    "records must be an array");
-		if (json_canonical(run->records, &records, &recordslen) == -1)
+		/* The text the caller digested, when it has it: records
+		 * run to megabytes, canonicalised once per run. */
+		if (run->records_text != NULL) {
+			records = xmalloc(run->records_len + 1);
+			memcpy(records, run->records_text, run->records_len);
+			records[run->records_len] = '\0';
+			recordslen = run->records_len;
+		} else if (json_canonical(run->records, &records,
+		    &recordslen) == -1)
 			return prov_fail(err, PROV_INVALID_RECORDS,
 			    "records are not digestible: %s", strerror(errno));
 	}

@@ -263,6 +263,9 @@ struct prov_run {
 	const char			*expected_id;
 	const char			*expected_version;
 	const struct json_value		*records;	/* invoke: an array */
+	/* Its canonical text if the caller has it already, or NULL. */
+	const char			*records_text;
+	size_t				 records_len;
 	int64_t				 clock_ms;
 	uint32_t			 seed;
 	size_t				 max_output;	/* the frame cap */
@@ -319,6 +322,8 @@ int	 prov_records_parse(const void *, size_t, size_t,
 	    struct json_value **, struct prov_error *);
 int	 prov_records_digest(const struct json_value *, size_t,
 	    char[DIGEST_STR_LEN + 1], struct prov_error *);
+int	 prov_records_canonical(const struct json_value *, size_t, char **,
+	    size_t *, char[DIGEST_STR_LEN + 1], struct prov_error *);
 int	 prov_seed_derive(const char *, const char *, uint32_t *,
 	    struct prov_error *);
 int	 prov_source_digest(const char *, const char *,
@@ -329,8 +334,9 @@ int	 prov_binding_pin(const struct prov_identity *,
 	    struct prov_error *);
 int	 prov_pin_json(const struct prov_pin *, char **, size_t *);
 int	 prov_seal_section(const struct prov_identity *,
-	    const struct json_value *, size_t, const struct json_value *,
-	    char **, size_t *, struct prov_error *);
+	    const struct json_value *, size_t, const char *,
+	    const struct json_value *, char **, size_t *,
+	    struct prov_error *);
 
 /* ---- node.c: the node command line (DESIGN 5) -------------------------- */
 #define PROV_NODE_FLAG_MAX	48

@@ -246,7 +246,7 @@ ATF_TC_BODY(sealed_sections, tc)
 	/* A lying result: its own version and sourceDigest are ignored. */
 	res = parse("{\"metrics\":{\"failures\":{\"pooled\":{\"n\":1,"
 	    "\"events\":0}}},\"version\":\"9.9.9\",\"sourceDigest\":\"x\"}");
-	ATF_REQUIRE_MSG(prov_seal_section(&id, recs, 0, res, &text, &len,
+	ATF_REQUIRE_MSG(prov_seal_section(&id, recs, 0, NULL, res, &text, &len,
 	    &err) == 0, "%s", err.msg);
 	ATF_CHECK_STREQ(text, "{\"codeDigest\":\"" CODE_EX "\",\"metrics\":"
 	    "{\"failures\":{\"pooled\":{\"events\":0,\"n\":1}}},"
@@ -257,27 +257,34 @@ ATF_TC_BODY(sealed_sections, tc)
 
 	/* The reference's check order: records, metrics, code digest. */
 	res = parse("{\"metrics\":[]}");
-	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, res, &text, &len, &err),
+	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, NULL, res, &text, &len,
+	    &err),
 	    err, PROV_REJECTED,
 	    "provider example.count/v1 returned no metrics");
 	ATF_CHECK(text == NULL);
 	json_free(res);
 	res = parse("{\"result\":{}}");
-	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, res, &text, &len, &err),
+	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, NULL, res, &text, &len,
+	    &err),
 	    err, PROV_REJECTED, "returned no metrics");
-	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, NULL, &text, &len, &err),
+	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, NULL, NULL, &text, &len,
+	    &err),
 	    err, PROV_REJECTED, "returned no metrics");
 	strlcpy(id.code_digest, "sha256:", sizeof(id.code_digest));
-	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, res, &text, &len, &err),
+	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, NULL, res, &text, &len,
+	    &err),
 	    err, PROV_REJECTED, "returned no metrics");
 	json_free(res);
 	res = parse("{\"metrics\":{}}");
-	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, res, &text, &len, &err),
+	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, NULL, res, &text, &len,
+	    &err),
 	    err, PROV_ATTESTATION_MISMATCH, "code digest is not a sha256");
 	prov_json_object(&obj, 0);
-	TP_CHECK_ERR(prov_seal_section(&id, &obj, 0, res, &text, &len, &err),
+	TP_CHECK_ERR(prov_seal_section(&id, &obj, 0, NULL, res, &text, &len,
+	    &err),
 	    err, PROV_INVALID_RECORDS, "records must be an array");
-	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, res, &text, &len, &err),
+	TP_CHECK_ERR(prov_seal_section(&id, recs, 0, NULL, res, &text, &len,
+	    &err),
 	    err, PROV_ATTESTATION_MISMATCH, "code digest is not a sha256");
 	json_free(res);
 	json_free(recs);
