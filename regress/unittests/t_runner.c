@@ -1354,6 +1354,9 @@ enum violation {
 	V_OUTPUT_READONLY,
 	V_JOB_REUSED,
 	V_SPAWN_TO_RUNNER,
+	V_POOL_BIG,
+	V_POOL_SIZE,
+	V_ARM_TO_RUNNER,
 	V_END
 };
 
@@ -1434,6 +1437,16 @@ violate(struct mon *m, enum violation v)
 		break;
 	case V_SPAWN_TO_RUNNER:
 		mon_send(m, IMSG_PR_SPAWN, 5, dup(p[0]), &pj, sizeof(pj));
+		break;
+	case V_POOL_BIG:
+		pj.job = PR_POOL_MAX + 1;	/* struct pr_pool's size */
+		mon_send(m, IMSG_PR_POOL, 0, -1, &pj, sizeof(pj));
+		break;
+	case V_POOL_SIZE:
+		mon_send(m, IMSG_PR_POOL, 0, -1, &pj, 2);
+		break;
+	case V_ARM_TO_RUNNER:
+		mon_send(m, IMSG_PR_ARM, 0, -1, &pj, sizeof(pj));
 		break;
 	case V_END:
 		break;
