@@ -152,7 +152,10 @@ backoff_body() {
 	# have logged thousands.
 	[ "$n" -ge 1 ] || { cat mon.log; atf_fail "the refused pooled spawn was not logged"; }
 	[ "$n" -le 8 ] || atf_fail "$n refused pooled spawns in 3 s: no pause between attempts"
+	# Runs still work: each takes the one pooled sandbox (the only slot),
+	# and the next is booted once that run's sandbox is gone.
 	pt_load "$W/ex"
+	pt_pool_wait 1
 	invoke_to ok.out
 	atf_check -o match:'"metrics"' cat ok.out
 	pt_stop
