@@ -445,6 +445,8 @@ member_ptr_cmp(const void *a, const void *b)
  * a linear scan per key would let one object with many keys cost
  * quadratic time.
  */
+#define OBJECT_DEDUPE_SMALL	8
+
 static void
 object_dedupe(struct json_value *v)
 {
@@ -455,6 +457,18 @@ object_dedupe(struct json_value *v)
 
 	if (n < 2)
 		return;
+	/* Records are mostly small objects: without a duplicate (the
+	 * usual case) a few compares settle it with no allocation. */
+	if (n <= OBJECT_DEDUPE_SMALL) {
+		for (i = 0; i < n && !dups; i++)
+			for (j = i + 1; j < n && !dups; j++)
+				if (json_string_compare(&m[i].key,
+				    &m[j].key) == 0)
+					dups = 1;
+		if (!dups)
+			return;
+		dups = 0;
+	}
 	sorted = xreallocarray(NULL, n, sizeof(*sorted));
 	for (i = 0; i < n; i++)
 		sorted[i] = &m[i];

@@ -16,6 +16,7 @@
  * JSON.stringify's order, which the digest does not pin.)
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,55 @@
 
 /* Number.MAX_SAFE_INTEGER */
 #define SAFE_INT_MAX	9007199254740991LL
+
+/* The records member as canonicalised with an empty placeholder. */
+#define RECORDS_SLOT	"\"recordsJson\":\"\""
+
+/*
+ * Put the records' canonical text into the request's recordsJson string.
+ * That text is canonical JSON we made: valid UTF-8 with no raw control
+ * character and no lone surrogate, so quoting it as JSON.stringify would
+ * only puts a backslash before each '"' and '\\' -- the bytes the
+ * UTF-16 round trip of the general path (prov_json_string, put_string)
+ * gives, without two passes over megabytes.  The placeholder is unique:
+ * quotes inside string values are escaped, and recordsJson is a
+ * top-level key only (module paths end in .mjs).  -1 if either premise
+ * fails (never silently a different request).
+ */
+static int
+records_splice(char **textp, size_t *lenp, const char *rec, size_t reclen)
+{
+	const size_t	 slotlen = sizeof(RECORDS_SLOT) - 1;
+	char		*text = *textp, *at, *out, *o;
+	size_t		 i, extra = 0, head, len = *lenp;
+
+	if ((at = memmem(text, len, RECORDS_SLOT, slotlen)) == NULL ||
+	    memmem(at + 1, len - (size_t)(at + 1 - text), RECORDS_SLOT,
+	    slotlen) != NULL)
+		return -1;
+	for (i = 0; i < reclen; i++) {
+		if ((unsigned char)rec[i] < 0x20)
+			return -1;
+		if (rec[i] == '"' || rec[i] == '\\')
+			extra++;
+	}
+	if (reclen > SIZE_MAX / 2 - len)
+		return -1;
+	head = (size_t)(at - text) + slotlen - 1;	/* up to the 2nd '"' */
+	out = xmalloc(len + reclen + extra + 1);
+	memcpy(out, text, head);
+	o = out + head;
+	for (i = 0; i < reclen; i++) {
+		if (rec[i] == '"' || rec[i] == '\\')
+			*o++ = '\\';
+		*o++ = rec[i];
+	}
+	memcpy(o, text + head, len - head + 1);	/* '"', the rest, NUL */
+	free(text);
+	*textp = out;
+	*lenp = len + reclen + extra;
+	return 0;
+}
 
 void
 prov_nonce_new(char nonce[PROV_NONCE_HEX + 1])
@@ -117,9 +167,10 @@ prov_request_build(const struct prov_run *run, const char *nonce,
 	    run->mode == PROV_INVOKE ? "invoke" : "inspect",
 	    run->mode == PROV_INVOKE ? 6 : 7) == -1)
 		goto enc;
+	/* Megabytes of records are spliced in after canonicalising. */
 	if (run->mode == PROV_INVOKE &&
 	    prov_json_string(prov_json_member(&req, i++, "recordsJson"),
-	    records, recordslen) == -1)
+	    "", 0) == -1)
 		goto enc;
 	prov_json_number(prov_json_member(&req, i++, "clockMs"),
 	    (double)run->clock_ms);
@@ -136,6 +187,12 @@ prov_request_build(const struct prov_run *run, const char *nonce,
 	if (json_canonical(&req, &text, &textlen) == -1) {
 		prov_fail(err, PROV_INVALID_RECORDS, "request: %s",
 		    strerror(errno));
+		goto out;
+	}
+	if (run->mode == PROV_INVOKE &&
+	    records_splice(&text, &textlen, records, recordslen) == -1) {
+		prov_fail(err, PROV_INVALID_RECORDS, "request: records are "
+		    "not canonical JSON text");
 		goto out;
 	}
 	out = xmalloc(PROV_NONCE_HEX + 1 + textlen + 1);

@@ -367,6 +367,40 @@ ATF_TC_BODY(requests, tc)
 	    "\\\"a\\\"},{\\\"a\\\":[1],\\\"z\\\":1}]\",\"seed\":4294967295}");
 	free(out);
 	json_free(recs);
+
+	/*
+	 * The records text is spliced in quoted (request.c): it must be
+	 * byte for byte what quoting it through the general UTF-16 path
+	 * gives, for quotes, backslashes, escaped controls, U+2028,
+	 * astral characters and lone surrogates alike.
+	 */
+	{
+		static const char	 tricky[] = "[{\"q\":\"\\\"\\\\\","
+		    "\"c\":\"\\u0001\\n\\t\",\"s\":\"\\u2028\xe2\x82\xac"
+		    "\xf0\x9f\x98\x80\\ud800x\\udc00\",\"k\\\"\\\\\":"
+		    "\"recordsJson\\\":\\\"\\\"\"}]";
+		struct json_value	 want;
+		char			*canon, *quoted;
+		size_t			 clen, qlen;
+
+		ATF_REQUIRE(prov_records_parse(tricky, sizeof(tricky) - 1,
+		    0, &recs, &err) == 0);
+		run.records = recs;
+		ATF_REQUIRE_MSG(prov_request_build(&run, N, &out, &len,
+		    &err) == 0, "%s", err.msg);
+		ATF_REQUIRE(json_canonical(recs, &canon, &clen) == 0);
+		memset(&want, 0, sizeof(want));
+		ATF_REQUIRE(prov_json_string(&want, canon, clen) == 0);
+		ATF_REQUIRE(json_canonical(&want, &quoted, &qlen) == 0);
+		ATF_CHECK_MSG(memmem(out, len, quoted, qlen) != NULL,
+		    "spliced records differ from %s", quoted);
+		ATF_CHECK_EQ(len, strlen(out));
+		free(out);
+		free(canon);
+		free(quoted);
+		json_value_clear(&want);
+		json_free(recs);
+	}
 	prov_snapshot_free(&snap);
 }
 
