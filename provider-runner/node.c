@@ -2,8 +2,10 @@
  * node.c: the command line of a provider run (DESIGN 5).
  *
  *	node <permission flag> --disallow-code-generation-from-strings
- *	    [--experimental-vm-modules] --no-warnings --input-type=module
- *	    -e <driver.mjs>
+ *	    [--experimental-vm-modules] --no-warnings -e <driver.mjs>
+ *
+ * (a script: the ES module loader would cost every cold run its start-up;
+ * see driver.mjs).
  *
  * The driver travels in argv, not as a file: under the permission model
  * with no --allow-fs-read node may read no file at all, and the sandbox
@@ -263,7 +265,6 @@ prov_node_argv(const char *nodepath, const struct prov_node *node,
 	if (node->vm_modules[0] != '\0')
 		argv[i++] = node->vm_modules;
 	argv[i++] = "--no-warnings";
-	argv[i++] = "--input-type=module";
 	argv[i++] = "-e";
 	argv[i++] = prov_driver_source(NULL);
 	argv[i] = NULL;

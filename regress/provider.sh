@@ -30,8 +30,8 @@ run_driver()
 {
 	# shellcheck disable=SC2046
 	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
-	    --no-warnings --input-type=module \
-	    -e "$(cat "$(top)/provider-runner/driver.mjs")" < req > out
+	    --no-warnings -e "$(cat "$(top)/provider-runner/driver.mjs")" \
+	    < req > out
 }
 
 # drive DIR ENTRY MODE RECORDS ID VERSION [SEED [NONCE]]: build the
@@ -147,7 +147,8 @@ atf_test_case determinism
 determinism_head()
 {
 	atf_set "descr" "The same request gives byte-identical output;" \
-	    "another nonce changes only the nonce"
+	    "another nonce changes only the nonce; run as a module (the" \
+	    "reference's launch plan) the driver writes the same bytes"
 }
 determinism_body()
 {
@@ -165,6 +166,16 @@ determinism_body()
 	atf_check -o match:"^AIWG-RESULT $other " cat out
 	sed "s/$other/$NONCE/" out > out2
 	atf_check cmp out1 out2
+	# The same driver run as a module, as the reference's launch plan
+	# does (make bench compares against it): the same bytes.
+	drive "$(example)" gate-providers/example.mjs invoke "$recs" \
+	    example.count/v1 1.0.0 || atf_fail "driver exited $?"
+	# shellcheck disable=SC2046
+	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
+	    --no-warnings --input-type=module \
+	    -e "$(cat "$(top)/provider-runner/driver.mjs")" < req > out3 ||
+	    atf_fail "the driver as a module exited $?"
+	atf_check cmp out out3
 }
 
 atf_test_case clock_and_random
@@ -478,8 +489,8 @@ export const provider = { id: "t.probe/v1", version: "1.0.0",
 	# A stdout that cannot be written: exit 74, never a silent 0.
 	# shellcheck disable=SC2046
 	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
-	    --no-warnings --input-type=module \
-	    -e "$(cat "$(top)/provider-runner/driver.mjs")" < req 1</dev/null
+	    --no-warnings -e "$(cat "$(top)/provider-runner/driver.mjs")" \
+	    < req 1</dev/null
 	st=$?
 	[ "$st" -eq 74 ] || atf_fail "driver with a read-only stdout exited $st"
 }

@@ -11,7 +11,11 @@
 #     parent node maps plus soname aliases and the ELF interpreter, sorted
 #     by target, --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp), the
 #     same node running our driver (provider-runner/driver.mjs) with the
-#     same flags, reading the same request bytes on stdin (built by
+#     reference's flags (--input-type=module: the reference runs its
+#     driver as a module; sbx runs the same driver text as a script,
+#     which node starts faster -- that difference is sbx's launch plan
+#     and is part of what is compared), reading the same request bytes
+#     on stdin (built by
 #     regress/provider-ref.mjs with the seed sbx derives).  The reference
 #     path is spawned through `sh -c 'exec ... < request'`, which adds one
 #     small exec to its side.  Median and p99 over RUNS runs each,
@@ -245,6 +249,7 @@ echo "provider: example.count/v1 ($dg)"
 echo "sbx: sbxctl provider invoke through sbx-monitor, provider-pool 0" \
     "(cold) and provider-pool 4 (a pooled sandbox per run)"
 echo "reference: bwrap with the provider-spec 5.2 plan ($(wc -l < "$D/binds")" \
-    "binds), node $(node --version) $flags, driver.mjs, request on stdin"
+    "binds), node $(node --version) $flags --input-type=module, driver.mjs," \
+    "request on stdin; sbx runs the same driver as a script (no --input-type)"
 node "$top/regress/bench/provider-bench.mjs" "$RUNS" "$WARM" "$CLIENTS" \
     "$CALLS" "$D/spec.json" || die "timing failed"
