@@ -4,8 +4,7 @@
  *	node <permission flag> --disallow-code-generation-from-strings
  *	    [--experimental-vm-modules] --no-warnings -e <driver.mjs>
  *
- * (a script: the ES module loader would cost every cold run its start-up;
- * see driver.mjs).
+ * (a script, so that require is there on every node 20; see driver.mjs).
  *
  * The driver travels in argv, not as a file: under the permission model
  * with no --allow-fs-read node may read no file at all, and the sandbox

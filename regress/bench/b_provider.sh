@@ -13,9 +13,8 @@
 #     same node running our driver (provider-runner/driver.mjs) with the
 #     reference's flags (--input-type=module: the reference runs its
 #     driver as a module; sbx runs the same driver text as a script,
-#     which node starts faster -- that difference is sbx's launch plan
-#     and is part of what is compared), reading the same request bytes
-#     on stdin (built by
+#     which starts as fast), reading the same request bytes on stdin
+#     (built by
 #     regress/provider-ref.mjs with the seed sbx derives).  The reference
 #     path is spawned through `sh -c 'exec ... < request'`, which adds one
 #     small exec to its side.  Median and p99 over RUNS runs each,
