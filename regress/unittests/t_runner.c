@@ -58,6 +58,24 @@ struct mon {
 	uint32_t		 arm_timeout;	/* the last ARM's */
 };
 
+static int	mon_pool_msg(struct mon *, struct imsg *);
+static void	mon_recv(struct mon *, struct imsg *);
+
+/* Take pooled spawns until n are held; anything else fails the case. */
+static void
+mon_pool_await(struct mon *m, int n)
+{
+	struct imsg	 imsg;
+
+	while (m->npool < n) {
+		mon_recv(m, &imsg);
+		ATF_REQUIRE_MSG(mon_pool_msg(m, &imsg), "message type %u "
+		    "instead of a pooled spawn", imsg_get_type(&imsg));
+		imsg_free(&imsg);
+	}
+	ATF_CHECK_EQ(m->npool, n);
+}
+
 /* Keep a pooled spawn (job 0) until a run takes it with ARM. */
 static int
 mon_pool_msg(struct mon *m, struct imsg *imsg)
@@ -1490,7 +1508,6 @@ ATF_TC_BODY(pool, tc)
 	struct invoke		 iv;
 	struct pr_pool		 pp;
 	struct launch_exit	 ex;
-	struct imsg		 imsg;
 	char			*out, *want, c;
 	size_t			 len;
 	int			 rfd, i;
@@ -1500,20 +1517,15 @@ ATF_TC_BODY(pool, tc)
 	memset(&pp, 0, sizeof(pp));
 	pp.size = 2;
 	mon_send(&m, IMSG_PR_POOL, 0, -1, &pp, sizeof(pp));
-	while (m.npool < 2) {
-		mon_recv(&m, &imsg);
-		ATF_REQUIRE_MSG(mon_pool_msg(&m, &imsg), "message type %u "
-		    "instead of a pooled spawn", imsg_get_type(&imsg));
-		imsg_free(&imsg);
-	}
+	mon_pool_await(&m, 2);
 	ATF_CHECK(m.pool[0].tag != m.pool[1].tag);
 
 	/* The load's inspection takes one; a replacement is asked for
-	 * before the job ends. */
+	 * once it has answered. */
 	load_example(tc, &m, &issued);
 	ATF_CHECK_EQ(m.arms, 1);
 	ATF_CHECK_EQ(m.spawns, 1);
-	ATF_CHECK_EQ(m.npool, 2);
+	mon_pool_await(&m, 2);
 
 	/* An invoke: pooled, its own deadline, the cold path's bytes. */
 	iv = invoke_of(&issued);
@@ -1527,7 +1539,7 @@ ATF_TC_BODY(pool, tc)
 	want = expected_result(&issued, RECORDS);
 	ATF_CHECK_STREQ(out, want);
 	free(out);
-	ATF_CHECK_EQ(m.npool, 2);
+	mon_pool_await(&m, 2);
 
 	/* Pool 0: the idle ones see EOF on stdin (the driver then ends
 	 * without a request), and their exits are expected. */
