@@ -35,7 +35,6 @@ struct role roles[ROLE_MAX] = {
 };
 
 static char	 libexec[PATH_MAX];
-static int	 shimfd = -1;
 
 static void	 proc_dispatch(int, short, void *);
 static void	 proc_logread(int, short, void *);
@@ -132,9 +131,9 @@ open_exe(const char *name)
 }
 
 /*
- * Open every program the service runs -- the roles and sbx-shim -- while
- * it can still reach them: started as root from a build tree in a private
- * directory (/root/..., mktemp -d), the run-as user could not walk there.
+ * Open every program the service runs -- the roles -- while it can still
+ * reach them: started as root from a build tree in a private directory
+ * (/root/..., mktemp -d), the run-as user could not walk there.
  * They are executed by descriptor (execveat), which checks the file's own
  * permissions but no path.
  */
@@ -145,7 +144,6 @@ proc_open_all(void)
 
 	for (i = 0; i < ROLE_MAX; i++)
 		roles[i].exefd = open_exe(roles[i].exe);
-	shimfd = open_exe("sbx-shim");
 }
 
 static void
@@ -327,12 +325,6 @@ proc_start_all(int debug, int verbose)
 		roles[i].exefd = -1;
 	}
 	proc_wait_ready();
-	/* The launcher execs the shim by this descriptor (imsg closes our
-	 * copy once sent). */
-	if (imsg_compose(&roles[ROLE_LAUNCHER].ibuf, IMSG_LAUNCH_SHIM, 0, 0,
-	    shimfd, NULL, 0) == -1)
-		fatal("sending the shim descriptor");
-	shimfd = -1;
 	for (i = 0; i < ROLE_MAX; i++)
 		proc_event_add(&roles[i]);
 }
