@@ -25,6 +25,8 @@
 #include "common.h"
 #include "monitor.h"
 
+#define PROC_READS_MAX	8	/* reads per event before others get a turn */
+
 struct role roles[ROLE_MAX] = {
 	{ .id = ROLE_LAUNCHER, .name = "launcher", .exe = "sbx-launcher",
 	  .exefd = -1, .logfd = -1 },
@@ -229,6 +231,11 @@ proc_event_add(struct role *r)
 {
 	short	 events = EV_READ;
 
+	/* Messages go now: the socket almost always takes them, and waiting
+	 * for EV_WRITE costs an event-loop round.  An error stays queued
+	 * and is met again by proc_dispatch. */
+	if (imsgbuf_queuelen(&r->ibuf) > 0)
+		(void)imsgbuf_write(&r->ibuf);
 	if (imsgbuf_queuelen(&r->ibuf) > 0)
 		events |= EV_WRITE;
 	/* One-shot events: re-arm after every dispatch. */
@@ -370,37 +377,23 @@ static const struct proc_handler {
 	{ ROLE_MAX, 0, 0, NULL }
 };
 
-static void
-proc_dispatch(int fd, short event, void *arg)
+/* Handle every complete message of a role: how many, or -1 after the
+ * service was told to stop. */
+static int
+proc_handle(struct role *r)
 {
-	struct role			*r = arg;
 	const struct proc_handler	*h;
 	struct imsg			 imsg;
-	int				 n;
+	int				 n, got = 0;
 
-	if (proc_byfd(fd) != r)
-		fatalx("%s: stray descriptor %d", __func__, fd);
-	if (event & EV_READ) {
-		if ((n = imsgbuf_read(&r->ibuf)) == -1)
-			fatal("role %s: read", r->name);
-		if (n == 0) {
-			log_warnx("role %s closed its channel", r->name);
-			proc_reap_role(r);
-			monitor_shutdown(1);
-		}
-	}
-	if (event & EV_WRITE) {
-		if (imsgbuf_write(&r->ibuf) == -1)
-			fatal("role %s: write", r->name);
-	}
 	for (;;) {
 		if ((n = imsg_get(&r->ibuf, &imsg)) == -1) {
 			log_warn("role %s: malformed message", r->name);
 			monitor_shutdown(1);
-			return;
+			return -1;
 		}
 		if (n == 0)
-			break;
+			return got;
 		for (h = proc_table; h->fn != NULL; h++)
 			if (h->role == r->id && h->type == imsg_get_type(&imsg))
 				break;
@@ -411,10 +404,43 @@ proc_dispatch(int fd, short event, void *arg)
 			    imsg_get_type(&imsg), imsg_get_len(&imsg));
 			imsg_free(&imsg);
 			monitor_shutdown(1);
-			return;
+			return -1;
 		}
 		h->fn(r, &imsg);
 		imsg_free(&imsg);
+		got++;
+	}
+}
+
+static void
+proc_dispatch(int fd, short event, void *arg)
+{
+	struct role	*r = arg;
+	int		 n, reads;
+
+	if (proc_byfd(fd) != r)
+		fatalx("%s: stray descriptor %d", __func__, fd);
+	if (event & EV_WRITE) {
+		if (imsgbuf_write(&r->ibuf) == -1)
+			fatal("role %s: write", r->name);
+	}
+	/* Read again while reads bring messages (bounded): a message with
+	 * a descriptor comes in a recvmsg of its own. */
+	for (reads = 0; reads < PROC_READS_MAX; reads++) {
+		if (event & EV_READ) {
+			if ((n = imsgbuf_read(&r->ibuf)) == -1)
+				fatal("role %s: read", r->name);
+			if (n == 0) {
+				log_warnx("role %s closed its channel",
+				    r->name);
+				proc_reap_role(r);
+				monitor_shutdown(1);
+			}
+		}
+		if ((n = proc_handle(r)) == -1)
+			return;
+		if (n == 0 || !(event & EV_READ))
+			break;
 	}
 	proc_event_add(r);
 }
