@@ -64,6 +64,7 @@ struct sandbox {
 	int		 pidfd;
 	int		 statusfd;	/* read end of the shim's records */
 	int		 lifeline;	/* write end; its close kills setup */
+	int		 mntns;		/* its mount namespace, or -1 */
 	int		 cgroupfd;	/* our cgroup (CLONE_INTO_CGROUP) */
 	int		 cgroupdir;	/* the delegated parent, or -1 */
 	char		 cgroup[64];	/* our cgroup's name under it */

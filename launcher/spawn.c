@@ -270,6 +270,25 @@ environment_empty(char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Hold the sandbox's mount namespace until the sandbox is released.
+ * Otherwise the last process to leave it, pid 1, tears its mounts down on
+ * its way out -- an RCU grace period and every umount -- before its exit
+ * reaches the pidfd, so each exit report would wait for it.  Held here,
+ * the teardown happens in sandbox_release, after the report went out;
+ * no process of the sandbox is left by then either way.  The child is
+ * blocked on the lifeline and cannot be reaped, so the pid is its own.
+ * Best effort: without it the report only comes later.
+ */
+static void
+hold_mntns(struct sandbox *sb)
+{
+	char	 path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", (long)sb->pid);
+	sb->mntns = open(path, O_RDONLY | O_CLOEXEC);
+}
+
 int
 sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
     const struct sbx_spec *spec, const struct sandbox_io *io, char *err,
@@ -283,7 +302,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	pid_t		 pid;
 
 	memset(sb, 0, sizeof(*sb));
-	sb->pidfd = sb->statusfd = sb->lifeline = -1;
+	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
 	sb->cgroupfd = sb->cgroupdir = -1;
 	if (environment_empty(err, errlen) == -1 ||
 	    idmap_check(conf, err, errlen) == -1 ||
@@ -352,6 +371,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	close_if(&devnull);
 	sb->statusfd = spipe[0];
 	sb->lifeline = life[1];
+	hold_mntns(sb);
 	/* Records are read after the reap, when every writer is gone. */
 	if (fcntl(sb->statusfd, F_SETFL, O_NONBLOCK) == -1) {
 		snprintf(err, errlen, "status pipe: %s", sbx_errname(errno));
