@@ -396,7 +396,7 @@ ATF_TC_BODY(host_paths_invisible, tc)
 	run_free(&r);
 }
 
-/* The value of "Name:" in /proc/PID/status, tabs and spaces squeezed. */
+/* The value of "Name:" in /proc/PID/status, leading blanks skipped. */
 static int
 status_field(pid_t pid, const char *name, char *v, size_t len)
 {
