@@ -18,8 +18,9 @@
 #     launcher's spawn-to-exec (clone to the payload's execve, split where
 #     the clone child -- the sandbox's pid 1 -- enters the shim's code and
 #     where it forks the payload), the payload itself, and the way back
-#     (split at pid 1's exit, which tears the sandbox's mounts down);
-#     bwrap's run split the same way.  Needs root and perf; otherwise it
+#     (split at pid 1's exit: it reaps the payload and writes the exit
+#     record; the launcher reports once pid 1 is gone); bwrap's run split
+#     the same way.  Needs root and perf; otherwise it
 #     says so and the first part stands alone.
 #
 # A benchmark is not a test: nothing is asserted about speed.  It exits
@@ -230,7 +231,7 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 			    pay_exit[s] - pay_exec[s])
 			out("sbx 4 back: payload exit to sbxctl exit",
 			    ctl_exit[c] - pay_exit[s])
-			out("sbx 4a   payload exit to pid 1 exit (teardown)",
+			out("sbx 4a   payload exit to pid 1 exit (reap, record)",
 			    init_exit[s] - pay_exit[s])
 			out("sbx 5 total: sbxctl exec to exit",
 			    ctl_exit[c] - ctl_exec[c])
