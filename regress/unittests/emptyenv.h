@@ -29,13 +29,38 @@ emptyenv_reexec(char *argv[], char *envp[])
 }
 
 #if defined(__SANITIZE_ADDRESS__)
-/* regress/lsan.supp does not reach us through an empty environment. */
+/*
+ * What scripts/check puts in ASAN_OPTIONS, LSAN_OPTIONS (with
+ * regress/lsan.supp) and UBSAN_OPTIONS does not reach us through an
+ * empty environment: the same settings, compiled in.
+ */
+const char	*__asan_default_options(void);
+const char	*__lsan_default_options(void);
 const char	*__lsan_default_suppressions(void);
+const char	*__ubsan_default_options(void);
+
+const char *
+__asan_default_options(void)
+{
+	return "abort_on_error=1:detect_leaks=1";
+}
+
+const char *
+__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
 
 const char *
 __lsan_default_suppressions(void)
 {
 	return "leak:libatf-c.so\n";
+}
+
+const char *
+__ubsan_default_options(void)
+{
+	return "print_stacktrace=1:halt_on_error=1";
 }
 #endif
 
