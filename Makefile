@@ -71,10 +71,12 @@ PRIV_OBJS :=	$(PRIV_GEN:$(B)/gen/%.c=$(O)/gen/%.o)
 LIBPRIV :=	$(O)/libsbxpriv.a
 
 # ---- programs --------------------------------------------------------
-PROGS :=	monitor launcher shim proxy provider-runner sbxctl
+PROGS :=	monitor launcher proxy provider-runner sbxctl
+# Code without a program of its own: only the archive.  shim/ is pid 1 of
+# each sandbox, run by the launcher's clone child.
+ARCHIVES :=	shim
 dest_monitor :=		$(B)/sbin/sbx-monitor
 dest_launcher :=	$(B)/libexec/sbx/sbx-launcher
-dest_shim :=		$(B)/libexec/sbx/sbx-shim
 dest_proxy :=		$(B)/libexec/sbx/sbx-proxy
 dest_provider-runner :=	$(B)/libexec/sbx/sbx-provider-runner
 dest_sbxctl :=		$(B)/bin/sbxctl
@@ -85,10 +87,16 @@ libs_monitor :=		$(ALL_LIBS)
 # and the embedded driver come from the provider-runner archive.
 extra_monitor =		$(call prog_lib,provider-runner)
 libs_launcher :=	$(ALL_LIBS)
-libs_shim :=		$(ALL_LIBS)
+extra_launcher =	$(call prog_lib,shim)
 libs_proxy :=		$(ALL_LIBS)
 libs_provider-runner :=	$(ALL_LIBS)
-libs_sbxctl :=		$(ALL_LIBS)
+# sbxctl starts once per request (sbxctl run): every shared library costs
+# its mapping and relocation at each start (~60-100 us here), so libsodium,
+# libbsd and its libmd are linked in (rebuild sbxctl when they are
+# updated); libcjson has no static archive on Debian.
+libs_sbxctl :=		$(EVENT_LIBS) $(SECCOMP_LIBS) -Wl,-Bstatic \
+			$(SODIUM_LIBS) $(BSD_LIBS) -lmd -Wl,-Bdynamic \
+			$(CJSON_LIBS)
 # sbxctl is an ordinary agent: it talks to the monitor through libsbx.
 # "digest bundle" walks bundles offline with the provider runner's code.
 extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner)
@@ -100,7 +108,7 @@ prog_objs =	$(patsubst %.c,$(O)/%.o,$(call prog_srcs,$(1))) \
 		$(call embed_objs,$(1))
 prog_lib =	$(O)/$(1)/lib$(subst -,_,$(1)).a
 PROG_BINS :=	$(foreach p,$(PROGS),$(dest_$(p)))
-PROG_LIBS :=	$(foreach p,$(PROGS),$(call prog_lib,$(p)))
+PROG_LIBS :=	$(foreach p,$(PROGS) $(ARCHIVES),$(call prog_lib,$(p)))
 
 # libsbx: the C client library agents link; self-contained (no fatal()).
 LIBSBX_SRCS :=	$(wildcard sbxctl/libsbx*.c) $(wildcard common/imsg.c)
@@ -168,10 +176,14 @@ $(LIBPRIV): $(PRIV_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-define prog_rule
+define archive_rule
 $(call prog_lib,$(1)): $(call prog_objs,$(1))
 	@mkdir -p $$(@D)
 	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach p,$(PROGS) $(ARCHIVES),$(eval $(call archive_rule,$(p))))
+
+define prog_rule
 $(dest_$(1)): $(O)/$(1)/main.o $(call prog_lib,$(1)) $(extra_$(1)) \
     $(LIBPRIV) $(LIBCOMMON)
 	@mkdir -p $$(@D)

@@ -248,8 +248,13 @@ size_t	 priv_lint(const struct priv_table *, struct priv_finding *,
 	    size_t max);
 
 /* priv_apply.c: root, user, rlimits, no_new_privs, Landlock, seccomp.
- * 0, or -1 with a message naming the step and what is missing. */
+ * 0, or -1 with a message naming the step and what is missing.
+ * priv_apply_compiled: the same with the table's filter compiled before
+ * (priv_seccomp_compile of the same table), which it keeps. */
 int	 priv_apply(const struct priv_table *, char *err, size_t errlen);
+struct priv_bpf;
+int	 priv_apply_compiled(const struct priv_table *,
+	    const struct priv_bpf *, char *err, size_t errlen);
 
 /* priv_landlock.c */
 struct priv_llplan {
@@ -279,6 +284,9 @@ struct priv_bpf *priv_seccomp_compile(const struct priv_table *, char *err,
 	    size_t errlen);
 int	 priv_seccomp_load(struct priv_bpf *, char *err, size_t errlen);
 void	 priv_bpf_free(struct priv_bpf *);
+/* Compile once, load many times: install keeps the program. */
+int	 priv_seccomp_install(const struct priv_bpf *, char *err,
+	    size_t errlen);
 
 /* The compiled tables (libsbxpriv.a), one per DIR/NAME.priv file. */
 #define PRIV_TABLES(X)							\
@@ -394,9 +402,10 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 /* ---- sandbox spec: launcher <-> shim (DESIGN 1) ----------------------- */
 /*
  * spec.c, spec_default.c, status.c.  The spec is what one sandbox gets: the
- * launcher serialises it onto a sealed memfd, the shim parses it back and
- * refuses anything malformed.  Strings are not owned by the struct: after
- * sbx_spec_parse() they point into the caller's wire buffer, before
+ * monitor serialises it onto the launcher's channel, the launcher parses
+ * it back, refuses anything malformed and hands the parsed spec to the
+ * shim code its clone child runs.  Strings are not owned by the struct:
+ * after sbx_spec_parse() they point into the caller's wire buffer, before
  * serialisation into whatever the caller built it from.
  */
 #define SBX_SPEC_MAGIC		0x53425853U	/* "SBXS" */
@@ -465,14 +474,14 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 	    char *err, size_t errlen);
 
 /*
- * The shim's descriptors at exec, fixed so that neither side negotiates:
- * 0-2 the payload's stdio, then these.  Everything else is closed.
+ * The shim's descriptors when the launcher's clone child calls it, fixed
+ * so that neither side negotiates: 0-2 the payload's stdio, then these.
+ * Everything else is closed.
  */
-#define SBX_SHIM_FD_SPEC	3	/* sealed memfd holding the spec */
-#define SBX_SHIM_FD_STATUS	4	/* status pipe, shim -> launcher */
-#define SBX_SHIM_FD_LIFELINE	5	/* read end; HUP when launcher died */
-#define SBX_SHIM_FD_WORKDIR	6	/* optional workdir directory */
-#define SBX_SHIM_NFDS		7
+#define SBX_SHIM_FD_STATUS	3	/* status pipe, shim -> launcher */
+#define SBX_SHIM_FD_LIFELINE	4	/* read end; HUP when launcher died */
+#define SBX_SHIM_FD_WORKDIR	5	/* optional workdir directory */
+#define SBX_SHIM_NFDS		6
 
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */
@@ -508,8 +517,6 @@ enum role_imsg {
 	IMSG_LAUNCH_EXIT,		/* <- struct launch_exit */
 	IMSG_LAUNCH_SELFTEST,		/* -> struct selftest_req */
 	IMSG_LAUNCH_SELFTEST_RESULT,	/* <- struct selftest_result */
-	IMSG_LAUNCH_SHIM,		/* -> sbx-shim's O_PATH descriptor, once,
-					      before anything else */
 	/*
 	 * monitor <-> provider-runner; peerid is the monitor's job id.
 	 * "->" is monitor to runner, "<-" runner to monitor.

@@ -556,10 +556,14 @@ wq_consume(struct imsgbuf_impl *im, size_t n)
 	}
 }
 
-int
-imsgbuf_write(struct imsgbuf *ibuf)
+/*
+ * One sendmsg: from the head of the queue up to, not including, the next
+ * message that carries a descriptor.  1 sent, 0 nothing to send or the
+ * socket would block, -1 error.
+ */
+static int
+write_one(struct imsgbuf *ibuf, struct imsgbuf_impl *im)
 {
-	struct imsgbuf_impl	*im;
 	struct imsg_wbuf	*wb, *fdbuf = NULL;
 	struct iovec		 iov[IMSG_IOV_MAX];
 	struct msghdr		 msg;
@@ -571,8 +575,6 @@ imsgbuf_write(struct imsgbuf *ibuf)
 	ssize_t			 n;
 	int			 i = 0;
 
-	if ((im = impl_of(ibuf)) == NULL)
-		return -1;
 	/*
 	 * A descriptor goes with the first byte of its own message: gather
 	 * from the head, and stop before any later message that carries
@@ -616,7 +618,25 @@ imsgbuf_write(struct imsgbuf *ibuf)
 		fdbuf->fd = -1;
 	}
 	wq_consume(im, (size_t)n);
-	return 0;
+	return 1;
+}
+
+/*
+ * As much of the queue as the socket takes now: a message with a
+ * descriptor needs a sendmsg of its own, and stopping after the first
+ * would cost the caller an event-loop round per descriptor.
+ */
+int
+imsgbuf_write(struct imsgbuf *ibuf)
+{
+	struct imsgbuf_impl	*im;
+	int			 r;
+
+	if ((im = impl_of(ibuf)) == NULL)
+		return -1;
+	while ((r = write_one(ibuf, im)) == 1)
+		;
+	return r;
 }
 
 int

@@ -248,38 +248,59 @@ set_rlimits(const struct priv_table *t, char *err, size_t errlen)
 	return 0;
 }
 
+/* Every step but the filter, in order; the caller loads the filter. */
+static int
+apply_steps(const struct priv_table *t, char *err, size_t errlen)
+{
+	struct passwd	 pw;
+	char		 pwbuf[1024];
+
+	/* The user database is out of reach once the root is empty. */
+	if (t->user != NULL &&
+	    lookup_user(t, &pw, pwbuf, sizeof(pwbuf), err, errlen) == -1)
+		return -1;
+	if (t->root == PRIV_ROOT_EMPTY && root_empty(t, err, errlen) == -1)
+		return -1;
+	if (t->user != NULL && become_user(t, &pw, err, errlen) == -1)
+		return -1;
+	if (set_rlimits(t, err, errlen) == -1)
+		return -1;
+	/* Before Landlock: landlock_restrict_self(2) needs it unless the
+	 * process holds CAP_SYS_ADMIN. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		return aerr(err, errlen, t, "prctl(PR_SET_NO_NEW_PRIVS): %s",
+		    strerror(errno));
+	return priv_landlock_apply(t, err, errlen);
+}
+
 int
 priv_apply(const struct priv_table *t, char *err, size_t errlen)
 {
 	struct priv_bpf	*bpf;
-	struct passwd	 pw;
-	char		 pwbuf[1024];
 
 	if (!t->no_new_privs)
 		return aerr(err, errlen, t, "no_new_privs yes is required");
+	/* Compiled first: a table that does not compile changes nothing. */
 	if ((bpf = priv_seccomp_compile(t, err, errlen)) == NULL)
 		return -1;
-	/* The user database is out of reach once the root is empty. */
-	if (t->user != NULL &&
-	    lookup_user(t, &pw, pwbuf, sizeof(pwbuf), err, errlen) == -1)
-		goto fail;
-	if (t->root == PRIV_ROOT_EMPTY && root_empty(t, err, errlen) == -1)
-		goto fail;
-	if (t->user != NULL && become_user(t, &pw, err, errlen) == -1)
-		goto fail;
-	if (set_rlimits(t, err, errlen) == -1)
-		goto fail;
-	/* Before Landlock: landlock_restrict_self(2) needs it unless the
-	 * process holds CAP_SYS_ADMIN. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
-		aerr(err, errlen, t, "prctl(PR_SET_NO_NEW_PRIVS): %s",
-		    strerror(errno));
-		goto fail;
+	if (apply_steps(t, err, errlen) == -1) {
+		priv_bpf_free(bpf);
+		return -1;
 	}
-	if (priv_landlock_apply(t, err, errlen) == -1)
-		goto fail;
 	return priv_seccomp_load(bpf, err, errlen);
-fail:
-	priv_bpf_free(bpf);
-	return -1;
+}
+
+/*
+ * The same with the filter compiled earlier from this very table (the
+ * launcher compiles shim.priv once; pid 1 of every sandbox applies it).
+ */
+int
+priv_apply_compiled(const struct priv_table *t, const struct priv_bpf *bpf,
+    char *err, size_t errlen)
+{
+	if (!t->no_new_privs)
+		return aerr(err, errlen, t, "no_new_privs yes is required");
+	if (apply_steps(t, err, errlen) == -1)
+		return -1;
+	return priv_seccomp_install(bpf, err, errlen);
 }

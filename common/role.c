@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <event.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@
 #include <unistd.h>
 
 #include "common.h"
+
+#define ROLE_READS_MAX	8	/* reads per event before others get a turn */
 
 static struct imsgbuf		*role_ibuf;
 static const struct role_handler *role_table;
@@ -48,7 +51,7 @@ role_init(int argc, char *argv[], const char *name,
 	const char		*as = NULL;
 	char			 err[512];
 	pid_t			 parent;
-	int			 ch, debug = 0, verbose = 0;
+	int			 ch, fl, debug = 0, verbose = 0;
 
 	while ((ch = getopt(argc, argv, "dP:v")) != -1) {
 		switch (ch) {
@@ -88,6 +91,12 @@ role_init(int argc, char *argv[], const char *name,
 	if (getppid() != parent || parent == 1)
 		fatalx("the monitor is gone");
 	closefrom(ROLE_FD + 1);
+	/* Non-blocking whoever made the socketpair: role_dispatch reads on
+	 * until the channel is empty, which must end in EAGAIN, never in a
+	 * wait. */
+	if ((fl = fcntl(ROLE_FD, F_GETFL)) == -1 ||
+	    fcntl(ROLE_FD, F_SETFL, fl | O_NONBLOCK) == -1)
+		fatal("fcntl descriptor %d", ROLE_FD);
 	/* The event base (an epoll fd) exists before the filter forbids
 	 * creating one; roles add their events after role_init(). */
 	event_init();
@@ -123,6 +132,11 @@ role_event_add(void)
 {
 	short	 events = EV_READ;
 
+	/* Replies go now: the socket almost always takes them, and waiting
+	 * for EV_WRITE costs an event-loop round.  An error stays queued
+	 * and is met again by role_dispatch. */
+	if (imsgbuf_queuelen(role_ibuf) > 0)
+		(void)imsgbuf_write(role_ibuf);
 	if (imsgbuf_queuelen(role_ibuf) > 0)
 		events |= EV_WRITE;
 	/* One-shot events: re-arm after every dispatch. */
@@ -133,31 +147,19 @@ role_event_add(void)
 	event_add(&role_ev, NULL);
 }
 
-static void
-role_dispatch(int fd, short event, void *arg)
+/* Handle every complete message; how many there were. */
+static int
+role_handle(void)
 {
 	struct imsg		 imsg;
 	size_t			 i;
-	int			 n;
+	int			 n, got = 0;
 
-	(void)fd;
-	(void)arg;
-	if (event & EV_READ) {
-		if ((n = imsgbuf_read(role_ibuf)) == -1)
-			fatal("channel read");
-		if (n == 0) {
-			/* The monitor is gone: so are we. */
-			log_debug("monitor closed the channel");
-			exit(0);
-		}
-	}
-	if ((event & EV_WRITE) && imsgbuf_write(role_ibuf) == -1)
-		fatal("channel write");
 	for (;;) {
 		if ((n = imsg_get(role_ibuf, &imsg)) == -1)
 			fatal("channel: malformed message");
 		if (n == 0)
-			break;
+			return got;
 		for (i = 0; i < role_ntable; i++)
 			if (role_table[i].type == imsg_get_type(&imsg))
 				break;
@@ -168,6 +170,37 @@ role_dispatch(int fd, short event, void *arg)
 			    imsg_get_len(&imsg), role_name);
 		role_table[i].fn(role_ibuf, &imsg);
 		imsg_free(&imsg);
+		got++;
+	}
+}
+
+static void
+role_dispatch(int fd, short event, void *arg)
+{
+	int	 n, reads;
+
+	(void)fd;
+	(void)arg;
+	if ((event & EV_WRITE) && imsgbuf_write(role_ibuf) == -1)
+		fatal("channel write");
+	/*
+	 * A message with a descriptor arrives in a recvmsg of its own, so a
+	 * sandbox's SPEC, FDs and START take several reads: read again
+	 * while the last read brought messages (bounded), instead of going
+	 * back through the event loop for each.
+	 */
+	for (reads = 0; reads < ROLE_READS_MAX; reads++) {
+		if (event & EV_READ) {
+			if ((n = imsgbuf_read(role_ibuf)) == -1)
+				fatal("channel read");
+			if (n == 0) {
+				/* The monitor is gone: so are we. */
+				log_debug("monitor closed the channel");
+				exit(0);
+			}
+		}
+		if (role_handle() == 0 || !(event & EV_READ))
+			break;
 	}
 	role_event_add();
 }

@@ -1,6 +1,6 @@
 /*
  * spec.c: the sandbox spec -- building it, checking it, and its wire form
- * between sbx-launcher and sbx-shim.
+ * between sbx-monitor and sbx-launcher.
  *
  * Wire form (host byte order; both ends run on the same host):
  *
@@ -16,8 +16,8 @@
  * ends in its only NUL, so the parsed spec can point into the buffer and
  * the parser allocates nothing.  The parser refuses every byte it does not
  * understand (unknown flags, non-zero reserved fields, trailing data) and
- * then runs the same semantic check the builder ran: the shim must never
- * act on a spec the launcher would not have produced.
+ * then runs the same semantic check the builder ran: the launcher must
+ * never act on a spec the monitor would not have produced.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /*
- * status.c: the record sbx-shim sends back to sbx-launcher over the status
- * pipe, and errno names for the "step: ENOENT" messages both sides print.
+ * status.c: the record the shim (a sandbox's pid 1) sends back to
+ * sbx-launcher over the status pipe, and errno names for the
+ * "step: ENOENT" messages both sides print.
  */
 #include <sys/wait.h>
 

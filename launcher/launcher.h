@@ -3,8 +3,8 @@
  * enforcing deadlines and reporting how each one ended.
  *
  * The interface is synchronous library code so that the role's imsg
- * dispatch (and, until then, the tests) call it directly: sandbox_spawn()
- * returns once the shim has been started; sandbox_fd() and
+ * dispatch (and the tests) call it directly: sandbox_spawn() returns once
+ * the sandbox's pid 1 (the shim) has been started; sandbox_fd() and
  * sandbox_remaining() feed an event loop, sandbox_poll() reaps.
  */
 #ifndef SBX_LAUNCHER_H
@@ -20,14 +20,6 @@
 #define SANDBOX_ERRLEN		256
 
 struct launcher_conf {
-	const char	*shim_path;	/* absolute path of sbx-shim, or its
-					   name when shim_fd is given */
-	/*
-	 * sbx-shim opened (O_PATH) by whoever could reach it, -1 for none.
-	 * The launcher runs as the service's user, which may not be able to
-	 * walk to a build tree under /root: it execs the shim by descriptor.
-	 */
-	int		 shim_fd;
 	uid_t		 sandbox_uid;	/* id inside; never 0 */
 	gid_t		 sandbox_gid;
 	/*
@@ -40,6 +32,13 @@ struct launcher_conf {
 	gid_t		 range_gid;
 	/* A delegated cgroup v2 directory for memory/pids caps, or NULL. */
 	const char	*cgroup_dir;
+	/*
+	 * Called first thing in each sandbox's clone child, or NULL.  The
+	 * child -- pid 1 of the sandbox -- is a copy of the launcher and
+	 * holds whatever the launcher holds, such as other sandboxes' specs
+	 * (their environment values); the hook wipes what it can.
+	 */
+	void		(*child_scrub)(void);
 };
 
 /* The payload's descriptors; -1 means /dev/null (in, out, err). */
@@ -65,6 +64,7 @@ struct sandbox {
 	int		 pidfd;
 	int		 statusfd;	/* read end of the shim's records */
 	int		 lifeline;	/* write end; its close kills setup */
+	int		 mntns;		/* its mount namespace, or -1 */
 	int		 cgroupfd;	/* our cgroup (CLONE_INTO_CGROUP) */
 	int		 cgroupdir;	/* the delegated parent, or -1 */
 	char		 cgroup[64];	/* our cgroup's name under it */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "shim/shim.h"
 
 #define LAUNCH_MAX	4096	/* sandboxes at once; the monitor caps lower */
 
@@ -45,6 +46,7 @@ static struct launches		 launches = TAILQ_HEAD_INITIALIZER(launches);
 static size_t			 nlaunches;
 static struct launcher_conf	 lconf;
 static struct imsgbuf		*chan;
+static struct launch		*spawning;	/* in sandbox_spawn, or NULL */
 
 static struct launch *
 launch_find(uint32_t id)
@@ -55,6 +57,25 @@ launch_find(uint32_t id)
 		if (l->id == id)
 			return l;
 	return NULL;
+}
+
+/*
+ * Run in each sandbox's clone child (lconf.child_scrub).  pid 1 is a copy
+ * of this process, and the specs of other sandboxes still being collected
+ * hold their environment values and paths.  pid 1 is not dumpable and the
+ * payload filter refuses ptrace and process_vm_readv, so a payload cannot
+ * read them; they are wiped anyway, a cheap second wall against a payload
+ * that takes over pid 1 reading another sandbox's secrets.  Specs of
+ * sandboxes already started are gone (freezero after their spawn).
+ */
+static void
+launch_scrub(void)
+{
+	struct launch	*l;
+
+	TAILQ_FOREACH(l, &launches, entry)
+		if (l != spawning && l->spec != NULL)
+			explicit_bzero(l->spec, l->speclen);
 }
 
 static void
@@ -71,7 +92,8 @@ launch_free(struct launch *l)
 	for (i = 0; i < LAUNCH_NSLOTS; i++)
 		if (l->fds[i] != -1)
 			close(l->fds[i]);
-	free(l->spec);
+	if (l->spec != NULL)
+		freezero(l->spec, l->speclen);
 	TAILQ_REMOVE(&launches, l, entry);
 	nlaunches--;
 	free(l);
@@ -168,6 +190,8 @@ h_spec(struct imsgbuf *ib, struct imsg *imsg)
 	l->spec = xmalloc(len);
 	memcpy(l->spec, imsg->data, len);
 	l->speclen = len;
+	/* One copy of a spec in this process, wiped when done with. */
+	explicit_bzero(imsg->data, len);
 	for (i = 0; i < LAUNCH_NSLOTS; i++)
 		l->fds[i] = -1;
 	TAILQ_INSERT_TAIL(&launches, l, entry);
@@ -210,8 +234,6 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 
 	if (imsg_get_data(imsg, &ls, sizeof(ls)) == -1)
 		fatalx("start: bad size");
-	if (lconf.shim_fd == -1)
-		fatalx("start before the shim descriptor");
 	if ((l = launch_find(imsg_get_id(imsg))) == NULL ||
 	    l->state != L_COLLECT)
 		fatalx("start for sandbox %u, which is not collecting",
@@ -223,7 +245,7 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 		fatalx("sandbox %u: descriptors %#x announced, %#x came",
 		    l->id, ls.slots, have);
 	/* The monitor built the spec; a bad one is its bug, not a peer's,
-	 * but the shim will check it again all the same. */
+	 * but it is checked all the same. */
 	if (sbx_spec_parse(&spec, l->spec, l->speclen, err,
 	    sizeof(err)) == -1) {
 		send_setup_failed(l->id, err);
@@ -237,12 +259,15 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	io.out = l->fds[LAUNCH_SLOT_STDOUT];
 	io.err = l->fds[LAUNCH_SLOT_STDERR];
 	io.workdir = l->fds[LAUNCH_SLOT_WORKDIR];
+	spawning = l;
 	if (sandbox_spawn(&l->sb, &lconf, &spec, &io, err,
 	    sizeof(err)) == -1) {
+		spawning = NULL;
 		send_setup_failed(l->id, err);
 		launch_free(l);
 		return;
 	}
+	spawning = NULL;
 	l->state = L_RUNNING;
 	/* The shim holds the payload's descriptors now; ours must go, or
 	 * the caller would never see EOF on its pipes. */
@@ -251,7 +276,7 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 			close(l->fds[i]);
 		l->fds[i] = -1;
 	}
-	free(l->spec);
+	freezero(l->spec, l->speclen);
 	l->spec = NULL;
 	memset(&st, 0, sizeof(st));
 	st.pid = l->sb.pid;
@@ -315,8 +340,6 @@ h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 
 	if (imsg_get_data(imsg, &rq, sizeof(rq)) == -1)
 		fatalx("selftest: bad size");
-	if (lconf.shim_fd == -1)
-		fatalx("selftest before the shim descriptor");
 	if (rq.nhidden > SELFTEST_NHIDDEN || rq.port == 0 ||
 	    rq.port > 65535)
 		fatalx("selftest: %u hidden paths, port %u", rq.nhidden,
@@ -332,19 +355,6 @@ h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 		fatal("compose selftest result");
 }
 
-/*
- * The monitor opened sbx-shim while it could still reach it (before it
- * gave up root): the launcher, running as the service's user, execs the
- * shim by this descriptor.  Nothing is spawned before it arrives.
- */
-static void
-h_shim(struct imsgbuf *ib, struct imsg *imsg)
-{
-	(void)ib;
-	if (lconf.shim_fd != -1 || (lconf.shim_fd = imsg_get_fd(imsg)) == -1)
-		fatalx("shim descriptor: sent twice or without a descriptor");
-}
-
 static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_SPEC, ROLE_LEN_ANY, h_spec },
 	{ IMSG_LAUNCH_FD, sizeof(struct launch_fd), h_fd },
@@ -352,22 +362,26 @@ static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_SIGNAL, sizeof(struct launch_signal), h_signal },
 	{ IMSG_LAUNCH_DEADLINE, sizeof(struct launch_deadline), h_deadline },
 	{ IMSG_LAUNCH_SELFTEST, sizeof(struct selftest_req), h_selftest },
-	{ IMSG_LAUNCH_SHIM, 0, h_shim },
 };
 
 int
 main(int argc, char *argv[])
 {
 	static struct imsgbuf	 ibuf;
+	char			 err[SANDBOX_ERRLEN];
 
 	memset(&lconf, 0, sizeof(lconf));
-	lconf.shim_path = "sbx-shim";
-	lconf.shim_fd = -1;
 	lconf.sandbox_uid = SANDBOX_UID_DEFAULT;
 	lconf.sandbox_gid = SANDBOX_UID_DEFAULT;
+	lconf.child_scrub = launch_scrub;
 	role_init(argc, argv, "launcher", &priv_table_launcher, &ibuf);
 	if (imsgbuf_set_maxsize(&ibuf, LAUNCH_MSG_MAXSIZE) == -1)
 		fatal("imsgbuf_set_maxsize");
+	/* The payload filters and pid 1's, compiled once for every sandbox
+	 * from the constant tables; one that does not compile ends the
+	 * role before any sandbox exists (fail closed). */
+	if (shim_filters_init(err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	chan = &ibuf;
 	role_serve(&ibuf, handlers, nitems(handlers));
 }

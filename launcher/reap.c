@@ -222,7 +222,10 @@ sandbox_release(struct sandbox *sb)
 		close(sb->statusfd);
 	if (sb->lifeline != -1)
 		close(sb->lifeline);
-	sb->pidfd = sb->statusfd = sb->lifeline = -1;
+	/* The sandbox's mounts go here (see hold_mntns in spawn.c). */
+	if (sb->mntns != -1)
+		close(sb->mntns);
+	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
 	cgroup_destroy(sb);
 }
 

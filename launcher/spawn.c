@@ -1,15 +1,18 @@
 /*
  * spawn.c: create one sandbox -- clone into fresh namespaces, let the
- * parent write the id maps, then exec sbx-shim with the spec on a sealed
- * memfd and every other descriptor closed.
+ * parent write the id maps, then run the shim (shim/shim.c) in the clone
+ * child itself as the sandbox's pid 1, with the spec the launcher already
+ * parsed and every other descriptor closed.  No program is exec'd until
+ * the payload: like bubblewrap's pid 1, ours is a copy of the launcher.
  *
- * The clone child runs on a copy of the launcher's stack, like fork(), but
- * without glibc's fork handlers: until execve it uses only raw system
- * calls and memory prepared by the parent, so a lock some other thread
- * held at clone time cannot deadlock it.
+ * The clone child runs on a copy of the launcher's memory and stack, like
+ * fork(), but without glibc's fork handlers.  That is safe because the
+ * launcher is single-threaded (libevent without threads, no library that
+ * starts any): no lock can be held by another thread at clone time.  The
+ * child never touches the launcher's event loop or channel (their
+ * descriptors are closed before the shim runs).
  */
 #include <sys/types.h>
-#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -28,6 +31,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "shim/shim.h"
 
 /* Every namespace type: a sandbox shares nothing it can name. */
 #define SANDBOX_CLONE_FLAGS	(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | \
@@ -35,10 +39,10 @@
 				    CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 /*
- * What the shim needs to build the sandbox, carried across its exec as
- * ambient capabilities (the sandbox id is not root, so exec would drop
- * them otherwise).  They are capabilities in the new user namespace only,
- * and the shim drops all of them before the payload exists.
+ * What the shim needs to build the sandbox.  The clone child holds every
+ * capability in its new user namespace; it keeps only these, in the
+ * permitted and effective sets (none inheritable, none ambient), and the
+ * shim drops all of them before the payload exists.
  */
 static const int shim_caps[] = {
 	CAP_SYS_ADMIN,		/* mounts, pivot_root, sethostname */
@@ -51,15 +55,14 @@ static const int shim_caps[] = {
 #define CHILD_FD_HIGH		64
 
 struct child {
-	int		 fds[SBX_SHIM_NFDS];	/* -1: leave closed */
-	int		 lifeline_w;		/* parent's end; close it */
-	int		 status;		/* where setup errors go */
-	uid_t		 uid;
-	gid_t		 gid;
-	int		 dropgroups;
-	const char	*shim;
-	int		 shimfd;		/* -1: exec shim by path */
-	char		 execstep[SBX_STEP_MAX];
+	int			 fds[SBX_SHIM_NFDS];	/* -1: leave closed */
+	int			 lifeline_w;	/* parent's end; close it */
+	int			 status;	/* where setup errors go */
+	uid_t			 uid;
+	gid_t			 gid;
+	int			 dropgroups;
+	const struct sbx_spec	*spec;		/* parsed, checked */
+	void			(*scrub)(void);
 };
 
 static __dead void
@@ -77,7 +80,8 @@ child_fail(int statusfd, const char *step)
 	_exit(127);
 }
 
-/* Inherited dispositions and masks would reach the payload. */
+/* Inherited dispositions (libevent's handlers) and masks would reach
+ * pid 1 and the payload. */
 static void
 child_reset_signals(void)
 {
@@ -106,32 +110,24 @@ child_caps(void)
 	for (i = 0; i < nitems(shim_caps); i++) {
 		data[shim_caps[i] / 32].permitted |= 1U << (shim_caps[i] % 32);
 		data[shim_caps[i] / 32].effective |= 1U << (shim_caps[i] % 32);
-		data[shim_caps[i] / 32].inheritable |=
-		    1U << (shim_caps[i] % 32);
 	}
-	if (syscall(SYS_capset, &hdr, data) == -1)
-		return -1;
-	for (i = 0; i < nitems(shim_caps); i++)
-		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE,
-		    (unsigned long)shim_caps[i], 0UL, 0UL) == -1)
-			return -1;
-	return 0;
+	return (int)syscall(SYS_capset, &hdr, data);
 }
 
 static __dead void
 child_main(const struct child *c)
 {
-	char *const	 argv[] = { "sbx-shim", NULL };
-	char *const	 envp[] = { NULL };
-	int		 hi[SBX_SHIM_NFDS];
-	int		 sfd = c->status;
-	char		 go;
-	int		 i, exefd, shimhi;
+	int	 hi[SBX_SHIM_NFDS];
+	int	 sfd = c->status;
+	char	 go;
+	int	 i;
 
 	/* If the launcher dies before the shim runs, so does the child. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL);
 	(void)close(c->lifeline_w);
 	child_reset_signals();
+	if (c->scrub != NULL)
+		c->scrub();
 
 	/* The maps are written once the parent's byte arrives. */
 	if (read(c->fds[SBX_SHIM_FD_LIFELINE], &go, 1) != 1)
@@ -148,11 +144,6 @@ child_main(const struct child *c)
 	if (child_caps() == -1)
 		child_fail(sfd, "shim capabilities");
 
-	/* The shim's descriptor may sit where 0-6 are about to go. */
-	shimhi = -1;
-	if (c->shimfd != -1 && (shimhi = fcntl(c->shimfd, F_DUPFD_CLOEXEC,
-	    CHILD_FD_HIGH)) == -1)
-		child_fail(sfd, "dup shim descriptor");
 	for (i = 0; i < SBX_SHIM_NFDS; i++) {
 		hi[i] = -1;
 		if (c->fds[i] != -1 &&
@@ -168,28 +159,14 @@ child_main(const struct child *c)
 		if (i == SBX_SHIM_FD_STATUS)
 			sfd = i;
 	}
-	/* Nothing of the launcher's reaches the sandbox. */
+	/* Nothing of the launcher's reaches the sandbox: not its channel,
+	 * not its event loop, not other sandboxes' descriptors. */
 	for (i = SBX_SHIM_NFDS - 1; i >= 0 && hi[i] == -1; i--)
 		;
-	if (shimhi != -1) {
-		/* The shim's descriptor survives just above them, close on
-		 * exec; everything else goes. */
-		if ((exefd = fcntl(shimhi, F_DUPFD_CLOEXEC, i + 1)) == -1)
-			child_fail(sfd, "dup shim descriptor");
-		if (exefd > i + 1 && syscall(SYS_close_range, (unsigned)(i + 1),
-		    (unsigned)(exefd - 1), 0U) == -1)
-			child_fail(sfd, "close_range");
-		if (syscall(SYS_close_range, (unsigned)(exefd + 1), ~0U,
-		    0U) == -1)
-			child_fail(sfd, "close_range");
-		syscall(SYS_execveat, exefd, "", argv, envp, AT_EMPTY_PATH);
-		child_fail(sfd, c->execstep);
-	}
 	if (syscall(SYS_close_range, (unsigned)(i + 1), ~0U, 0U) == -1)
 		child_fail(sfd, "close_range");
 
-	execve(c->shim, argv, envp);
-	child_fail(sfd, c->execstep);
+	shim_main(c->spec);
 }
 
 static pid_t
@@ -213,46 +190,6 @@ do_clone(int cgroupfd, int *pidfd)
 		    (SANDBOX_CLONE_FLAGS | CLONE_PIDFD | SIGCHLD), NULL,
 		    pidfd, NULL, NULL);
 	return pid;
-}
-
-/* The spec travels on a sealed memfd: the shim reads exactly what we
- * checked, and nothing in the sandbox can rewrite it. */
-static int
-spec_memfd(const struct sbx_spec *sp, char *err, size_t errlen)
-{
-	static uint8_t	 wire[SBX_SPEC_WIRE_MAX];
-	char		 why[SBX_SPEC_ERRLEN];
-	size_t		 len, off;
-	ssize_t		 n;
-	int		 fd;
-
-	if (sbx_spec_serialise(sp, wire, sizeof(wire), &len, why,
-	    sizeof(why)) == -1) {
-		snprintf(err, errlen, "spec refused: %s", why);
-		return -1;
-	}
-	if ((fd = memfd_create("sbx-spec", MFD_CLOEXEC |
-	    MFD_ALLOW_SEALING)) == -1) {
-		snprintf(err, errlen, "memfd_create: %s", sbx_errname(errno));
-		return -1;
-	}
-	for (off = 0; off < len; off += (size_t)n) {
-		if ((n = write(fd, wire + off, len - off)) <= 0) {
-			snprintf(err, errlen, "write spec memfd: %s",
-			    n == 0 ? "short write" : sbx_errname(errno));
-			close(fd);
-			return -1;
-		}
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_WRITE | F_SEAL_SEAL) == -1 ||
-	    lseek(fd, 0, SEEK_SET) == -1) {
-		snprintf(err, errlen, "seal spec memfd: %s",
-		    sbx_errname(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 static int
@@ -289,6 +226,69 @@ close_if(int *fd)
 	}
 }
 
+/*
+ * pid 1 of every sandbox is a copy of this process, so /proc/1/environ
+ * shows this process's environment block from its exec -- readable by
+ * root on the host, and a leak of whatever the caller's environment held
+ * (tokens, paths).  The monitor starts the launcher with an empty one;
+ * anyone else calling this must too.  The block cannot grow after exec
+ * (only CAP_SYS_RESOURCE can move it), so once empty means always empty.
+ */
+static int
+environment_empty(char *err, size_t errlen)
+{
+	static int	 empty;
+	char		 c;
+	ssize_t		 n;
+	int		 fd;
+
+	if (empty)
+		return 0;
+	if ((fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "/proc/self/environ: %s (the launcher "
+		    "must see its own environment block to start sandboxes)",
+		    sbx_errname(errno));
+		return -1;
+	}
+	do {
+		n = read(fd, &c, 1);
+	} while (n == -1 && errno == EINTR);
+	close(fd);
+	if (n == -1) {
+		snprintf(err, errlen, "/proc/self/environ: %s",
+		    sbx_errname(errno));
+		return -1;
+	}
+	if (n != 0) {
+		snprintf(err, errlen, "environment: the launching process "
+		    "was started with a non-empty environment, which every "
+		    "sandbox would show as /proc/1/environ; start it with an "
+		    "empty one");
+		return -1;
+	}
+	empty = 1;
+	return 0;
+}
+
+/*
+ * Hold the sandbox's mount namespace until the sandbox is released.
+ * Otherwise the last process to leave it, pid 1, tears its mounts down on
+ * its way out -- an RCU grace period and every umount -- before its exit
+ * reaches the pidfd, so each exit report would wait for it.  Held here,
+ * the teardown happens in sandbox_release, after the report went out;
+ * no process of the sandbox is left by then either way.  The child is
+ * blocked on the lifeline and cannot be reaped, so the pid is its own.
+ * Best effort: without it the report only comes later.
+ */
+static void
+hold_mntns(struct sandbox *sb)
+{
+	char	 path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", (long)sb->pid);
+	sb->mntns = open(path, O_RDONLY | O_CLOEXEC);
+}
+
 int
 sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
     const struct sbx_spec *spec, const struct sandbox_io *io, char *err,
@@ -296,22 +296,27 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 {
 	struct sbx_spec	 sp;
 	struct child	 c;
+	char		 why[SBX_SPEC_ERRLEN];
 	int		 spipe[2] = { -1, -1 }, life[2] = { -1, -1 };
-	int		 memfd = -1, devnull = -1, pidfd = -1, saved;
+	int		 devnull = -1, pidfd = -1, saved;
 	pid_t		 pid;
 
 	memset(sb, 0, sizeof(*sb));
-	sb->pidfd = sb->statusfd = sb->lifeline = -1;
+	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
 	sb->cgroupfd = sb->cgroupdir = -1;
-	if (conf->shim_fd == -1 &&
-	    (conf->shim_path == NULL || conf->shim_path[0] != '/')) {
-		snprintf(err, errlen, "shim path \"%s\": not absolute",
-		    conf->shim_path ? conf->shim_path : "");
-		return -1;
-	}
-	if (idmap_check(conf, err, errlen) == -1 ||
+	if (environment_empty(err, errlen) == -1 ||
+	    idmap_check(conf, err, errlen) == -1 ||
 	    check_io(spec, io, err, errlen) == -1)
 		return -1;
+	if (sbx_spec_check(spec, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "spec refused: %s", why);
+		return -1;
+	}
+	/* Once per process: every sandbox loads the same programs. */
+	if (shim_filters_init(why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "payload filters: %s", why);
+		return -1;
+	}
 
 	sp = *spec;
 	sp.cgroup = 0;
@@ -323,8 +328,6 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		sp.cgroup = 1;
 		sb->limits = SBX_LIMIT_CGROUP;
 	}
-	if ((memfd = spec_memfd(&sp, err, errlen)) == -1)
-		goto fail;
 	if (pipe2(spipe, O_CLOEXEC) == -1 || pipe2(life, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "pipe2: %s", sbx_errname(errno));
 		goto fail;
@@ -340,7 +343,6 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[0] = io->in != -1 ? io->in : devnull;
 	c.fds[1] = io->out != -1 ? io->out : devnull;
 	c.fds[2] = io->err != -1 ? io->err : devnull;
-	c.fds[SBX_SHIM_FD_SPEC] = memfd;
 	c.fds[SBX_SHIM_FD_STATUS] = spipe[1];
 	c.fds[SBX_SHIM_FD_LIFELINE] = life[0];
 	c.fds[SBX_SHIM_FD_WORKDIR] = io->workdir;
@@ -349,10 +351,10 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.uid = conf->sandbox_uid;
 	c.gid = conf->sandbox_gid;
 	c.dropgroups = idmap_privileged();
-	c.shim = conf->shim_path;
-	c.shimfd = conf->shim_fd;
-	snprintf(c.execstep, sizeof(c.execstep), "execve %s",
-	    conf->shim_path);
+	/* The child's copy of sp: the strings point into the caller's
+	 * buffers, which the child's copy of memory holds too. */
+	c.spec = &sp;
+	c.scrub = conf->child_scrub;
 
 	if ((pid = do_clone(sb->cgroupfd, &pidfd)) == -1) {
 		saved = errno;
@@ -366,10 +368,10 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	sb->pidfd = pidfd;
 	close_if(&spipe[1]);
 	close_if(&life[0]);
-	close_if(&memfd);
 	close_if(&devnull);
 	sb->statusfd = spipe[0];
 	sb->lifeline = life[1];
+	hold_mntns(sb);
 	/* Records are read after the reap, when every writer is gone. */
 	if (fcntl(sb->statusfd, F_SETFL, O_NONBLOCK) == -1) {
 		snprintf(err, errlen, "status pipe: %s", sbx_errname(errno));
@@ -391,7 +393,6 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	return 0;
 
  fail:
-	close_if(&memfd);
 	close_if(&spipe[0]);
 	close_if(&spipe[1]);
 	close_if(&life[0]);

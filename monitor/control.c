@@ -35,6 +35,7 @@
 #define CTL_ACCEPT_BACKOFF	1	/* seconds when out of descriptors */
 #define CTL_MAXGROUPS		64
 #define CTL_MAXREFUSED		64	/* refusals lingering to be read */
+#define CTL_READS_MAX		8	/* reads per event before others get a turn */
 
 enum ctl_state {
 	CTL_NEW,		/* before HELLO */
@@ -424,6 +425,11 @@ ctl_event_add(struct ctl_conn *c)
 {
 	short	 events = EV_READ;
 
+	/* Replies go now: the socket almost always takes them, and waiting
+	 * for EV_WRITE costs an event-loop round.  An error stays queued
+	 * and is met again by ctl_dispatch, which closes the connection. */
+	if (imsgbuf_queuelen(&c->ibuf) > 0)
+		(void)imsgbuf_write(&c->ibuf);
 	if (imsgbuf_queuelen(&c->ibuf) > 0)
 		events |= EV_WRITE;
 	else if (c->state == CTL_CLOSING && !c->shut) {
@@ -1073,7 +1079,7 @@ ctl_dispatch(int fd, short event, void *arg)
 {
 	struct ctl_conn	*c = arg;
 	struct imsg	 imsg;
-	int		 n;
+	int		 n, got, reads;
 
 	(void)fd;
 	if (event & EV_WRITE) {
@@ -1088,25 +1094,36 @@ ctl_dispatch(int fd, short event, void *arg)
 			return;
 		}
 	} else if (event & EV_READ) {
-		if ((n = imsgbuf_read(&c->ibuf)) == 0 ||
-		    (n == -1 && errno != EBADMSG && errno != ERANGE)) {
-			ctl_close(c);
-			return;
-		}
-		if (n == -1) {
-			ctl_frame_error(c);
-			ctl_event_add(c);
-			return;
-		}
-		while (c->state != CTL_CLOSING) {
-			if ((n = imsg_get(&c->ibuf, &imsg)) == -1) {
-				ctl_frame_error(c);
-				break;
+		/*
+		 * Read again while reads bring requests: a request with a
+		 * descriptor (run's stdio) comes in a recvmsg of its own.
+		 * Bounded, so one busy peer cannot keep the others waiting.
+		 */
+		for (reads = 0; reads < CTL_READS_MAX; reads++) {
+			if ((n = imsgbuf_read(&c->ibuf)) == 0 ||
+			    (n == -1 && errno != EBADMSG && errno != ERANGE)) {
+				ctl_close(c);
+				return;
 			}
-			if (n == 0)
+			if (n == -1) {
+				ctl_frame_error(c);
+				ctl_event_add(c);
+				return;
+			}
+			got = 0;
+			while (c->state != CTL_CLOSING) {
+				if ((n = imsg_get(&c->ibuf, &imsg)) == -1) {
+					ctl_frame_error(c);
+					break;
+				}
+				if (n == 0)
+					break;
+				ctl_request(c, &imsg);
+				imsg_free(&imsg);
+				got++;
+			}
+			if (got == 0 || c->state == CTL_CLOSING)
 				break;
-			ctl_request(c, &imsg);
-			imsg_free(&imsg);
 		}
 	}
 	if (c->state == CTL_CLOSING && imsgbuf_queuelen(&c->ibuf) > 0)

@@ -25,6 +25,8 @@
 #include "common.h"
 #include "monitor.h"
 
+#define PROC_READS_MAX	8	/* reads per event before others get a turn */
+
 struct role roles[ROLE_MAX] = {
 	{ .id = ROLE_LAUNCHER, .name = "launcher", .exe = "sbx-launcher",
 	  .exefd = -1, .logfd = -1 },
@@ -35,7 +37,6 @@ struct role roles[ROLE_MAX] = {
 };
 
 static char	 libexec[PATH_MAX];
-static int	 shimfd = -1;
 
 static void	 proc_dispatch(int, short, void *);
 static void	 proc_logread(int, short, void *);
@@ -132,9 +133,9 @@ open_exe(const char *name)
 }
 
 /*
- * Open every program the service runs -- the roles and sbx-shim -- while
- * it can still reach them: started as root from a build tree in a private
- * directory (/root/..., mktemp -d), the run-as user could not walk there.
+ * Open every program the service runs -- the roles -- while it can still
+ * reach them: started as root from a build tree in a private directory
+ * (/root/..., mktemp -d), the run-as user could not walk there.
  * They are executed by descriptor (execveat), which checks the file's own
  * permissions but no path.
  */
@@ -145,7 +146,6 @@ proc_open_all(void)
 
 	for (i = 0; i < ROLE_MAX; i++)
 		roles[i].exefd = open_exe(roles[i].exe);
-	shimfd = open_exe("sbx-shim");
 }
 
 static void
@@ -231,6 +231,11 @@ proc_event_add(struct role *r)
 {
 	short	 events = EV_READ;
 
+	/* Messages go now: the socket almost always takes them, and waiting
+	 * for EV_WRITE costs an event-loop round.  An error stays queued
+	 * and is met again by proc_dispatch. */
+	if (imsgbuf_queuelen(&r->ibuf) > 0)
+		(void)imsgbuf_write(&r->ibuf);
 	if (imsgbuf_queuelen(&r->ibuf) > 0)
 		events |= EV_WRITE;
 	/* One-shot events: re-arm after every dispatch. */
@@ -327,12 +332,6 @@ proc_start_all(int debug, int verbose)
 		roles[i].exefd = -1;
 	}
 	proc_wait_ready();
-	/* The launcher execs the shim by this descriptor (imsg closes our
-	 * copy once sent). */
-	if (imsg_compose(&roles[ROLE_LAUNCHER].ibuf, IMSG_LAUNCH_SHIM, 0, 0,
-	    shimfd, NULL, 0) == -1)
-		fatal("sending the shim descriptor");
-	shimfd = -1;
 	for (i = 0; i < ROLE_MAX; i++)
 		proc_event_add(&roles[i]);
 }
@@ -380,37 +379,23 @@ static const struct proc_handler {
 	{ ROLE_MAX, 0, 0, NULL }
 };
 
-static void
-proc_dispatch(int fd, short event, void *arg)
+/* Handle every complete message of a role: how many, or -1 after the
+ * service was told to stop. */
+static int
+proc_handle(struct role *r)
 {
-	struct role			*r = arg;
 	const struct proc_handler	*h;
 	struct imsg			 imsg;
-	int				 n;
+	int				 n, got = 0;
 
-	if (proc_byfd(fd) != r)
-		fatalx("%s: stray descriptor %d", __func__, fd);
-	if (event & EV_READ) {
-		if ((n = imsgbuf_read(&r->ibuf)) == -1)
-			fatal("role %s: read", r->name);
-		if (n == 0) {
-			log_warnx("role %s closed its channel", r->name);
-			proc_reap_role(r);
-			monitor_shutdown(1);
-		}
-	}
-	if (event & EV_WRITE) {
-		if (imsgbuf_write(&r->ibuf) == -1)
-			fatal("role %s: write", r->name);
-	}
 	for (;;) {
 		if ((n = imsg_get(&r->ibuf, &imsg)) == -1) {
 			log_warn("role %s: malformed message", r->name);
 			monitor_shutdown(1);
-			return;
+			return -1;
 		}
 		if (n == 0)
-			break;
+			return got;
 		for (h = proc_table; h->fn != NULL; h++)
 			if (h->role == r->id && h->type == imsg_get_type(&imsg))
 				break;
@@ -421,10 +406,43 @@ proc_dispatch(int fd, short event, void *arg)
 			    imsg_get_type(&imsg), imsg_get_len(&imsg));
 			imsg_free(&imsg);
 			monitor_shutdown(1);
-			return;
+			return -1;
 		}
 		h->fn(r, &imsg);
 		imsg_free(&imsg);
+		got++;
+	}
+}
+
+static void
+proc_dispatch(int fd, short event, void *arg)
+{
+	struct role	*r = arg;
+	int		 n, reads;
+
+	if (proc_byfd(fd) != r)
+		fatalx("%s: stray descriptor %d", __func__, fd);
+	if (event & EV_WRITE) {
+		if (imsgbuf_write(&r->ibuf) == -1)
+			fatal("role %s: write", r->name);
+	}
+	/* Read again while reads bring messages (bounded): a message with
+	 * a descriptor comes in a recvmsg of its own. */
+	for (reads = 0; reads < PROC_READS_MAX; reads++) {
+		if (event & EV_READ) {
+			if ((n = imsgbuf_read(&r->ibuf)) == -1)
+				fatal("role %s: read", r->name);
+			if (n == 0) {
+				log_warnx("role %s closed its channel",
+				    r->name);
+				proc_reap_role(r);
+				monitor_shutdown(1);
+			}
+		}
+		if ((n = proc_handle(r)) == -1)
+			return;
+		if (n == 0 || !(event & EV_READ))
+			break;
 	}
 	proc_event_add(r);
 }

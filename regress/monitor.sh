@@ -152,12 +152,8 @@ roles_body() {
 		    > fds.$r
 		atf_check -o match:'^0 /dev/null$' -o match:'^1 /dev/null$' \
 		    -o match:'^2 pipe:' -o match:'^3 socket:' cat fds.$r
-		# The launcher also holds sbx-shim's descriptor (O_PATH): it
-		# execs the shim by it.
 		n=$(grep -cv -e '/dev/null$' -e ' pipe:' -e ' socket:' \
-		    -e 'anon_inode:\[eventpoll\]' \
-		    -e "$( [ $r = launcher ] && echo '/libexec/sbx/sbx-shim$' ||
-		    echo '^$')" fds.$r)
+		    -e 'anon_inode:\[eventpoll\]' fds.$r)
 		[ "$n" -eq 0 ] || { cat fds.$r; atf_fail "role $r holds other fds"; }
 		[ "$(wc -l < fds.$r)" -le 8 ] ||
 		    { cat fds.$r; atf_fail "role $r holds too many fds"; }

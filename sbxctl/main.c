@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -28,7 +27,9 @@ main(int argc, char *argv[])
 	char				*name, *msg;
 	int				 ch, r;
 
-	log_init(1, LOG_USER);
+	/* Messages go to stderr, log.c's default: no log_init(), whose
+	 * tzset() reads /etc/localtime on every run for times sbxctl never
+	 * prints. */
 	log_procinit("sbxctl");
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.socket = NULL;	/* -s, else $SBX_SOCKET, else the default */

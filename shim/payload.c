@@ -36,6 +36,11 @@ child_fail(int fd, int step)
 	_exit(127);
 }
 
+/*
+ * Runs in a vfork child (see start_payload): system calls on its own
+ * descriptor table, signal handlers and mask, and the stack below pid 1's
+ * suspended frames only; it never returns.
+ */
 static __dead void
 payload_child(const struct sbx_spec *sp, int errfd)
 {
@@ -64,6 +69,30 @@ payload_child(const struct sbx_spec *sp, int errfd)
 	}
 	execve(sp->argv[0], (char *const *)sp->argv, (char *const *)sp->env);
 	child_fail(errfd, STEP_EXEC);
+}
+
+/*
+ * The payload child.  A command or provider execs at once, so pid 1 -- a
+ * copy of the launcher's address space -- is not copied a second time:
+ * vfork shares it until the exec (pid 1 waits), which spares copying the
+ * page tables and every copy-on-write fault.  The self-test runs its
+ * checks in the child itself, with stdio and the heap, so it gets a copy
+ * of its own.
+ */
+static pid_t
+start_payload(const struct sbx_spec *sp, const int ep[2])
+{
+	pid_t	 pid;
+
+	if (sp->class == SBX_CLASS_SELFTEST)
+		pid = fork();
+	else
+		pid = vfork();
+	if (pid == 0) {
+		close(ep[0]);
+		payload_child(sp, ep[1]);
+	}
+	return pid;
 }
 
 /* pid 1 keeps none of the payload's stdio: EOF and EPIPE must reach the
@@ -103,12 +132,8 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 	if (pipe2(ep, O_CLOEXEC) == -1)
 		shim_fail(errno, "pipe2");
 
-	if ((child = fork()) == -1)
+	if ((child = start_payload(sp, ep)) == -1)
 		shim_fail(errno, "fork payload");
-	if (child == 0) {
-		close(ep[0]);
-		payload_child(sp, ep[1]);
-	}
 	close(ep[1]);
 	drop_stdio();
 

@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +77,66 @@ status_field(const char *name, char *buf, size_t len)
 	return NULL;
 }
 
+/*
+ * The size of this process's exec-time environment block, from fields 50
+ * and 51 of /proc/self/stat (env_start, env_end): /proc/self/environ
+ * itself belongs to root while the process is not dumpable, and this one,
+ * a fork of pid 1, is not.  -1 with errno when it cannot be read.
+ */
+static long long
+environ_block_size(void)
+{
+	char		 buf[2048], *p, *end;
+	unsigned long long start = 0, stop = 0;
+	ssize_t		 n;
+	int		 fd, field;
+
+	if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = n == 0 ? EIO : errno;
+		return -1;
+	}
+	buf[n] = '\0';
+	/* The command name may hold anything: count from its ')'. */
+	if ((p = strrchr(buf, ')')) == NULL) {
+		errno = EPROTO;
+		return -1;
+	}
+	for (field = 2; field < 51 && p != NULL; field++) {
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			break;
+		if (field + 1 == 50)
+			start = strtoull(p + 1, &end, 10);
+		else if (field + 1 == 51)
+			stop = strtoull(p + 1, &end, 10);
+	}
+	if (field != 51 || start == 0 || stop < start) {
+		errno = EPROTO;
+		return -1;
+	}
+	return (long long)(stop - start);
+}
+
+/*
+ * The environment two ways: what libc sees, and the exec-time block this
+ * process shares with pid 1 -- both are copies of the launcher, neither
+ * exec'd -- which is what /proc/1/environ shows to whoever may read it.
+ */
 static void
 check_env(void)
 {
+	long long	 n;
+
 	result(environ == NULL || environ[0] == NULL, "environment",
 	    "not empty: %.64s", environ != NULL && environ[0] != NULL ?
 	    environ[0] : "");
+	n = environ_block_size();
+	result(n == 0, "pid1-environment", "/proc/1/environ: %s",
+	    n == -1 ? strerror(errno) : "not empty");
 }
 
 static void

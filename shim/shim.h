@@ -1,7 +1,8 @@
 /*
- * shim.h: sbx-shim, pid 1 of every sandbox.  It builds the sandbox from
- * the spec in a fixed order (main.c), then runs the payload as its child
- * and reports how it ended.  Every setup step either succeeds or ends the
+ * shim.h: the shim, pid 1 of every sandbox: the launcher's clone child
+ * (launcher/spawn.c) calls shim_main().  It builds the sandbox from the
+ * spec in a fixed order (shim.c), then runs the payload as its child and
+ * reports how it ended.  Every setup step either succeeds or ends the
  * shim with a "step: errno" record to the launcher; nothing is skipped.
  */
 #ifndef SBX_SHIM_H
@@ -17,6 +18,9 @@
 #define SHIM_STAGE		"/tmp"
 #define SHIM_HOSTNAME		"sbx"
 #define SHIM_EXIT_SETUP		125	/* exit code after a setup record */
+
+/* shim.c: never returns; the sandbox ends when pid 1 exits. */
+__dead void shim_main(const struct sbx_spec *);
 
 /* status.c */
 __dead void shim_fail(int, const char *, ...) SBX_PRINTF(2, 3);
@@ -40,7 +44,9 @@ uint32_t shim_limits(const struct sbx_spec *);
 /* payload.c */
 __dead void shim_run(const struct sbx_spec *, uint32_t);
 
-/* filter.c */
+/* filter.c: shim_filters_init compiles once, in the launcher, before
+ * the first sandbox; the other two load what it compiled. */
+int	 shim_filters_init(char *err, size_t errlen);
 int	 shim_payload_filter(int);
 void	 shim_reaper_filter(void);
 

@@ -13,12 +13,15 @@
 #     bwrap's.
 #   - where the time goes, from the kernel's own scheduler tracepoints
 #     (perf record -e sched:sched_process_{fork,exec,exit}, plus uprobes
-#     on main() of sbxctl and sbx-shim), without touching sbx's code: the
-#     agent's side up to the launcher's clone, the launcher's
-#     spawn-to-exec (clone to the payload's execve, split at the shim's
-#     exec, main() and its fork of the payload), the payload itself, and
-#     the way back; bwrap's run split the same way.  Needs root and perf;
-#     otherwise it says so and the first part stands alone.
+#     on sbxctl's main() and the launcher's shim_main()), without touching
+#     sbx's code: the agent's side up to the launcher's clone, the
+#     launcher's spawn-to-exec (clone to the payload's execve, split where
+#     the clone child -- the sandbox's pid 1 -- enters the shim's code and
+#     where it forks the payload), the payload itself, and the way back
+#     (split at pid 1's exit: it reaps the payload and writes the exit
+#     record; the launcher reports once pid 1 is gone); bwrap's run split
+#     the same way.  Needs root and perf; otherwise it
+#     says so and the first part stands alone.
 #
 # A benchmark is not a test: nothing is asserted about speed.  It exits
 # non-zero only when it could not measure.
@@ -29,7 +32,7 @@ top=$(pwd)
 M=$top/$B/sbin/sbx-monitor
 C=$top/$B/bin/sbxctl
 R=$top/$B/regress/helpers/benchrun
-SHIM=$top/$B/libexec/sbx/sbx-shim
+L=$top/$B/libexec/sbx/sbx-launcher
 
 RUNS=${RUNS:-200}		# timed runs of each command
 WARM=${WARM:-10}		# untimed runs of each first
@@ -37,7 +40,7 @@ TRACE_RUNS=${TRACE_RUNS:-100}	# runs of each under perf
 
 die() { echo "b_run: $*" >&2; exit 1; }
 
-for f in "$M" "$C" "$R" "$SHIM"; do
+for f in "$M" "$C" "$R" "$L"; do
 	[ -x "$f" ] || die "$f is missing (make tests)"
 done
 BWRAP=$(command -v bwrap) || die "bwrap is missing (scripts/deps installs bubblewrap)"
@@ -138,15 +141,17 @@ if [ "$(id -u)" -ne 0 ] || ! command -v perf > /dev/null 2>&1 ||
 	    "system-wide scheduler tracepoints)"
 	exit 0
 fi
-# Uprobes on main(): exec to main is the dynamic loader and libc's
-# start-up, the part of a process's cost that no code of ours can change.
+# A uprobe on sbxctl's main(): exec to main is the dynamic loader and
+# libc's start-up, the part of a process's cost that no code of ours can
+# change.  One on shim_main() in the launcher: where pid 1, a clone of the
+# launcher, has its ids and descriptors and starts building the sandbox.
 ev="-e sched:sched_process_fork -e sched:sched_process_exec"
 ev="$ev -e sched:sched_process_exit"
 probes=1	# from here on, cleanup removes whatever was added
-if perf probe -q -x "$SHIM" -a sbxbench:shim_main=main > /dev/null 2>&1 &&
+if perf probe -q -x "$L" -a sbxbench:shim_main=shim_main > /dev/null 2>&1 &&
     perf probe -q -x "$C" -a sbxbench:ctl_main=main > /dev/null 2>&1; then
 	ev="$ev -e sbxbench:shim_main -e sbxbench:ctl_main"
-	uprobes=", uprobes on main()"
+	uprobes=", uprobes on main() and shim_main()"
 else
 	uprobes=" (no uprobes: perf probe failed)"
 fi
@@ -156,7 +161,7 @@ perf record -q -o "$D/perf.data" $ev -a -- env -i "$R" -w 5 "$TRACE_RUNS" \
     > /dev/null 2> "$D/perf.err" || { cat "$D/perf.err" >&2;
     die "perf record failed"; }
 perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
-    awk -v ctl="$C" -v shim="$SHIM" -v bwrap="$BWRAP" '
+    awk -v ctl="$C" -v bwrap="$BWRAP" '
 	function us(s) { sub(/:$/, "", s); return s * 1e6 }
 	function val(k,    i) {
 		for (i = 4; i <= NF; i++)
@@ -168,7 +173,6 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	ev ~ /sched_process_exec/ {
 		f = val("filename")
 		if (f == ctl) { ctl_exec[pid] = t; cur = pid }
-		else if (f == shim) shim_exec[pid] = t
 		else if (f == bwrap) bw_exec[pid] = t
 		else if (pid in pay_of) pay_exec[pay_of[pid]] = t
 		else if (pid in bwpay_of) bwpay_exec[bwpay_of[pid]] = t
@@ -178,8 +182,11 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	ev ~ /sbxbench:shim_main/ { shim_main[pid] = t; next }
 	ev ~ /sched_process_fork/ {
 		c = val("child_pid"); comm = val("comm")
-		if (comm == "sbx-launcher") { clone_t[c] = t; ctl_of[c] = cur }
-		else if ((pid in shim_exec) && !(pid in pay)) {
+		if (comm == "sbx-launcher" && !(pid in clone_t)) {
+			# the launcher clones pid 1 of a sandbox
+			clone_t[c] = t; ctl_of[c] = cur
+		} else if ((pid in clone_t) && !(pid in pay)) {
+			# pid 1 forks the payload
 			pay[pid] = c; pay_of[c] = pid; pay_fork[pid] = t
 		} else if ((pid in bw_exec) && !(pid in bw_init)) {
 			bw_init[pid] = c; bw_clone[pid] = t; bw_of_init[c] = pid
@@ -190,6 +197,7 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	}
 	ev ~ /sched_process_exit/ {
 		if (pid in pay_of) pay_exit[pay_of[pid]] = t
+		else if (pid in clone_t) init_exit[pid] = t
 		else if (pid in ctl_exec) ctl_exit[pid] = t
 		else if (pid in bwpay_of) bwpay_exit[bwpay_of[pid]] = t
 		else if (pid in bw_exec) bw_exit[pid] = t
@@ -199,7 +207,7 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 		for (s in clone_t) {
 			c = ctl_of[s]
 			if (!(s in pay_exec) || !(s in pay_exit) ||
-			    !(c in ctl_exit))
+			    !(c in ctl_exit) || !(s in init_exit))
 				continue
 			out("sbx 1 agent: sbxctl exec to the launcher clone",
 			    clone_t[s] - ctl_exec[c])
@@ -208,22 +216,23 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 				    ctl_main[c] - ctl_exec[c])
 			out("sbx 2 launcher: clone to payload exec " \
 			    "(spawn-to-exec)", pay_exec[s] - clone_t[s])
-			out("sbx 2a   clone to sbx-shim exec",
-			    shim_exec[s] - clone_t[s])
 			if (s in shim_main) {
-				out("sbx 2b   sbx-shim exec to main()",
-				    shim_main[s] - shim_exec[s])
-				out("sbx 2c   main() to payload fork (mounts, " \
-				    "caps, landlock)", pay_fork[s] - shim_main[s])
+				out("sbx 2a   clone to shim_main() (ids, " \
+				    "caps, descriptors)", shim_main[s] - clone_t[s])
+				out("sbx 2b   shim_main() to payload fork " \
+				    "(mounts, caps, landlock)",
+				    pay_fork[s] - shim_main[s])
 			} else
-				out("sbx 2b   sbx-shim exec to payload fork",
-				    pay_fork[s] - shim_exec[s])
-			out("sbx 2d   payload fork to exec (filter, execve)",
+				out("sbx 2a   clone to payload fork",
+				    pay_fork[s] - clone_t[s])
+			out("sbx 2c   payload fork to exec (filter, execve)",
 			    pay_exec[s] - pay_fork[s])
 			out("sbx 3 payload: exec to exit",
 			    pay_exit[s] - pay_exec[s])
 			out("sbx 4 back: payload exit to sbxctl exit",
 			    ctl_exit[c] - pay_exit[s])
+			out("sbx 4a   payload exit to pid 1 exit (reap, record)",
+			    init_exit[s] - pay_exit[s])
 			out("sbx 5 total: sbxctl exec to exit",
 			    ctl_exit[c] - ctl_exec[c])
 		}

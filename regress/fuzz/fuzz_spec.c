@@ -1,6 +1,6 @@
 /*
- * fuzz_spec: sbx_spec_parse on arbitrary bytes.  The shim parses what the
- * launcher wrote, but a parser that trusts its input is one bug away from
+ * fuzz_spec: sbx_spec_parse on arbitrary bytes.  The launcher parses what
+ * the monitor wrote, but a parser that trusts its input is one bug away from
  * trusting a corrupted one: it must never crash, and whatever it accepts
  * must serialise back to exactly the bytes it accepted.
  */

@@ -1,6 +1,7 @@
 /*
- * t_launcher: what sandbox_spawn refuses before any namespace exists, the
- * exit report's wording, and the namespace diagnostics.
+ * t_launcher: what sandbox_spawn refuses before any namespace exists (a
+ * caller with an environment among it), the exit report's wording, and
+ * the namespace diagnostics.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -17,14 +18,18 @@
 
 #include "common.h"
 #include "launcher/launcher.h"
+#include "emptyenv.h"
+
+/* refuses_environment starts this program again with it set. */
+#define ENV_CHILD	"SBX_T_LAUNCHER_SPAWN_WITH_ENVIRONMENT"
+
+static void	 environment_setup(int, char *[], char *[])
+		    __attribute__((__constructor__));
 
 static void
 conf_init(struct launcher_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	/* Never reached: every case here is refused before clone. */
-	c->shim_path = "/nonexistent/sbx-shim";
-	c->shim_fd = -1;
 	c->sandbox_uid = SANDBOX_UID_DEFAULT;
 	c->sandbox_gid = SANDBOX_UID_DEFAULT;
 }
@@ -34,6 +39,42 @@ spec_init(struct sbx_spec *sp)
 {
 	ATF_REQUIRE(sbx_spec_default(sp) == 0);
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "/usr/bin/true") == 0);
+}
+
+/*
+ * Before main().  Normally: start over with an empty environment, which
+ * sandbox_spawn requires (emptyenv.h).  As refuses_environment's child,
+ * started with an environment on purpose: try to spawn a valid sandbox,
+ * print the launcher's answer and exit, without ATF.
+ */
+static void
+environment_setup(int argc, char *argv[], char *envp[])
+{
+	struct launcher_conf	 c;
+	struct sbx_spec		 sp;
+	struct sandbox_io	 io = { -1, -1, -1, -1 };
+	struct sandbox		 sb;
+	struct sandbox_exit	 ex;
+	char			 err[SANDBOX_ERRLEN] = "";
+
+	(void)argc;
+	if (getenv(ENV_CHILD) == NULL) {
+		emptyenv_reexec(argv, envp);
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	c.sandbox_uid = c.sandbox_gid = SANDBOX_UID_DEFAULT;
+	if (sbx_spec_default(&sp) == -1 ||
+	    sbx_spec_add_arg(&sp, "/usr/bin/true") == -1)
+		_exit(3);
+	if (sandbox_spawn(&sb, &c, &sp, &io, err, sizeof(err)) == 0) {
+		dprintf(STDOUT_FILENO, "spawned\n");
+		(void)sandbox_wait(&sb, &ex);
+		sandbox_release(&sb);
+		_exit(2);
+	}
+	dprintf(STDOUT_FILENO, "%s\n", err);
+	_exit(0);
 }
 
 static void
@@ -60,10 +101,6 @@ ATF_TC_BODY(spawn_refusals, tc)
 
 	conf_init(&c);
 	spec_init(&sp);
-	c.shim_path = "sbx-shim";
-	refuse(&c, &sp, &io, "not absolute");
-
-	conf_init(&c);
 	c.sandbox_uid = 0;
 	refuse(&c, &sp, &io, "id 0 inside a sandbox is refused");
 
@@ -98,6 +135,44 @@ ATF_TC_BODY(spawn_refusals, tc)
 	refuse(&c, &sp, &io, "ENOENT");
 	close(dirfd);
 	close(filefd);
+}
+
+/*
+ * pid 1 of a sandbox is a copy of the caller and shows the caller's
+ * exec-time environment as /proc/1/environ: a caller started with one is
+ * refused before anything is created, and told why.
+ */
+ATF_TC_WITHOUT_HEAD(refuses_environment);
+ATF_TC_BODY(refuses_environment, tc)
+{
+	char *const	 argv[] = { "t_launcher", NULL };
+	char *const	 envp[] = { ENV_CHILD "=1", "SECRET=leak123", NULL };
+	char		 out[SANDBOX_ERRLEN + 64];
+	size_t		 got = 0;
+	ssize_t		 n;
+	pid_t		 pid;
+	int		 p[2], status;
+
+	(void)tc;
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		if (dup2(p[1], STDOUT_FILENO) == -1)
+			_exit(4);
+		execve("/proc/self/exe", argv, envp);
+		_exit(5);
+	}
+	close(p[1]);
+	while (got < sizeof(out) - 1 &&
+	    (n = read(p[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(p[0]);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "child status 0x%x, said: %s", status, out);
+	ATF_CHECK_MSG(strstr(out, "non-empty environment") != NULL &&
+	    strstr(out, "/proc/1/environ") != NULL, "said: %s", out);
 }
 
 /* No descriptor survives a refused spawn. */
@@ -244,6 +319,7 @@ ATF_TC_BODY(missing_namespace, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, spawn_refusals);
+	ATF_TP_ADD_TC(tp, refuses_environment);
 	ATF_TP_ADD_TC(tp, refusal_leaks_nothing);
 	ATF_TP_ADD_TC(tp, exit_format);
 	ATF_TP_ADD_TC(tp, signal_refusals);

@@ -1,13 +1,21 @@
 /*
- * sbx-shim: pid 1 of a sandbox.  Started by sbx-launcher in fresh user,
- * pid, mount, network, ipc, uts and cgroup namespaces, with an empty
- * environment, the payload's stdio on 0-2, the spec on SBX_SHIM_FD_SPEC
- * and the capabilities it needs to build the sandbox as ambient ones.
+ * shim.c: pid 1 of a sandbox.  There is no sbx-shim program: the
+ * launcher's clone child -- a copy of the single-threaded launcher, like
+ * bubblewrap's pid 1 is a copy of bwrap -- comes here with the spec the
+ * launcher already checked, in fresh user, pid, mount, network, ipc, uts
+ * and cgroup namespaces, with the sandbox's ids, the capabilities it needs
+ * to build the sandbox (launcher/spawn.c), the payload's stdio on 0-2,
+ * SBX_SHIM_FD_* above them and nothing else open.  Saving an exec saves a
+ * program start-up (dynamic loading, libc initialisation) per sandbox.
  *
  * The order follows bubblewrap's: nothing of the payload's runs until the
  * mount tree is final, the capabilities are gone, no_new_privs, Landlock
  * and the rlimits are in place; the payload's seccomp filter comes last,
  * in the payload child itself, right before execve.
+ *
+ * pid 1 ends only through _exit (shim_fail, shim_report_exit's caller), so
+ * no atexit handler of the launcher's -- nor a sanitizer's leak check,
+ * which would ptrace under a filter that forbids it -- runs in here.
  */
 #include <sys/types.h>
 #include <sys/prctl.h>
@@ -16,36 +24,18 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "shim.h"
 
-extern char		**environ;
-
-/*
- * In the sanitizer build (make sanitize) this program carries ASan, whose
- * leak checker ptrace()s the process at exit.  Inside a sandbox the
- * payload filter refuses ptrace, as it must, so leak checking is off here;
- * the code it would check is exercised leak-checked outside sandboxes.
- */
-#if defined(__SANITIZE_ADDRESS__)
-const char	*__asan_default_options(void);
-
-const char *
-__asan_default_options(void)
-{
-	return "detect_leaks=0";
-}
-#endif
-
-static uint8_t		 wire[SBX_SPEC_WIRE_MAX + 1];
-static struct sbx_spec	 spec;
-
 /*
  * PR_SET_PDEATHSIG covers the launcher dying from now on; the lifeline
  * pipe (the launcher holds its only write end) covers it having died
- * before: getppid() cannot tell, it is 0 for a pid namespace's init.
+ * before: getppid() cannot tell, it is 0 for a pid namespace's init.  Set
+ * here, after the launcher child changed ids: a change of the effective
+ * ids clears the parent-death signal.
  */
 static void
 die_with_parent(void)
@@ -66,60 +56,36 @@ die_with_parent(void)
 		_exit(SHIM_EXIT_SETUP);
 }
 
-static void
-read_spec(void)
-{
-	char	 err[SBX_SPEC_ERRLEN];
-	size_t	 len = 0;
-	ssize_t	 n;
-
-	for (;;) {
-		n = read(SBX_SHIM_FD_SPEC, wire + len, sizeof(wire) - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			shim_fail(errno, "read spec");
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == sizeof(wire))
-			shim_fail(E2BIG, "spec: more than %d bytes",
-			    SBX_SPEC_WIRE_MAX);
-	}
-	close(SBX_SHIM_FD_SPEC);
-	if (sbx_spec_parse(&spec, wire, len, err, sizeof(err)) == -1)
-		shim_fail(0, "spec: %s", err);
-}
-
-int
-main(int argc, char *argv[])
+void
+shim_main(const struct sbx_spec *sp)
 {
 	uint32_t	 limits;
 	int		 fd;
 
-	(void)argc;
-	(void)argv;
-
-	/* /proc/1/environ is readable to whoever may read pid 1: an
-	 * environment here would be the caller's secrets on display. */
-	if (environ != NULL && environ[0] != NULL)
-		shim_fail(EINVAL, "shim: started with a non-empty environment");
+	/*
+	 * The launcher's exec-time environment block, which /proc/1/environ
+	 * shows, is empty (sandbox_spawn refuses otherwise); its run-time
+	 * variables go too, so nothing here or in the self-test sees them.
+	 */
+	if (clearenv() != 0)
+		shim_fail(errno, "clearenv");
 	die_with_parent();
 	if (getpid() != 1)
 		shim_fail(EINVAL, "shim: not pid 1 of a new pid namespace");
 	/* The payload runs as the same uid: without this it could ptrace
-	 * pid 1 and forge the exit record or read the status pipe. */
+	 * pid 1 and forge the exit record, read the status pipe, or read
+	 * the launcher's memory this process is a copy of. */
 	if (prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) == -1)
 		shim_fail(errno, "prctl PR_SET_DUMPABLE");
+	/* The payload gets 0-2 only. */
 	for (fd = SBX_SHIM_FD_STATUS; fd < SBX_SHIM_NFDS; fd++)
 		if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 && errno != EBADF)
 			shim_fail(errno, "fcntl %d FD_CLOEXEC", fd);
 
-	read_spec();
-	shim_mounts(&spec);
+	shim_mounts(sp);
 	if (sethostname(SHIM_HOSTNAME, strlen(SHIM_HOSTNAME)) == -1)
 		shim_fail(errno, "sethostname");
-	shim_net(&spec);
+	shim_net(sp);
 	/* A new session: no controlling terminal, so no TIOCSTI into the
 	 * caller's terminal (CVE-2017-5226). */
 	if (setsid() == -1)
@@ -127,7 +93,7 @@ main(int argc, char *argv[])
 	shim_drop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == -1)
 		shim_fail(errno, "prctl PR_SET_NO_NEW_PRIVS");
-	shim_landlock(&spec);
-	limits = shim_limits(&spec);
-	shim_run(&spec, limits);
+	shim_landlock(sp);
+	limits = shim_limits(sp);
+	shim_run(sp, limits);
 }
