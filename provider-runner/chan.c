@@ -86,6 +86,12 @@ runner_done(uint32_t job, const struct prov_error *err, uint32_t count)
 		    err->msg);
 	}
 	runner_send(IMSG_PR_DONE, job, -1, &d, sizeof(d));
+	/*
+	 * Sandboxes a job took from the pool are replaced now that its
+	 * answer is on its way: booting node takes a core for tens of
+	 * milliseconds, which the job should not have had to share.
+	 */
+	pool_fill();
 }
 
 /* A tag no sandbox in flight has; 0 is never one. */

@@ -210,7 +210,7 @@ pool_take(uint32_t *tag, int *in, int *out)
 		got = 1;
 		backoff_ms = 0;
 	}
-	/* The caller calls pool_fill() once its run is under way. */
+	/* runner_done() calls pool_fill() once the job has answered. */
 	return got;
 }
 

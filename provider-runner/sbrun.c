@@ -57,7 +57,6 @@ struct sbrun {
 	int			 unfinished;
 	int			 exited;
 	int			 answered;	/* judged early, cb ran */
-	int			 pooled;	/* took a pooled sandbox */
 	uint64_t		 deadline;	/* CLOCK_MONOTONIC, ms */
 	struct launch_exit	 exit;
 	struct event		 drain;
@@ -107,7 +106,7 @@ sbrun_judge(struct sbrun *r)
 	struct json_value	*body = NULL;
 	sbrun_cb		 cb = r->cb;
 	void			*arg = r->arg;
-	int			 rv, pooled = r->pooled;
+	int			 rv;
 
 	memset(&o, 0, sizeof(o));
 	memset(&err, 0, sizeof(err));
@@ -123,8 +122,6 @@ sbrun_judge(struct sbrun *r)
 	    rv == 0 ? "framed result" : err.msg);
 	sbrun_free(r);
 	cb(arg, body, rv == 0 ? NULL : &err);
-	if (pooled)
-		pool_fill();
 }
 
 static uint64_t
@@ -168,13 +165,6 @@ sbrun_judge_early(struct sbrun *r)
 	r->answered = 1;
 	r->cb = NULL;
 	cb(r->arg, body, NULL);
-	/*
-	 * The one taken is replaced once its run has answered: booting
-	 * node takes a core for tens of milliseconds, which the run itself
-	 * (and its agent) should not have to share.
-	 */
-	if (r->pooled)
-		pool_fill();
 	return 1;
 }
 
@@ -287,7 +277,6 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 	r->out = pio_read(outp[0], max_output, 0, sbrun_out_done, r);
 	log_debug("job %u: sandbox %u%s: %zu request bytes", job, r->tag,
 	    pooled ? " (pooled)" : "", reqlen);
-	r->pooled = pooled;
 	return 0;
 }
 
