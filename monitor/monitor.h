@@ -273,7 +273,8 @@ struct cJSON *selftest_json(void);
 /* ---- runtime.c: the provider launch plan ---------------------------- */
 void	 runtime_init(const char *);
 int	 runtime_ok(char *, size_t);
-int	 runtime_spec(uint32_t, uint8_t *, size_t, size_t *, char *, size_t);
+int	 runtime_spec(uint32_t, int, uint8_t *, size_t, size_t *, char *,
+	    size_t);
 
 /* ---- provider.c: the registry and provider requests ------------------ */
 void	 provider_allowlist_send(void);

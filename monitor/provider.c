@@ -637,7 +637,7 @@ provider_spawn(struct role *r, struct imsg *imsg)
 		strlcpy(err, "provider-pool is 0", sizeof(err));
 	else if (pooled)
 		(void)selftest_ok(err, sizeof(err));
-	if (err[0] != '\0' || runtime_spec(timeout_ms, spec, sizeof(spec),
+	if (err[0] != '\0' || runtime_spec(timeout_ms, pooled, spec, sizeof(spec),
 	    &len, err, sizeof(err)) == -1) {
 		close(fd);
 		close(spawn_stdout);

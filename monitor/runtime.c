@@ -247,10 +247,14 @@ runtime_ok(char *why, size_t whylen)
 	return ready;
 }
 
-/* A provider run's sandbox, serialised.  0, or -1 with why. */
+/*
+ * A provider run's sandbox, serialised.  A pooled one tells the driver
+ * so (its one argument), which then warms node's module machinery while
+ * it waits.  0, or -1 with why.
+ */
 int
-runtime_spec(uint32_t timeout_ms, uint8_t *buf, size_t buflen, size_t *len,
-    char *err, size_t errlen)
+runtime_spec(uint32_t timeout_ms, int pooled, uint8_t *buf, size_t buflen,
+    size_t *len, char *err, size_t errlen)
 {
 	struct sbx_spec	 spec;
 	const char	*argv[PROV_NODE_ARGV_MAX + 1];
@@ -272,6 +276,10 @@ runtime_spec(uint32_t timeout_ms, uint8_t *buf, size_t buflen, size_t *len,
 			snprintf(err, errlen, "provider argv too long");
 			return -1;
 		}
+	if (pooled && sbx_spec_add_arg(&spec, PROV_DRIVER_POOLED) == -1) {
+		snprintf(err, errlen, "provider argv too long");
+		return -1;
+	}
 	for (i = 0; i < nbinds; i++)
 		if (sbx_spec_add_mount(&spec, SBX_MOUNT_RO, binds[i].src,
 		    binds[i].dst, 0) == -1) {

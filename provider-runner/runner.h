@@ -342,6 +342,8 @@ int	 prov_seal_section(const struct prov_identity *,
 #define PROV_NODE_FLAG_MAX	48
 #define PROV_NODE_PROBE_MAX	512
 #define PROV_NODE_ARGV_MAX	10
+/* The driver's argument in a pooled sandbox (driver.mjs). */
+#define PROV_DRIVER_POOLED	"pooled"
 
 /* permission: --permission or --experimental-permission; vm_modules:
  * --experimental-vm-modules, or "" when vm.SourceTextModule is built in. */

@@ -1,7 +1,7 @@
 /*
  * benchrun: time commands side by side, for the benchmarks.
  *
- *	benchrun [-w WARMUP] N ::: LABEL CMD [ARG ...] ::: LABEL CMD ...
+ *	benchrun [-w WARMUP] [-p PREPARE] N ::: LABEL CMD [ARG ...] ::: ...
  *
  * Each command runs WARMUP times untimed, then N times, the commands
  * interleaved run by run, so that whatever else the machine is doing
@@ -9,9 +9,12 @@
  * on all of them alike instead of on whichever happened to run last.  A
  * run is timed from just before posix_spawn to just after its wait, stdio
  * on /dev/null; a run that does not exit 0 ends the benchmark, since its
- * time would not measure the same work.  One line per command:
+ * time would not measure the same work.  PREPARE, a shell command, runs
+ * untimed before every run of every command (it must exit 0): a
+ * benchmark uses it to let the machine settle, such as a provider pool
+ * refilling.  One line per command:
  *
- *	LABEL n N median US p90 US min US max US mean US
+ *	LABEL n N median US p90 US min US max US mean US p99 US
  */
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -42,9 +45,39 @@ struct cmd {
 static void __dead
 usage(void)
 {
-	fprintf(stderr, "usage: benchrun [-w warmup] runs ::: label command "
-	    "[argument ...] ...\n");
+	fprintf(stderr, "usage: benchrun [-w warmup] [-p prepare] runs ::: "
+	    "label command [argument ...] ...\n");
 	exit(2);
+}
+
+static const char	*prepare;
+
+/* PREPARE, untimed; it must succeed. */
+static void
+prepare_run(const posix_spawn_file_actions_t *fa)
+{
+	char	*argv[] = { "sh", "-c", NULL, NULL };
+	pid_t	 pid;
+	int	 st, e;
+
+	if (prepare == NULL)
+		return;
+	argv[2] = (char *)prepare;
+	if ((e = posix_spawn(&pid, "/bin/sh", fa, NULL, argv,
+	    environ)) != 0) {
+		fprintf(stderr, "benchrun: /bin/sh: %s\n", strerror(e));
+		exit(1);
+	}
+	while (waitpid(pid, &st, 0) == -1) {
+		if (errno != EINTR) {
+			perror("benchrun: waitpid");
+			exit(1);
+		}
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "benchrun: prepare command failed\n");
+		exit(1);
+	}
 }
 
 static uint64_t
@@ -117,8 +150,11 @@ main(int argc, char *argv[])
 	size_t				 ncmds = 0, i, r;
 	int				 a, ch;
 
-	while ((ch = getopt(argc, argv, "+w:")) != -1) {
+	while ((ch = getopt(argc, argv, "+p:w:")) != -1) {
 		switch (ch) {
+		case 'p':
+			prepare = optarg;
+			break;
 		case 'w':
 			warm = strtonum(optarg, 0, 1000, &errstr);
 			if (errstr != NULL)
@@ -164,23 +200,28 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	for (r = 0; r < (size_t)warm; r++)
-		for (i = 0; i < ncmds; i++)
+		for (i = 0; i < ncmds; i++) {
+			prepare_run(&fa);
 			(void)run_once(&cmds[i], &fa);
+		}
 	for (r = 0; r < (size_t)runs; r++)
-		for (i = 0; i < ncmds; i++)
+		for (i = 0; i < ncmds; i++) {
+			prepare_run(&fa);
 			cmds[i].us[r] = run_once(&cmds[i], &fa);
+		}
 
 	for (i = 0; i < ncmds; i++) {
 		qsort(cmds[i].us, (size_t)runs, sizeof(uint64_t), cmp_u64);
 		for (r = 0, sum = 0; r < (size_t)runs; r++)
 			sum += cmds[i].us[r];
 		printf("%s n %lld median %llu p90 %llu min %llu max %llu "
-		    "mean %llu\n", cmds[i].label, runs,
+		    "mean %llu p99 %llu\n", cmds[i].label, runs,
 		    (unsigned long long)pct(cmds[i].us, (size_t)runs, 50),
 		    (unsigned long long)pct(cmds[i].us, (size_t)runs, 90),
 		    (unsigned long long)cmds[i].us[0],
 		    (unsigned long long)cmds[i].us[runs - 1],
-		    (unsigned long long)(sum / (uint64_t)runs));
+		    (unsigned long long)(sum / (uint64_t)runs),
+		    (unsigned long long)pct(cmds[i].us, (size_t)runs, 99));
 		free(cmds[i].us);
 	}
 	posix_spawn_file_actions_destroy(&fa);
