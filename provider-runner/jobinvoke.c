@@ -121,7 +121,7 @@ jobinvoke_ran(void *arg, struct json_value *body,
 		jobinvoke_finish(j, rerr);
 		return;
 	}
-	if (prov_seal_section(&j->ident, j->records, j->max_records,
+	if (prov_seal_section(&j->ident, NULL, j->max_records,
 	    j->records_digest, prov_json_get(body, "result"), &text, &len,
 	    &err) == -1) {
 		json_free(body);
@@ -212,8 +212,17 @@ jobinvoke_run(struct jobinvoke *j)
 	r = sbrun_start(j->id, req, reqlen, nonce, j->timeout_ms,
 	    j->max_output, jobinvoke_ran, j, &err);
 	explicit_bzero(nonce, sizeof(nonce));
-	if (r == 0)
+	if (r == 0) {
+		/*
+		 * The request is on its way (sbrun writes what the pipe takes
+		 * at once); the records' tree is not needed again -- the seal
+		 * takes their digest -- and freeing ten thousand of them now
+		 * overlaps with the provider's run instead of following it.
+		 */
+		json_free(j->records);
+		j->records = NULL;
 		return;
+	}
  bad:
 	jobinvoke_finish(j, &err);
 }

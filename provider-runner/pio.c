@@ -218,6 +218,15 @@ pio_start(int fd, int writer, unsigned char *buf, size_t len, size_t max,
 		pio_defer(p, s == PIO_RUNNING ? PIO_ERROR : s, error);
 		return p;
 	}
+	/*
+	 * A write goes out at once as far as the pipe takes it (a
+	 * request usually fits): no event-loop round before the peer can
+	 * start on it.  The callback still comes from the loop.
+	 */
+	if (writer && (s = pio_step(p, &error)) != PIO_RUNNING) {
+		pio_defer(p, s, error);
+		return p;
+	}
 	event_set(&p->ev, fd, (writer ? EV_WRITE : EV_READ) | EV_PERSIST,
 	    pio_io, p);
 	if (event_add(&p->ev, NULL) == -1) {
