@@ -42,6 +42,8 @@
 
 /* After EXITED, how long the rest of stdout may take to drain. */
 #define SBRUN_DRAIN_MS	2000
+#define SBRUN_PIPE_DEFAULT	65536
+#define SBRUN_PIPE_MAX		1048576
 
 struct sbrun {
 	TAILQ_ENTRY(sbrun)	 entry;
@@ -272,6 +274,15 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 		    sizeof(sp));
 		runner_send(IMSG_PR_SPAWN, job, inp[0], &sp, sizeof(sp));
 	}
+	/*
+	 * A request larger than a pipe's 64 KiB would go over in
+	 * pieces, a wake-up of each side per piece: let the pipe hold it
+	 * (up to the 1 MiB an unprivileged process may ask for; beyond
+	 * that, or if refused, it simply goes in pieces).
+	 */
+	if (reqlen > SBRUN_PIPE_DEFAULT)
+		(void)fcntl(inp[1], F_SETPIPE_SZ, reqlen > SBRUN_PIPE_MAX ?
+		    SBRUN_PIPE_MAX : (int)reqlen);
 	r->in = pio_write(inp[1], (unsigned char *)request, reqlen, 0,
 	    sbrun_in_done, r);
 	r->out = pio_read(outp[0], max_output, 0, sbrun_out_done, r);

@@ -29,6 +29,20 @@ invoke_to() {
 	    { cat "$1.err"; atf_fail "invoke failed"; }
 }
 
+# big_records FILE: 20,000 records, a request of about 700 KB (more than
+# a pipe holds by default).
+big_records() {
+	awk 'BEGIN { printf "["; for (i = 0; i < 20000; i++)
+	    printf "%s{\"slice\":\"s%d\",\"failed\":%s}", i ? "," : "",
+	    i % 10, i % 7 ? "false" : "true"; printf "]" }' > "$1"
+}
+
+# invoke_big OUT: invoke $H on the big records into OUT.
+invoke_big() {
+	"$C" provider invoke "$H" --records big.json --clock-ms "$CLOCK" \
+	    > "$1" 2> "$1.err" || { cat "$1.err"; atf_fail "big invoke failed"; }
+}
+
 # set_pool N: rewrite provider-pool in sbx.conf and reload.
 set_pool() {
 	sed -i "s/^provider-pool .*/provider-pool $1/" "$D/sbx.conf" ||
@@ -62,6 +76,9 @@ pooled_runs_body() {
 	pt_load "$W/ex"
 	invoke_to pooled1.out
 	invoke_to pooled2.out
+	big_records big.json
+	pt_pool_wait 2
+	invoke_big big-pooled.out
 	[ "$(grep -c '"sandbox [0-9]* pid [0-9]*: provider run"' "$D/audit.jsonl")" -eq 0 ] ||
 	    atf_fail "a run started cold with an idle pool"
 	n=$(grep -c '"event":"pool-take".*taken by a provider run with a 5000 ms deadline' "$D/audit.jsonl")
@@ -79,6 +96,10 @@ pooled_runs_body() {
 	done
 	"$C" status | grep -q '^provider pool' && atf_fail "status shows a pool of 0"
 	invoke_to cold.out
+	invoke_big big-cold.out
+	cmp big-pooled.out big-cold.out ||
+	    atf_fail "pooled and cold results differ on 20,000 records"
+	atf_check -o match:'"pooled":\{"events":2858,"n":20000\}' cat big-cold.out
 	grep -q '"sandbox [0-9]* pid [0-9]*: provider run"' "$D/audit.jsonl" ||
 	    atf_fail "pool 0 did not start the run cold"
 	# Byte-identical either way.
