@@ -209,6 +209,16 @@ pio_start(int fd, int writer, unsigned char *buf, size_t len, size_t max,
 		return p;
 	}
 	p->pollable = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+	/*
+	 * A file says how big it is: read it into one buffer of that size
+	 * (one byte more, to see its end) instead of doubling from 64 KiB,
+	 * which copied megabytes of records over again.  Bounded by max.
+	 */
+	if (!writer && S_ISREG(st.st_mode) && st.st_size > 0) {
+		p->cap = (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 :
+		    max + 1;
+		p->buf = xmalloc(p->cap);
+	}
 	if (!p->pollable) {
 		/*
 		 * A regular file or memfd has no peer to wait for; a device
