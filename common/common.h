@@ -609,6 +609,8 @@ struct pr_spawn {
  * when the runner takes it (IMSG_PR_ARM).
  */
 #define PR_SPAWN_POOLED		0x1
+#define PR_SPAWN_RESERVED	0x2	/* with POOLED: booted for one job
+					   that is preparing its request */
 #define PR_POOL_MAX		64		/* provider-pool's bound */
 #define PR_POOL_IDLE_MS		600000		/* a pooled sandbox's life
 						   before it is used */

@@ -617,14 +617,17 @@ provider_spawn(struct role *r, struct imsg *imsg)
 	char		 err[SBX_SPEC_ERRLEN];
 	size_t		 len;
 	uint32_t	 timeout_ms;
-	int		 fd, pooled;
+	int		 fd, pooled, reserved;
 
 	(void)r;
 	if (imsg_get_data(imsg, &ps, sizeof(ps)) == -1 ||
 	    (fd = imsg_get_fd(imsg)) == -1 || spawn_stdout == -1 ||
-	    ps.tag != spawn_tag || (ps.flags & ~PR_SPAWN_POOLED) != 0)
+	    ps.tag != spawn_tag ||
+	    (ps.flags & ~(PR_SPAWN_POOLED | PR_SPAWN_RESERVED)) != 0 ||
+	    ps.flags == PR_SPAWN_RESERVED)
 		fatalx("runner: spawn out of protocol");
 	pooled = (ps.flags & PR_SPAWN_POOLED) != 0;
+	reserved = (ps.flags & PR_SPAWN_RESERVED) != 0;
 	/* A pooled sandbox idles until a run takes it (IMSG_PR_ARM). */
 	if (pooled ? ps.timeout_ms != 0 : (ps.timeout_ms == 0 ||
 	    ps.timeout_ms > monitor_conf->provider_timeout + 1000))
@@ -633,7 +636,7 @@ provider_spawn(struct role *r, struct imsg *imsg)
 	timeout_ms = pooled ? PR_POOL_IDLE_MS : ps.timeout_ms;
 	/* Nothing is booted ahead while sandboxes are unavailable. */
 	err[0] = '\0';
-	if (pooled && provider_pool_size() == 0)
+	if (pooled && !reserved && provider_pool_size() == 0)
 		strlcpy(err, "provider-pool is 0", sizeof(err));
 	else if (pooled)
 		(void)selftest_ok(err, sizeof(err));
@@ -645,7 +648,8 @@ provider_spawn(struct role *r, struct imsg *imsg)
 		msb_runner_refused(ps.tag, err);
 		return;
 	}
-	msb_new_runner(ps.tag, spec, len, fd, spawn_stdout, pooled);
+	msb_new_runner(ps.tag, spec, len, fd, spawn_stdout, pooled +
+	    reserved);
 	spawn_stdout = -1;
 }
 

@@ -44,6 +44,7 @@ struct msb {
 	int			 kill_on_start;
 	int			 runner;	/* a provider run's sandbox */
 	int			 pooled;	/* booted ahead of its run */
+	int			 reserved;	/* ... for one job's run */
 	int			 armed;		/* pooled, and now in use */
 	uint32_t		 tag;		/* the runner's name for it */
 	pid_t			 pid;
@@ -244,7 +245,9 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 	if (nextid == 0)
 		nextid = 1;
 	s->runner = 1;
-	s->pooled = pooled;
+	/* pooled: 0 cold, 1 the pool's, 2 reserved for one job's run */
+	s->pooled = pooled != 0;
+	s->reserved = pooled == 2;
 	s->tag = tag;
 	s->uid = getuid();
 	s->peerpid = roles[ROLE_PROVIDER_RUNNER].pid;
@@ -256,8 +259,8 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 		s->fds[i] = -1;
 	s->fds[LAUNCH_SLOT_STDIN] = in;
 	s->fds[LAUNCH_SLOT_STDOUT] = out;
-	strlcpy(s->what, pooled ? "pooled provider sandbox" : "provider run",
-	    sizeof(s->what));
+	strlcpy(s->what, pooled == 1 ? "pooled provider sandbox" :
+	    "provider run", sizeof(s->what));
 	TAILQ_INSERT_TAIL(&msbs, s, entry);
 	nmsbs++;
 	msb_forward(s);
@@ -284,8 +287,10 @@ msb_arm(uint32_t tag, uint32_t timeout_ms)
 	if (!s->pooled || s->armed)
 		return -1;
 	s->armed = 1;
-	audit("pool-take", s->uid, s->peerpid, "sandbox %u: pooled, taken by "
-	    "a provider run with a %u ms deadline", s->id, timeout_ms);
+	if (!s->reserved)
+		audit("pool-take", s->uid, s->peerpid, "sandbox %u: pooled, "
+		    "taken by a provider run with a %u ms deadline", s->id,
+		    timeout_ms);
 	memset(&ld, 0, sizeof(ld));
 	ld.timeout_ms = timeout_ms;
 	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_DEADLINE, s->id, 0, -1, &ld,
@@ -303,7 +308,7 @@ msb_pool_idle(void)
 	unsigned	 n = 0;
 
 	TAILQ_FOREACH(s, &msbs, entry)
-		if (s->runner && s->pooled && !s->armed)
+		if (s->runner && s->pooled && !s->reserved && !s->armed)
 			n++;
 	return n;
 }

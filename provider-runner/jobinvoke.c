@@ -56,6 +56,7 @@ struct jobinvoke {
 	size_t			 records_len;
 	char			 records_digest[DIGEST_STR_LEN + 1];
 	struct prov_identity	 ident;
+	uint32_t		 reserved;	/* its sandbox, booting */
 };
 TAILQ_HEAD(jobinvokes, jobinvoke);
 
@@ -83,6 +84,9 @@ jobinvoke_finish(struct jobinvoke *j, const struct prov_error *err)
 	if (j->outfd != -1)
 		close(j->outfd);
 	pio_free(j->io);
+	/* A sandbox reserved for a run that never came ends unused. */
+	if (j->reserved != 0)
+		pool_release(j->reserved);
 	json_free(j->records);
 	free(j->records_text);
 	freezero(j->blob, j->bloblen);
@@ -210,7 +214,9 @@ jobinvoke_run(struct jobinvoke *j)
 		goto bad;
 	}
 	r = sbrun_start(j->id, req, reqlen, nonce, j->timeout_ms,
-	    j->max_output, jobinvoke_ran, j, &err);
+	    j->max_output, j->reserved, jobinvoke_ran, j, &err);
+	/* Claimed by the run, or gone: either way no longer the job's. */
+	j->reserved = 0;
 	explicit_bzero(nonce, sizeof(nonce));
 	if (r == 0) {
 		/*
@@ -339,6 +345,8 @@ jobinvoke_start(uint32_t id, int fd, const struct pr_invoke *inv)
 		goto bad;
 	j->io = pio_read(fd, RUNNER_RECORDS_BYTES, j->timeout_ms,
 	    jobinvoke_records, j);
+	/* Node boots while the records are read and checked (pool.c). */
+	j->reserved = pool_reserve();
 	return;
  bad:
 	close(fd);

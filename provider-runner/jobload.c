@@ -213,7 +213,7 @@ jobload_next(struct jobload *j)
 		return;
 	}
 	if (sbrun_start(j->id, req, reqlen, nonce, j->timeout_ms,
-	    j->max_output, jobload_inspected, j, &err) == -1) {
+	    j->max_output, 0, jobload_inspected, j, &err) == -1) {
 		prov_snapshot_free(&is->ld.snap);
 		jobload_refuse(j, &err);
 	}

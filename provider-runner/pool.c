@@ -18,6 +18,14 @@
  * retired, which closes its stdin, so the driver ends on a request that
  * never came.
  *
+ * An invoke that finds no pooled sandbox idle reserves one as it starts
+ * (pool_reserve): node boots while the runner reads, parses and digests
+ * the records and builds the request, instead of after; the run then
+ * claims it (pool_claim) and arms its deadline from there, as a pooled
+ * run does.  A refused invoke releases it unused: no request is ever
+ * written to it.  That costs no more than a valid invoke would, and the
+ * monitor's sandbox limits bound both.
+ *
  * Threats: a pool that respawns in a tight loop when sandboxes cannot
  * start (no runtime, self-test failing, max-sandboxes): each failure
  * doubles a pause before the next attempt, up to a minute, and says why
@@ -49,12 +57,13 @@ struct pooled {
 	int			 out;		/* read end of its stdout */
 	uint64_t		 born;		/* CLOCK_MONOTONIC, ms */
 	int			 retired;	/* stdin closed, not reaped */
+	int			 reserved;	/* a job's, not the pool's */
 };
 TAILQ_HEAD(pooleds, pooled);
 
 static struct pooleds	 pool = TAILQ_HEAD_INITIALIZER(pool);
 static uint32_t		 target;	/* the monitor's provider-pool */
-static uint32_t		 nidle;		/* in the pool and not retired */
+static uint32_t		 nidle;		/* the pool's, not retired */
 static uint32_t		 backoff_ms;	/* 0: spawn at once */
 static struct event	 backoff_ev;
 static int		 backoff_set;
@@ -96,14 +105,16 @@ pool_retire(struct pooled *p)
 	if (p->retired)
 		return;
 	p->retired = 1;
-	nidle--;
+	if (!p->reserved)
+		nidle--;
 	close_if(&p->in);
 	close_if(&p->out);
 }
 
-/* Ask the monitor for one pooled sandbox.  0, or -1 (logged). */
-static int
-pool_spawn_one(void)
+/* Ask the monitor for one pooled (or reserved) sandbox: its tag, or 0
+ * (logged). */
+static uint32_t
+pool_spawn_one(int reserved)
 {
 	struct pooled	*p;
 	struct pr_spawn	 sp;
@@ -111,30 +122,33 @@ pool_spawn_one(void)
 
 	if (pipe2(inp, O_CLOEXEC) == -1) {
 		log_warn("provider pool: pipe2");
-		return -1;
+		return 0;
 	}
 	if (pipe2(outp, O_CLOEXEC) == -1) {
 		log_warn("provider pool: pipe2");
 		close(inp[0]);
 		close(inp[1]);
-		return -1;
+		return 0;
 	}
 	p = xcalloc(1, sizeof(*p));
 	p->tag = runner_tag_new();
 	p->in = inp[1];
 	p->out = outp[0];
 	p->born = now_ms();
+	p->reserved = reserved;
 	TAILQ_INSERT_TAIL(&pool, p, entry);
-	nidle++;
+	if (!reserved)
+		nidle++;
 
 	memset(&sp, 0, sizeof(sp));
 	sp.tag = p->tag;
-	sp.flags = PR_SPAWN_POOLED;
+	sp.flags = PR_SPAWN_POOLED | (reserved ? PR_SPAWN_RESERVED : 0);
 	/* imsg owns and closes the sandbox's ends from here on. */
 	runner_send(IMSG_PR_SPAWN_STDOUT, 0, outp[1], &sp, sizeof(sp));
 	runner_send(IMSG_PR_SPAWN, 0, inp[0], &sp, sizeof(sp));
-	log_debug("provider pool: sandbox %u asked for", p->tag);
-	return 0;
+	log_debug("provider pool: sandbox %u asked for%s", p->tag,
+	    reserved ? " (reserved for a run)" : "");
+	return p->tag;
 }
 
 /* Ask for sandboxes until the pool is full (unless pausing). */
@@ -142,7 +156,7 @@ void
 pool_fill(void)
 {
 	while (nidle < target && !backoff_set)
-		if (pool_spawn_one() == -1)
+		if (pool_spawn_one(0) == 0)
 			break;
 }
 
@@ -177,7 +191,8 @@ pool_resize(uint32_t size)
 	TAILQ_FOREACH_REVERSE(p, &pool, pooleds, entry) {
 		if (nidle <= target)
 			break;
-		pool_retire(p);
+		if (!p->reserved)
+			pool_retire(p);
 	}
 	pool_fill();
 }
@@ -195,7 +210,7 @@ pool_take(uint32_t *tag, int *in, int *out)
 
 	for (p = TAILQ_FIRST(&pool); p != NULL && !got; p = next) {
 		next = TAILQ_NEXT(p, entry);
-		if (p->retired)
+		if (p->retired || p->reserved)
 			continue;
 		if (now - p->born + PR_POOL_MARGIN_MS >= PR_POOL_IDLE_MS) {
 			pool_retire(p);
@@ -231,9 +246,10 @@ pool_exited(uint32_t tag, const struct launch_exit *ex)
 			break;
 	if (p == NULL)
 		return 0;
-	/* Retired by us, or replaced at the end of its idle life. */
-	expected = p->retired || ex->reason == SANDBOX_TIMEOUT;
-	if (!p->retired)
+	/* Retired by us, replaced at the end of its idle life, or a job's
+	 * (whose run then starts cold and reports what went wrong). */
+	expected = p->retired || p->reserved || ex->reason == SANDBOX_TIMEOUT;
+	if (!p->retired && !p->reserved)
 		nidle--;
 	close_if(&p->in);
 	close_if(&p->out);
@@ -270,4 +286,51 @@ pool_exited(uint32_t tag, const struct launch_exit *ex)
 		backoff_set = 1;
 	}
 	return 1;
+}
+
+/*
+ * A sandbox booting for one job (see the top): its tag, or 0 when a
+ * pooled one is idle (the run will take that) or none could be asked
+ * for (the run starts cold).
+ */
+uint32_t
+pool_reserve(void)
+{
+	struct pooled	*p;
+
+	TAILQ_FOREACH(p, &pool, entry)
+		if (!p->retired && !p->reserved)
+			return 0;
+	return pool_spawn_one(1);
+}
+
+/* The job's reserved sandbox: 1 with its pipe ends, 0 if it is gone. */
+int
+pool_claim(uint32_t tag, int *in, int *out)
+{
+	struct pooled	*p;
+
+	TAILQ_FOREACH(p, &pool, entry)
+		if (p->tag == tag && p->reserved && !p->retired)
+			break;
+	if (p == NULL)
+		return 0;
+	*in = p->in;
+	*out = p->out;
+	TAILQ_REMOVE(&pool, p, entry);
+	free(p);
+	return 1;
+}
+
+/* The job ended without a run: its reserved sandbox ends unused. */
+void
+pool_release(uint32_t tag)
+{
+	struct pooled	*p;
+
+	TAILQ_FOREACH(p, &pool, entry)
+		if (p->tag == tag && p->reserved) {
+			pool_retire(p);
+			return;
+		}
 }

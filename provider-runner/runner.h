@@ -444,19 +444,23 @@ typedef void	(*sbrun_cb)(void *, struct json_value *,
 		    const struct prov_error *);
 
 /*
- * sbrun_start(job, request, reqlen, nonce, timeout_ms, max_output, cb,
- * arg, err): ask the monitor for a sandbox and feed it request (owned
- * from here on); cb runs once with the verdict.  0, or -1 with err when
+ * sbrun_start(job, request, reqlen, nonce, timeout_ms, max_output,
+ * reserved, cb, arg, err): ask the monitor for a sandbox (or use the job's
+ * reserved one, pool_reserve, if not 0) and feed it request (owned from
+ * here on); cb runs once with the verdict.  0, or -1 with err when
  * the run could not even be asked for.
  */
 int	 sbrun_start(uint32_t, char *, size_t, const char *, uint32_t,
-	    size_t, sbrun_cb, void *, struct prov_error *);
+	    size_t, uint32_t, sbrun_cb, void *, struct prov_error *);
 void	 sbrun_exited(uint32_t, const struct launch_exit *);
 int	 sbrun_busy(uint32_t);
 
 /* ---- pool.c: provider sandboxes booted ahead (provider-pool) ----------- */
 void	 pool_resize(uint32_t);
 int	 pool_take(uint32_t *, int *, int *);
+uint32_t pool_reserve(void);
+int	 pool_claim(uint32_t, int *, int *);
+void	 pool_release(uint32_t);
 void	 pool_fill(void);
 int	 pool_exited(uint32_t, const struct launch_exit *);
 int	 pool_busy(uint32_t);

@@ -220,8 +220,8 @@ sbrun_drain_expired(int fd, short event, void *arg)
 
 int
 sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
-    uint32_t timeout_ms, size_t max_output, sbrun_cb cb, void *arg,
-    struct prov_error *err)
+    uint32_t timeout_ms, size_t max_output, uint32_t reserved, sbrun_cb cb,
+    void *arg, struct prov_error *err)
 {
 	struct sbrun	*r;
 	struct pr_spawn	 sp;
@@ -230,8 +230,13 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 	int		 inp[2] = { -1, -1 }, outp[2] = { -1, -1 };
 	int		 pooled, saved;
 
-	/* A pooled sandbox if one is idle (pool.c); else a cold one. */
-	pooled = pool_take(&tag, &inp[1], &outp[0]);
+	/* The job's reserved sandbox, a pooled one if one is idle
+	 * (pool.c), else a cold one. */
+	if (reserved != 0 && pool_claim(reserved, &inp[1], &outp[0])) {
+		pooled = 1;
+		tag = reserved;
+	} else
+		pooled = pool_take(&tag, &inp[1], &outp[0]);
 	/* Out of descriptors (too many runs at once) costs this run only. */
 	if (!pooled && pipe2(inp, O_CLOEXEC) == -1) {
 		saved = errno;

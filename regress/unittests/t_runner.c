@@ -50,7 +50,7 @@ struct mon {
 		uint32_t	 tag;
 		int		 in;
 		int		 out;
-	}			 pool[8];
+	}			 pool[64];
 	int			 npool;
 	int			 pool_out;	/* SPAWN_STDOUT of one */
 	uint32_t		 pool_out_tag;
@@ -88,7 +88,7 @@ mon_pool_msg(struct mon *m, struct imsg *imsg)
 	ATF_REQUIRE(imsg_get_data(imsg, &sp, sizeof(sp)) == 0);
 	if (!(sp.flags & PR_SPAWN_POOLED))
 		return 0;
-	ATF_CHECK_EQ(sp.flags, PR_SPAWN_POOLED);
+	ATF_CHECK((sp.flags & ~PR_SPAWN_RESERVED) == PR_SPAWN_POOLED);
 	ATF_CHECK_EQ_MSG(sp.timeout_ms, 0, "a pooled spawn has no run "
 	    "deadline yet");
 	ATF_CHECK_EQ(imsg_get_id(imsg), 0);
@@ -1096,7 +1096,7 @@ ATF_TC_BODY(concurrent_jobs, tc)
 	struct reply		 issued, rp;
 	struct invoke		 iv;
 	struct imsg		 imsg;
-	struct pr_spawn		 sp;
+	struct pr_arm		 arm;
 	struct pr_invoke	 inv;
 	struct pr_job		 pj;
 	uint32_t		 tags[2], jobs[2] = { 31, 32 }, job;
@@ -1131,23 +1131,36 @@ ATF_TC_BODY(concurrent_jobs, tc)
 	rfds[0] = invoke_send(&m, jobs[0], &issued, &iv);
 	iv.records = recs2;
 	rfds[1] = invoke_send(&m, jobs[1], &issued, &iv);
-	/* Both ask for a sandbox before either is answered. */
-	while (got < 4) {
+	/*
+	 * Both take a sandbox before either is answered: each its own,
+	 * reserved as the job started (it boots while the job reads its
+	 * records) and armed once the request is ready.
+	 */
+	while (got < 2) {
 		mon_recv(&m, &imsg);
+		if (mon_pool_msg(&m, &imsg)) {
+			imsg_free(&imsg);
+			continue;
+		}
 		job = imsg_get_id(&imsg);
 		ATF_REQUIRE(job == jobs[0] || job == jobs[1]);
+		ATF_REQUIRE_EQ(imsg_get_type(&imsg), IMSG_PR_ARM);
 		i = job == jobs[0] ? 0 : 1;
-		ATF_REQUIRE(imsg_get_data(&imsg, &sp, sizeof(sp)) == 0);
-		if (imsg_get_type(&imsg) == IMSG_PR_SPAWN_STDOUT)
-			outs[i] = imsg_get_fd(&imsg);
-		else {
-			ATF_REQUIRE_EQ(imsg_get_type(&imsg), IMSG_PR_SPAWN);
-			ins[i] = imsg_get_fd(&imsg);
-			tags[i] = sp.tag;
-		}
+		ATF_REQUIRE(imsg_get_data(&imsg, &arm, sizeof(arm)) == 0);
+		tags[i] = arm.tag;
+		for (k = 0; k < m.npool; k++)
+			if (m.pool[k].tag == arm.tag)
+				break;
+		ATF_REQUIRE_MSG(k < m.npool, "ARM of a sandbox never asked "
+		    "for");
+		ins[i] = m.pool[k].in;
+		outs[i] = m.pool[k].out;
+		m.pool[k] = m.pool[--m.npool];
 		imsg_free(&imsg);
 		got++;
 	}
+	/* Job 30's, reserved, still waits for its records. */
+	ATF_CHECK_EQ(m.npool, 1);
 	ATF_CHECK(tags[0] != tags[1]);
 	m.stand = SB_NODE;
 	stand_in(&m, tags[1], ins[1], outs[1]);
@@ -1180,11 +1193,22 @@ ATF_TC_BODY(concurrent_jobs, tc)
 		free(out);
 		free(want);
 	}
-	/* The stalled job ends once its records do: garbage, refused. */
+	/* The stalled job ends once its records do: garbage, refused;
+	 * its reserved sandbox sees its stdin close, never a request. */
 	ATF_REQUIRE_EQ(write(stall[1], "x", 1), 1);
 	close(stall[1]);
 	serve_job(&m, 30, &rp);
 	check_done(&rp, PROV_INVALID_RECORDS, "records: invalid JSON");
+	ATF_REQUIRE_EQ(m.npool, 1);
+	{
+		char	 c;
+
+		ATF_CHECK_EQ_MSG(read(m.pool[0].in, &c, 1), 0, "a refused "
+		    "job's reserved sandbox got bytes or an open stdin");
+		close(m.pool[0].in);
+		close(m.pool[0].out);
+		m.npool = 0;
+	}
 	out = result_text(res[0], 0, &len);
 	ATF_CHECK_EQ(len, 0);
 	free(out);
@@ -1499,7 +1523,8 @@ ATF_TC_HEAD(pool, tc)
 	    "pooled sandboxes with no run deadline, a run takes one with ARM "
 	    "(the run's timeout) instead of a cold SPAWN and gets the same "
 	    "result bytes, each one taken is replaced, a smaller pool closes "
-	    "idle sandboxes' stdin, and with no pool runs start cold");
+	    "idle sandboxes' stdin, and with no pool an invoke's sandbox is "
+	    "reserved as the job starts");
 }
 ATF_TC_BODY(pool, tc)
 {
@@ -1558,11 +1583,13 @@ ATF_TC_BODY(pool, tc)
 		    sizeof(ex));
 	}
 
-	/* Without a pool the next run is cold again. */
+	/* Without a pool the next run's sandbox boots for it: reserved as
+	 * the job starts, armed when its request is ready. */
 	rfd = invoke_send(&m, 3, &issued, &iv);
 	serve_job(&m, 3, &rp);
 	check_done(&rp, PROV_OK, NULL);
-	ATF_CHECK_EQ(m.arms, 2);
+	ATF_CHECK_EQ(m.arms, 3);
+	ATF_CHECK_EQ(m.arm_timeout, 4321);
 	ATF_CHECK_EQ(m.spawns, 3);
 	ATF_CHECK_EQ(m.npool, 0);
 	out = result_text(rfd, 0, &len);
