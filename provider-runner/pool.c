@@ -239,24 +239,28 @@ pool_exited(uint32_t tag, const struct launch_exit *ex)
 	struct pooled	*p;
 	struct timeval	 tv;
 	char		 why[SBX_STEP_MAX + 64];
-	int		 expected;
+	int		 reserved, retired;
 
 	TAILQ_FOREACH(p, &pool, entry)
 		if (p->tag == tag)
 			break;
 	if (p == NULL)
 		return 0;
-	/* Retired by us, replaced at the end of its idle life, or a job's
-	 * (whose run then starts cold and reports what went wrong). */
-	expected = p->retired || p->reserved || ex->reason == SANDBOX_TIMEOUT;
-	if (!p->retired && !p->reserved)
+	reserved = p->reserved;
+	retired = p->retired;
+	if (!retired && !reserved)
 		nidle--;
 	close_if(&p->in);
 	close_if(&p->out);
 	TAILQ_REMOVE(&pool, p, entry);
 	free(p);
-	if (expected) {
-		backoff_ms = 0;
+	/* A job's: its run starts cold and reports what went wrong. */
+	if (reserved)
+		return 1;
+	/* Retired by us, or replaced at the end of a healthy idle life. */
+	if (retired || ex->reason == SANDBOX_TIMEOUT) {
+		if (!retired)
+			backoff_ms = 0;
 		pool_fill();
 		return 1;
 	}
