@@ -4,8 +4,9 @@
 // sandbox runs it as
 //
 //	node <permission flag> --disallow-code-generation-from-strings
-//	    [--experimental-vm-modules] --no-warnings -e <this file>
+//	    [--experimental-vm-modules] --no-warnings -e <this file> [pooled]
 //
+// ("pooled" in a sandbox booted ahead of its run: see warmUp)
 // so node reads no file at all (the permission model grants none).  It
 // has no import statement: static imports make node set up its ES module
 // loader, about 10 ms of every cold run's start (measured on node 20).
@@ -587,6 +588,43 @@ function resolveSpecifier(spec, parent, modules) {
 }
 
 const immediate = () => new Promise((r) => setImmediate(r));
+
+const WARM_UP_SOURCE = 'export const provider = { id: "sbx.warm-up/v1", ' +
+    'version: "1.0.0", description: "warm-up", metrics: { n: { kind: ' +
+    '"count" } }, compute(records) { let n = 0; for (const r of records) ' +
+    'if (r.failed === true) n++; return { metrics: { n } }; } };';
+
+async function warmUp() {
+	const wctx = vm.createContext(Object.create(null), {
+		name: 'sbx-warm-up',
+		codeGeneration: { strings: false, wasm: false },
+	});
+	const wapi = vm.runInContext('(' + contextBootstrap.toString() + ')',
+	    wctx, { filename: 'sbx-bootstrap.js' })();
+	wapi.configure(1, 0, '[{"slice":"w","failed":true}]');
+	const m = new vm.SourceTextModule(WARM_UP_SOURCE, {
+		identifier: 'sbx-warm-up.mjs',
+		context: wctx,
+		importModuleDynamically: () => {
+			throw wapi.makeError('no dynamic import');
+		},
+		initializeImportMeta(meta) {
+			meta.url = 'snapshot:///sbx-warm-up.mjs';
+			Object.freeze(meta);
+		},
+	});
+	resolveSpecifier('./sbx-warm-up.mjs', '', new Map([
+	    ['sbx-warm-up.mjs', WARM_UP_SOURCE]]));
+	await m.link(() => {
+		throw new Error('no imports');
+	});
+	await m.evaluate();
+	wapi.run(m.namespace, 'invoke', 'sbx.warm-up/v1', '1.0.0');
+	for (let i = 0; i < 64 && typeof wapi.poll() !== 'string'; i++)
+		await immediate();
+	JSON.parse(wapi.poll());
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
@@ -608,19 +646,17 @@ async function main() {
 			bootError = e;
 		}
 	}
-	// A pooled sandbox waits for its request: meanwhile it compiles,
-	// links and evaluates a module in a throwaway context, so that a
-	// run does not pay node's first-use costs of its module machinery.
-	// The provider's context is not touched.  A cold run skips this.
+	// A pooled sandbox waits for its request: meanwhile it runs a whole
+	// provider run of its own -- bootstrap, configure, a module of ours
+	// compiled, linked, evaluated, run and polled -- in a throwaway
+	// context, so that the real run finds the driver's and the
+	// bootstrap's functions compiled (V8 compiles each on first call and
+	// shares the code between contexts of one script) and node's module
+	// machinery set up.  Nothing of it reaches the provider's context, a
+	// separate realm.  A cold run skips this.
 	if (process.argv[1] === 'pooled' && context !== null) {
 		try {
-			const warm = new vm.SourceTextModule('export default 1;',
-			    { context: vm.createContext(Object.create(null)),
-			    identifier: 'sbx-warm-up' });
-			await warm.link(() => {
-				throw new Error('no imports');
-			});
-			await warm.evaluate();
+			await warmUp();
 		} catch {
 			// only a warm-up
 		}
