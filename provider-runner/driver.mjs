@@ -6,8 +6,8 @@
 //	node <permission flag> --disallow-code-generation-from-strings
 //	    [--experimental-vm-modules] --no-warnings -e <this file> [pooled]
 //
-// ("pooled" in a sandbox booted ahead of its run: see warmUp)
-// so node reads no file at all (the permission model grants none).  It
+// so node reads no file at all (the permission model grants none);
+// "pooled" marks a sandbox booted ahead of its run (see warmUp).  It
 // has no import statement: static imports make node set up its ES module
 // loader, about 10 ms of every cold run's start (measured on node 20).
 // It takes the two built-ins it needs from require as a script, and runs
