@@ -612,6 +612,7 @@ struct pr_spawn {
 #define PR_SPAWN_RESERVED	0x2	/* with POOLED: booted for one job
 					   that is preparing its request */
 #define PR_POOL_MAX		64		/* provider-pool's bound */
+#define PR_TIMEOUT_MAX		600000		/* provider-timeout's bound */
 #define PR_POOL_IDLE_MS		600000		/* a pooled sandbox's life
 						   before it is used */
 #define PR_POOL_MARGIN_MS	5000		/* not taken closer to it */

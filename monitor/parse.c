@@ -174,7 +174,7 @@ static const struct keyword keywords[] = {
 	{ "provider-pool", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_pool), 0, 64 },
 	{ "provider-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
-	    G(provider_timeout), 1, 600000 },
+	    G(provider_timeout), 1, PR_TIMEOUT_MAX },
 	{ "provider-max-output", KW_GLOBAL | KW_ONCE, kw_size,
 	    G(provider_max_output), 2 * SZ_K, 64 * SZ_M },
 	{ "provider-max-records", KW_GLOBAL | KW_ONCE, kw_u32,

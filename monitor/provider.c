@@ -628,9 +628,14 @@ provider_spawn(struct role *r, struct imsg *imsg)
 		fatalx("runner: spawn out of protocol");
 	pooled = (ps.flags & PR_SPAWN_POOLED) != 0;
 	reserved = (ps.flags & PR_SPAWN_RESERVED) != 0;
-	/* A pooled sandbox idles until a run takes it (IMSG_PR_ARM). */
+	/*
+	 * A pooled sandbox idles until a run takes it (IMSG_PR_ARM).  A
+	 * run's timeout was checked against provider-timeout when its
+	 * request came; a reload may have lowered it since, so only the
+	 * bound sbx.conf accepts is a protocol violation here.
+	 */
 	if (pooled ? ps.timeout_ms != 0 : (ps.timeout_ms == 0 ||
-	    ps.timeout_ms > monitor_conf->provider_timeout + 1000))
+	    ps.timeout_ms > PR_TIMEOUT_MAX + 1000))
 		fatalx("runner: spawn with timeout %u ms out of protocol",
 		    ps.timeout_ms);
 	timeout_ms = pooled ? PR_POOL_IDLE_MS : ps.timeout_ms;
@@ -640,8 +645,8 @@ provider_spawn(struct role *r, struct imsg *imsg)
 		strlcpy(err, "provider-pool is 0", sizeof(err));
 	else if (pooled)
 		(void)selftest_ok(err, sizeof(err));
-	if (err[0] != '\0' || runtime_spec(timeout_ms, pooled, spec, sizeof(spec),
-	    &len, err, sizeof(err)) == -1) {
+	if (err[0] != '\0' || runtime_spec(timeout_ms, pooled, spec,
+	    sizeof(spec), &len, err, sizeof(err)) == -1) {
 		close(fd);
 		close(spawn_stdout);
 		spawn_stdout = -1;
@@ -661,8 +666,7 @@ provider_arm(struct role *r, struct imsg *imsg)
 
 	(void)r;
 	if (imsg_get_data(imsg, &pa, sizeof(pa)) == -1 ||
-	    pa.timeout_ms == 0 ||
-	    pa.timeout_ms > monitor_conf->provider_timeout + 1000 ||
+	    pa.timeout_ms == 0 || pa.timeout_ms > PR_TIMEOUT_MAX + 1000 ||
 	    msb_arm(pa.tag, pa.timeout_ms) == -1)
 		fatalx("runner: arm of sandbox %u out of protocol", pa.tag);
 }

@@ -469,7 +469,7 @@ int	 pool_busy(uint32_t);
 /* The ranges sbx.conf accepts (provider-timeout, provider-max-output):
  * the monitor never sends more, and a valid configuration must work. */
 #define RUNNER_TIMEOUT_DEFAULT	5000		/* ms */
-#define RUNNER_TIMEOUT_MAX	600000
+#define RUNNER_TIMEOUT_MAX	PR_TIMEOUT_MAX
 #define RUNNER_OUTPUT_MIN	2048
 #define RUNNER_OUTPUT_MAX	(64 * 1024 * 1024)
 #define RUNNER_RECORDS_BYTES	JSON_MAX_BYTES_DEFAULT

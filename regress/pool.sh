@@ -185,8 +185,36 @@ backoff_cleanup() {
 	pt_cleanup
 }
 
+atf_test_case reload_mid_run cleanup
+reload_mid_run_head() {
+	atf_set "descr" "a reload that lowers provider-timeout while an invoke is reading its records: the run keeps the timeout it was accepted with and the monitor stays up"
+	atf_set "timeout" "120"
+}
+reload_mid_run_body() {
+	pt_init
+	example ex
+	pt_start "provider-timeout 30000"
+	pt_load "$W/ex"
+	{ sleep 2; printf '%s' "$RECORDS"; } | "$C" provider invoke "$H" \
+	    --records - --clock-ms "$CLOCK" --timeout-ms 20000 > slow.out \
+	    2> slow.err &
+	inv=$!
+	sleep 0.5
+	sed -i 's/^provider-timeout .*/provider-timeout 1000/' "$D/sbx.conf" ||
+	    atf_fail "edit sbx.conf"
+	pt_reload
+	wait "$inv" || { cat slow.err mon.log; atf_fail "the invoke failed"; }
+	atf_check -o match:'"metrics"' cat slow.out
+	atf_check -o ignore "$C" ping
+	pt_stop
+}
+reload_mid_run_cleanup() {
+	pt_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case pooled_runs
 	atf_add_test_case deadline_at_use
 	atf_add_test_case backoff
+	atf_add_test_case reload_mid_run
 }
