@@ -645,8 +645,10 @@ provider_spawn(struct role *r, struct imsg *imsg)
 		strlcpy(err, "provider-pool is 0", sizeof(err));
 	else if (pooled)
 		(void)selftest_ok(err, sizeof(err));
-	if (err[0] != '\0' || runtime_spec(timeout_ms, pooled, spec,
-	    sizeof(spec), &len, err, sizeof(err)) == -1) {
+	/* Only the pool's sandboxes wait long enough to warm up; one
+	 * reserved for a job gets its request within milliseconds. */
+	if (err[0] != '\0' || runtime_spec(timeout_ms, pooled && !reserved,
+	    spec, sizeof(spec), &len, err, sizeof(err)) == -1) {
 		close(fd);
 		close(spawn_stdout);
 		spawn_stdout = -1;
