@@ -198,6 +198,26 @@ pool_resize(uint32_t size)
 }
 
 /*
+ * Whether a pooled sandbox still waits: its stdout has a writer and has
+ * said nothing.  One that died idle (its EXITED not read yet) would cost
+ * the run that took it an error instead of a cold start; one that wrote
+ * before any request broke the driver's protocol.  Both are retired.
+ */
+static int
+pool_alive(struct pooled *p)
+{
+	char	 c;
+	ssize_t	 n;
+	int	 fl;
+
+	if ((fl = fcntl(p->out, F_GETFL)) == -1 ||
+	    fcntl(p->out, F_SETFL, fl | O_NONBLOCK) == -1)
+		return 0;
+	n = read(p->out, &c, 1);
+	return n == -1 && errno == EAGAIN;
+}
+
+/*
  * Take the oldest pooled sandbox that still has its margin.  1 with its
  * tag and pipe ends (the caller's from now on), or 0: run cold.
  */
@@ -212,7 +232,8 @@ pool_take(uint32_t *tag, int *in, int *out)
 		next = TAILQ_NEXT(p, entry);
 		if (p->retired || p->reserved)
 			continue;
-		if (now - p->born + PR_POOL_MARGIN_MS >= PR_POOL_IDLE_MS) {
+		if (now - p->born + PR_POOL_MARGIN_MS >= PR_POOL_IDLE_MS ||
+		    !pool_alive(p)) {
 			pool_retire(p);
 			continue;
 		}

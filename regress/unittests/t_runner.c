@@ -56,6 +56,7 @@ struct mon {
 	uint32_t		 pool_out_tag;
 	int			 arms;		/* ARMs answered */
 	uint32_t		 arm_timeout;	/* the last ARM's */
+	uint32_t		 arm_tag;	/* the last ARM's */
 };
 
 static int	mon_pool_msg(struct mon *, struct imsg *);
@@ -438,6 +439,7 @@ serve_job(struct mon *m, uint32_t job, struct reply *rp)
 			    sizeof(arm)) == 0);
 			ATF_CHECK(arm.timeout_ms > 0);
 			m->arm_timeout = arm.timeout_ms;
+			m->arm_tag = arm.tag;
 			for (i = 0; i < m->npool; i++)
 				if (m->pool[i].tag == arm.tag)
 					break;
@@ -1535,7 +1537,8 @@ ATF_TC_BODY(pool, tc)
 	struct launch_exit	 ex;
 	char			*out, *want, c;
 	size_t			 len;
-	int			 rfd, i;
+	uint32_t		 dead_tag;
+	int			 rfd, i, dead_in;
 
 	mon_start(tc, &m, SB_NODE);
 	good_allowlist(tc, &m);
@@ -1566,6 +1569,33 @@ ATF_TC_BODY(pool, tc)
 	free(out);
 	mon_pool_await(&m, 2);
 
+	/*
+	 * A pooled sandbox that died idle, its EXITED not sent yet (its
+	 * stdout has no writer): the next run does not take it but the
+	 * other one, and it is retired (its stdin closes).
+	 */
+	dead_tag = m.pool[0].tag;
+	dead_in = m.pool[0].in;
+	close(m.pool[0].out);
+	m.pool[0] = m.pool[--m.npool];
+	rfd = invoke_send(&m, 4, &issued, &iv);
+	serve_job(&m, 4, &rp);
+	check_done(&rp, PROV_OK, NULL);
+	ATF_CHECK_MSG(m.arm_tag != dead_tag, "a dead pooled sandbox was "
+	    "taken");
+	ATF_CHECK_EQ(m.arms, 3);
+	out = result_text(rfd, 0, &len);
+	ATF_CHECK_STREQ(out, want);
+	free(out);
+	ATF_CHECK_EQ_MSG(read(dead_in, &c, 1), 0, "a dead pooled sandbox's "
+	    "stdin is still open");
+	close(dead_in);
+	memset(&ex, 0, sizeof(ex));
+	ex.reason = SANDBOX_SIGNALED;
+	ex.wstatus = SIGKILL;
+	mon_send(&m, IMSG_PR_EXITED, dead_tag, -1, &ex, sizeof(ex));
+	mon_pool_await(&m, 2);
+
 	/* Pool 0: the idle ones see EOF on stdin (the driver then ends
 	 * without a request), and their exits are expected. */
 	pp.size = 0;
@@ -1588,9 +1618,9 @@ ATF_TC_BODY(pool, tc)
 	rfd = invoke_send(&m, 3, &issued, &iv);
 	serve_job(&m, 3, &rp);
 	check_done(&rp, PROV_OK, NULL);
-	ATF_CHECK_EQ(m.arms, 3);
+	ATF_CHECK_EQ(m.arms, 4);
 	ATF_CHECK_EQ(m.arm_timeout, 4321);
-	ATF_CHECK_EQ(m.spawns, 3);
+	ATF_CHECK_EQ(m.spawns, 4);
 	ATF_CHECK_EQ(m.npool, 0);
 	out = result_text(rfd, 0, &len);
 	ATF_CHECK_STREQ(out, want);
