@@ -46,6 +46,9 @@ void	*xrecallocarray(void *, size_t, size_t, size_t);
 char	*xstrdup(const char *);
 int	 xasprintf(char **, const char *, ...) SBX_PRINTF(2, 3);
 
+/* ---- clock.c -------------------------------------------------------- */
+uint64_t monotonic_ms(void);
+
 /* ---- imsg.c: framing of the current OpenBSD layout (DESIGN 3) -------- */
 #define IMSG_HEADER_SIZE	16		/* sizeof(struct imsg_hdr) */
 #define IMSG_MAXSIZE_DEFAULT	16384		/* total, header included */

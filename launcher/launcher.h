@@ -95,7 +95,6 @@ int	 sandbox_poll(struct sandbox *, struct sandbox_exit *);
 int	 sandbox_wait(struct sandbox *, struct sandbox_exit *);
 void	 sandbox_release(struct sandbox *);
 int	 sandbox_exit_format(const struct sandbox_exit *, char *, size_t);
-uint64_t sandbox_now_ms(void);
 
 /* cgroup.c */
 int	 cgroup_create(struct sandbox *, const char *dir,

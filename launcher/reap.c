@@ -19,20 +19,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "launcher.h"
 
-uint64_t
-sandbox_now_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 int
 sandbox_fd(const struct sandbox *sb)
@@ -44,7 +34,7 @@ sandbox_fd(const struct sandbox *sb)
 uint64_t
 sandbox_remaining(const struct sandbox *sb)
 {
-	uint64_t	 now = sandbox_now_ms();
+	uint64_t	 now = monotonic_ms();
 
 	return now >= sb->deadline ? 0 : sb->deadline - now;
 }
@@ -151,7 +141,7 @@ sandbox_set_deadline(struct sandbox *sb, uint32_t timeout_ms)
 {
 	if (sb->timedout || sb->killed || sb->reaped)
 		return;
-	sb->deadline = sandbox_now_ms() + timeout_ms;
+	sb->deadline = monotonic_ms() + timeout_ms;
 }
 
 /* 1: ended (ex filled), 0: still running, -1: error. */

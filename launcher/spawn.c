@@ -389,7 +389,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		sandbox_release(sb);
 		return -1;
 	}
-	sb->deadline = sandbox_now_ms() + sp.timeout_ms;
+	sb->deadline = monotonic_ms() + sp.timeout_ms;
 	return 0;
 
  fail:

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -149,15 +148,6 @@ prov_node_probe_parse(const char *out, size_t len, struct prov_node *node,
 	return 0;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Run the probe once: node with an empty environment (so NODE_OPTIONS
  * and friends cannot change the answer), stdin and stderr on /dev/null,
@@ -200,11 +190,11 @@ prov_node_probe(const char *nodepath, struct prov_node *node,
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
 
-	deadline = now_ms() + PROBE_TIMEOUT_MS;
+	deadline = (int64_t)monotonic_ms() + PROBE_TIMEOUT_MS;
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
 	for (;;) {
-		int64_t	 left = deadline - now_ms();
+		int64_t	 left = deadline - (int64_t)monotonic_ms();
 
 		if (left <= 0) {
 			timedout = 1;

@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -67,16 +66,6 @@ static uint32_t		 nidle;		/* the pool's, not retired */
 static uint32_t		 backoff_ms;	/* 0: spawn at once */
 static struct event	 backoff_ev;
 static int		 backoff_set;
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 close_if(int *fd)
@@ -134,7 +123,7 @@ pool_spawn_one(int reserved)
 	p->tag = runner_tag_new();
 	p->in = inp[1];
 	p->out = outp[0];
-	p->born = now_ms();
+	p->born = monotonic_ms();
 	p->reserved = reserved;
 	TAILQ_INSERT_TAIL(&pool, p, entry);
 	if (!reserved)
@@ -225,7 +214,7 @@ int
 pool_take(uint32_t *tag, int *in, int *out)
 {
 	struct pooled	*p, *next;
-	uint64_t	 now = now_ms();
+	uint64_t	 now = monotonic_ms();
 	int		 got = 0;
 
 	for (p = TAILQ_FIRST(&pool); p != NULL && !got; p = next) {

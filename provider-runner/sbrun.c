@@ -34,7 +34,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -126,16 +125,6 @@ sbrun_judge(struct sbrun *r)
 	cb(arg, body, rv == 0 ? NULL : &err);
 }
 
-static uint64_t
-sbrun_now_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		fatal("clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * stdout ended before EXITED: if it holds an ok frame and the deadline
  * has not passed, answer now.  1 if answered.
@@ -149,7 +138,7 @@ sbrun_judge_early(struct sbrun *r)
 	struct json_value	*body = NULL;
 	sbrun_cb		 cb = r->cb;
 
-	if (r->overflow || r->unfinished || sbrun_now_ms() >= r->deadline)
+	if (r->overflow || r->unfinished || monotonic_ms() >= r->deadline)
 		return 0;
 	memset(&clean, 0, sizeof(clean));
 	clean.reason = SANDBOX_EXITED;
@@ -256,7 +245,7 @@ sbrun_start(uint32_t job, char *request, size_t reqlen, const char *nonce,
 	r->job = job;
 	r->tag = pooled ? tag : runner_tag_new();
 	r->timeout_ms = timeout_ms;
-	r->deadline = sbrun_now_ms() + timeout_ms;
+	r->deadline = monotonic_ms() + timeout_ms;
 	r->max_output = max_output;
 	strlcpy(r->nonce, nonce, sizeof(r->nonce));
 	r->cb = cb;
