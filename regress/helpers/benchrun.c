@@ -52,20 +52,16 @@ usage(void)
 
 static const char	*prepare;
 
-/* PREPARE, untimed; it must succeed. */
-static void
-prepare_run(const posix_spawn_file_actions_t *fa)
+/* Spawn path with argv, wait for it: its wait status. */
+static int
+spawn_wait(const char *path, char *const argv[],
+    const posix_spawn_file_actions_t *fa)
 {
-	char	*argv[] = { "sh", "-c", NULL, NULL };
 	pid_t	 pid;
 	int	 st, e;
 
-	if (prepare == NULL)
-		return;
-	argv[2] = (char *)prepare;
-	if ((e = posix_spawn(&pid, "/bin/sh", fa, NULL, argv,
-	    environ)) != 0) {
-		fprintf(stderr, "benchrun: /bin/sh: %s\n", strerror(e));
+	if ((e = posix_spawn(&pid, path, fa, NULL, argv, environ)) != 0) {
+		fprintf(stderr, "benchrun: %s: %s\n", path, strerror(e));
 		exit(1);
 	}
 	while (waitpid(pid, &st, 0) == -1) {
@@ -74,6 +70,20 @@ prepare_run(const posix_spawn_file_actions_t *fa)
 			exit(1);
 		}
 	}
+	return st;
+}
+
+/* PREPARE, untimed; it must succeed. */
+static void
+prepare_run(const posix_spawn_file_actions_t *fa)
+{
+	char	*argv[] = { "sh", "-c", NULL, NULL };
+	int	 st;
+
+	if (prepare == NULL)
+		return;
+	argv[2] = (char *)prepare;
+	st = spawn_wait("/bin/sh", argv, fa);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "benchrun: prepare command failed\n");
 		exit(1);
@@ -97,21 +107,10 @@ static uint64_t
 run_once(const struct cmd *c, const posix_spawn_file_actions_t *fa)
 {
 	uint64_t	 t0, t1;
-	pid_t		 pid;
-	int		 st, e;
+	int		 st;
 
 	t0 = now_ns();
-	if ((e = posix_spawn(&pid, c->argv[0], fa, NULL, c->argv,
-	    environ)) != 0) {
-		fprintf(stderr, "benchrun: %s: %s\n", c->argv[0], strerror(e));
-		exit(1);
-	}
-	while (waitpid(pid, &st, 0) == -1) {
-		if (errno != EINTR) {
-			perror("benchrun: waitpid");
-			exit(1);
-		}
-	}
+	st = spawn_wait(c->argv[0], c->argv, fa);
 	t1 = now_ns();
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "benchrun: %s: %s %d\n", c->label,
