@@ -13,14 +13,6 @@
 CLOCK=1700000000000
 RECORDS='[{"slice":"a","failed":false},{"slice":"b","failed":true},{"slice":"b","failed":false}]'
 
-# example NAME: the example bundle copied to $W/NAME, allowlisted.
-example() {
-	cp -R "$FIX/gates-example-extension" "$W/$1" || atf_fail "copy example"
-	dg=$("$C" digest bundle "$W/$1" gate-providers/example.mjs)
-	pt_allow gates-example example.count/v1 "$dg" "Example Reviewer"
-	chmod -R go+rX "$W/$1"
-}
-
 # invoke_to FILE [TIMEOUT_MS]: invoke $H on RECORDS into FILE.
 invoke_to() {
 	printf '%s' "$RECORDS" > recs.json
@@ -62,7 +54,7 @@ pooled_runs_head() {
 }
 pooled_runs_body() {
 	pt_init
-	example ex
+	pt_example ex
 	PT_POOL=2
 	pt_start
 	pt_pool_wait 2
@@ -126,7 +118,7 @@ deadline_at_use_head() {
 }
 deadline_at_use_body() {
 	pt_init
-	example ex
+	pt_example ex
 	pt_bundle "$FIX/escapes/spin-compute" spin esc-spin-compute \
 	    escape.spin-compute/v1 "$FIX/escapes/lib/probe.mjs"
 	PT_POOL=1
@@ -163,7 +155,7 @@ backoff_head() {
 }
 backoff_body() {
 	pt_init
-	example ex
+	pt_example ex
 	PT_POOL=3
 	pt_start "max-sandboxes 1"
 	pt_pool_wait 1
@@ -192,7 +184,7 @@ reload_mid_run_head() {
 }
 reload_mid_run_body() {
 	pt_init
-	example ex
+	pt_example ex
 	pt_start "provider-timeout 30000"
 	pt_load "$W/ex"
 	{ sleep 2; printf '%s' "$RECORDS"; } | "$C" provider invoke "$H" \

@@ -41,14 +41,6 @@ iso() {
 	chmod -R go+rX "$W/$name"
 }
 
-# example NAME: the example bundle copied to $W/NAME, allowlisted.
-example() {
-	cp -R "$FIX/gates-example-extension" "$W/$1" || atf_fail "copy example"
-	dg=$("$C" digest bundle "$W/$1" gate-providers/example.mjs)
-	pt_allow gates-example example.count/v1 "$dg" "Example Reviewer"
-	chmod -R go+rX "$W/$1"
-}
-
 # refused CODES PATTERN COMMAND...: exits 1, nothing on stdout, and
 # "error: CODE: ..." matching PATTERN on stderr.
 refused() {
@@ -75,7 +67,7 @@ example_loads_head() {
 }
 example_loads_body() {
 	pt_init
-	example ex
+	pt_example ex
 	pt_start
 	dg=$("$C" digest bundle "$W/ex" gate-providers/example.mjs)
 	# A 1: sbx and the independent reference implementation agree, and
@@ -111,7 +103,7 @@ repin_head() {
 }
 repin_body() {
 	pt_init
-	example v1
+	pt_example v1
 	cp -R "$W/v1" "$W/v2"
 	printf '\n// tweak\n' >> "$W/v2/gate-providers/helper.mjs"
 	pt_start
