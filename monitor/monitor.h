@@ -254,7 +254,8 @@ void	 msb_conn_gone(struct ctl_conn *);
 void	 msb_started(struct role *, struct imsg *);
 void	 msb_exited(struct role *, struct imsg *);
 unsigned msb_count(void);
-void	 msb_new_runner(uint32_t, const uint8_t *, size_t, int, int, int);
+void	 msb_new_runner(uint32_t, const uint8_t *, size_t, int, int,
+	    uint32_t);
 int	 msb_arm(uint32_t, uint32_t);
 unsigned msb_pool_idle(void);
 void	 msb_runner_refused(uint32_t, const char *);

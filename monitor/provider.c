@@ -655,8 +655,7 @@ provider_spawn(struct role *r, struct imsg *imsg)
 		msb_runner_refused(ps.tag, err);
 		return;
 	}
-	msb_new_runner(ps.tag, spec, len, fd, spawn_stdout, pooled +
-	    reserved);
+	msb_new_runner(ps.tag, spec, len, fd, spawn_stdout, ps.flags);
 	spawn_stdout = -1;
 }
 

@@ -229,7 +229,7 @@ msb_runner_refused(uint32_t tag, const char *why)
  */
 void
 msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
-    int out, int pooled)
+    int out, uint32_t flags)
 {
 	struct msb	*s;
 	int		 i;
@@ -245,9 +245,8 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 	if (nextid == 0)
 		nextid = 1;
 	s->runner = 1;
-	/* pooled: 0 cold, 1 the pool's, 2 reserved for one job's run */
-	s->pooled = pooled != 0;
-	s->reserved = pooled == 2;
+	s->pooled = (flags & PR_SPAWN_POOLED) != 0;
+	s->reserved = (flags & PR_SPAWN_RESERVED) != 0;
 	s->tag = tag;
 	s->uid = getuid();
 	s->peerpid = roles[ROLE_PROVIDER_RUNNER].pid;
@@ -259,8 +258,8 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 		s->fds[i] = -1;
 	s->fds[LAUNCH_SLOT_STDIN] = in;
 	s->fds[LAUNCH_SLOT_STDOUT] = out;
-	strlcpy(s->what, pooled == 1 ? "pooled provider sandbox" :
-	    "provider run", sizeof(s->what));
+	strlcpy(s->what, s->pooled && !s->reserved ?
+	    "pooled provider sandbox" : "provider run", sizeof(s->what));
 	TAILQ_INSERT_TAIL(&msbs, s, entry);
 	nmsbs++;
 	msb_forward(s);
