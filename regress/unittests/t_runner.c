@@ -62,6 +62,22 @@ struct mon {
 static int	mon_pool_msg(struct mon *, struct imsg *);
 static void	mon_recv(struct mon *, struct imsg *);
 
+/* The held sandbox an ARM names: its ends, no longer held. */
+static void
+mon_pool_take(struct mon *m, uint32_t tag, int *in, int *out)
+{
+	int	 i;
+
+	for (i = 0; i < m->npool; i++)
+		if (m->pool[i].tag == tag)
+			break;
+	ATF_REQUIRE_MSG(i < m->npool, "ARM of sandbox %u, which was never "
+	    "asked for as a pooled or reserved one", tag);
+	*in = m->pool[i].in;
+	*out = m->pool[i].out;
+	m->pool[i] = m->pool[--m->npool];
+}
+
 /* Take pooled spawns until n are held; anything else fails the case. */
 static void
 mon_pool_await(struct mon *m, int n)
@@ -390,7 +406,7 @@ serve_job(struct mon *m, uint32_t job, struct reply *rp)
 	struct imsg	 imsg;
 	struct pr_spawn	 sp, sp_out;
 	struct pr_arm	 arm;
-	int		 out = -1, in, pout, i;
+	int		 out = -1, in, pout;
 	size_t		 len;
 
 	memset(rp, 0, sizeof(*rp));
@@ -440,14 +456,7 @@ serve_job(struct mon *m, uint32_t job, struct reply *rp)
 			ATF_CHECK(arm.timeout_ms > 0);
 			m->arm_timeout = arm.timeout_ms;
 			m->arm_tag = arm.tag;
-			for (i = 0; i < m->npool; i++)
-				if (m->pool[i].tag == arm.tag)
-					break;
-			ATF_REQUIRE_MSG(i < m->npool, "ARM of sandbox %u, "
-			    "which is not pooled", arm.tag);
-			in = m->pool[i].in;
-			pout = m->pool[i].out;
-			m->pool[i] = m->pool[--m->npool];
+			mon_pool_take(m, arm.tag, &in, &pout);
 			m->arms++;
 			stand_in(m, arm.tag, in, pout);
 			break;
@@ -1150,14 +1159,7 @@ ATF_TC_BODY(concurrent_jobs, tc)
 		i = job == jobs[0] ? 0 : 1;
 		ATF_REQUIRE(imsg_get_data(&imsg, &arm, sizeof(arm)) == 0);
 		tags[i] = arm.tag;
-		for (k = 0; k < m.npool; k++)
-			if (m.pool[k].tag == arm.tag)
-				break;
-		ATF_REQUIRE_MSG(k < m.npool, "ARM of a sandbox never asked "
-		    "for");
-		ins[i] = m.pool[k].in;
-		outs[i] = m.pool[k].out;
-		m.pool[k] = m.pool[--m.npool];
+		mon_pool_take(&m, arm.tag, &ins[i], &outs[i]);
 		imsg_free(&imsg);
 		got++;
 	}
