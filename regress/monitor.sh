@@ -41,10 +41,7 @@ expected_user() {
 # start_monitor: run it in the foreground (-d) in the background and wait
 # until it answers.
 start_monitor() {
-	sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" mon.log
-	st=$?
-	echo "$sbx_monitor_pid" > mon.pid
-	[ $st -eq 0 ] || atf_fail "the monitor did not start"
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
 }
 
 monpid() {

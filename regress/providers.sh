@@ -35,10 +35,7 @@ setup() {
 		echo "log-file \"$D/audit.jsonl\""
 	} > "$D/sbx.conf"
 	chmod 644 "$D/sbx.conf"
-	sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" mon.log
-	st=$?
-	echo "$sbx_monitor_pid" > mon.pid
-	[ $st -eq 0 ] || atf_fail "monitor did not start"
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
 	export SBX_SOCKET=$SOCK
 	printf '[{"slice":"a","failed":false},{"slice":"b","failed":true},{"slice":"b","failed":false}]' > recs.json
 }

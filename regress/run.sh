@@ -90,10 +90,7 @@ setup_conf() {
 }
 
 start_monitor() {
-	sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" mon.log
-	st=$?
-	echo "$sbx_monitor_pid" > mon.pid
-	[ $st -eq 0 ] || atf_fail "the monitor did not start"
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
 }
 
 monpid() {
