@@ -85,23 +85,27 @@ function writeAll(fd, buf) {
 	}
 }
 
-// The one way anything reaches stdout: the frame for body.  False if it
-// could not be written (the parent went away).
-function emit(body) {
+// The frame for body, as bytes.  The frame must fit the parent's output
+// cap, so an oversized body becomes a refusal here instead of a
+// truncated frame there.
+function frameOf(n, cap, body) {
 	let json;
 	try {
 		json = JSON.stringify(body);
 	} catch {
 		json = undefined;
 	}
-	// The frame must fit the parent's output cap, so an oversized body
-	// becomes a refusal here instead of a truncated frame there.
-	if (typeof json !== 'string' || Buffer.byteLength(json) > bodyCap)
+	if (typeof json !== 'string' || Buffer.byteLength(json) > cap)
 		json = JSON.stringify({ ok: false, error:
 		    'isolated provider response exceeds the output cap' });
+	return Buffer.from('AIWG-RESULT ' + n + ' ' + json + '\n', 'utf8');
+}
+
+// The one way anything reaches stdout: the frame for body.  False if it
+// could not be written (the parent went away).
+function emit(body) {
 	try {
-		writeAll(1, Buffer.from('AIWG-RESULT ' + nonce + ' ' + json +
-		    '\n', 'utf8'));
+		writeAll(1, frameOf(nonce, bodyCap, body));
 	} catch {
 		return false;
 	}
@@ -198,21 +202,24 @@ function isObject(v) {
 	return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function readRequest() {
-	const raw = readStdin();
-	// Without a well-formed nonce no frame can be written at all.
+// The nonce line of raw ("<nonce>\n<request JSON>"), or null when it is
+// missing or malformed -- then no frame can be written at all.
+function nonceOf(raw) {
 	const nl = raw === null ? -1 : raw.indexOf(0x0a);
 	if (nl === -1)
-		process.exit(EXIT_BAD_NONCE);
+		return null;
 	const line = raw.subarray(0, nl).toString('latin1');
-	if (!NONCE_RE.test(line))
-		process.exit(EXIT_BAD_NONCE);
-	nonce = line;
+	return NONCE_RE.test(line) ? line : null;
+}
 
+// The request after the nonce line, checked: bytes are a Buffer.  Throws
+// a Refusal, which the caller frames (the nonce is known by then); limits
+// .cap is the frame body's cap as soon as the request has set it, so a
+// refusal of the rest of the request is framed within it.
+function parseRequest(bytes, limits) {
 	let req;
 	try {
-		const text = utf8.decode(raw.subarray(nl + 1));
-		req = JSON.parse(text);
+		req = JSON.parse(utf8.decode(bytes));
 	} catch (e) {
 		throw new Refusal('isolated provider request is not JSON: ' +
 		    describe(e));
@@ -229,7 +236,7 @@ function readRequest() {
 		    req.maxOutputBytes < OUTPUT_CAP_MIN)
 			throw bad('maxOutputBytes must be an integer >= ' +
 			    OUTPUT_CAP_MIN);
-		bodyCap = req.maxOutputBytes - FRAME_OVERHEAD;
+		limits.cap = req.maxOutputBytes - FRAME_OVERHEAD;
 	}
 	if (typeof req.entry !== 'string' || req.entry === '')
 		throw bad('entry must be a non-empty string');
@@ -279,7 +286,7 @@ function contextBootstrap() {
 	const g = globalThis;
 	const { apply, construct, ownKeys } = Reflect;
 	const { getPrototypeOf, getOwnPropertyDescriptor, defineProperty,
-	    freeze } = Object;
+	    freeze, keys } = Object;
 	const isArray = Array.isArray;
 	const PromiseCtor = Promise;
 	const promiseResolve = Promise.resolve;
@@ -298,6 +305,7 @@ function contextBootstrap() {
 	const setAdd = Set.prototype.add;
 	const setHas = Set.prototype.has;
 	const push = Array.prototype.push;
+	const split = String.prototype.split;
 	const pop = Array.prototype.pop;
 
 	// Set once by configure, before any provider code runs; the shims
@@ -420,6 +428,68 @@ function contextBootstrap() {
 		if (o !== g)
 			freeze(o);
 
+	// Records are mostly an array of flat objects, and then reading
+	// every record's keys is most of the work of freezing them.  Each
+	// array or object in the parsed value has an opening bracket of its
+	// own in the text (a bracket inside a string only adds to the
+	// count), so when the text has exactly one bracket for the array
+	// and one for each element that is an array or object, no element
+	// holds another: freezing the array and its elements freezes it
+	// all.  False (nothing frozen yet) otherwise.
+	function freezeFlat(text, v) {
+		if (!isArray(v))
+			return false;
+		// Splitting on a string, not matching a regular expression:
+		// with RegExp.prototype frozen V8 leaves its fast path.
+		const brackets = apply(split, text, ['{']).length - 1 +
+		    apply(split, text, ['[']).length - 1;
+		let n = 1;
+		for (let i = 0; i < v.length; i++) {
+			const e = v[i];
+			if (e !== null && typeof e === 'object')
+				n++;
+		}
+		if (brackets !== n)
+			return false;
+		for (let i = 0; i < v.length; i++) {
+			const e = v[i];
+			if (e !== null && typeof e === 'object')
+				freeze(e);
+		}
+		freeze(v);
+		return true;
+	}
+
+	// JSON.parse makes only arrays and plain objects whose keys are all
+	// own, enumerable strings, so indices and keys reach every value;
+	// only objects are stacked.  (Walking arrays through ownKeys made a
+	// string per index: most of the time of 10,000 records.)
+	function freezeDeep(root) {
+		const stack = [root];
+		let n = 1;
+		while (n > 0) {
+			const v = stack[--n];
+			stack[n] = undefined;
+			if (v === null || typeof v !== 'object')
+				continue;
+			freeze(v);
+			if (isArray(v)) {
+				for (let i = 0; i < v.length; i++) {
+					const e = v[i];
+					if (e !== null && typeof e === 'object')
+						stack[n++] = e;
+				}
+			} else {
+				const ks = keys(v);
+				for (let i = 0; i < ks.length; i++) {
+					const e = v[ks[i]];
+					if (e !== null && typeof e === 'object')
+						stack[n++] = e;
+				}
+			}
+		}
+	}
+
 	// The request's clock, seed and records, then the globals that
 	// expose them, in the order they always had.
 	function configure(seed, clockMs, recordsJson) {
@@ -440,15 +510,8 @@ function contextBootstrap() {
 		// module of the run cannot edit what another reads.
 		if (recordsJson !== undefined) {
 			records = parse(recordsJson);
-			const stack = [records];
-			while (stack.length > 0) {
-				const v = apply(pop, stack, []);
-				if (v === null || typeof v !== 'object')
-					continue;
-				freeze(v);
-				for (const k of ownKeys(v))
-					apply(push, stack, [v[k]]);
-			}
+			if (!freezeFlat(recordsJson, records))
+				freezeDeep(records);
 		}
 	}
 
@@ -588,87 +651,24 @@ function resolveSpecifier(spec, parent, modules) {
 }
 
 const immediate = () => new Promise((r) => setImmediate(r));
-
-const WARM_UP_SOURCE = 'export const provider = { id: "sbx.warm-up/v1", ' +
-    'version: "1.0.0", description: "warm-up", metrics: { n: { kind: ' +
-    '"count" } }, compute(records) { let n = 0; for (const r of records) ' +
-    'if (r.failed === true) n++; return { metrics: { n } }; } };';
-
-async function warmUp() {
-	const wctx = vm.createContext(Object.create(null), {
-		name: 'sbx-warm-up',
-		codeGeneration: { strings: false, wasm: false },
-	});
-	const wapi = vm.runInContext('(' + contextBootstrap.toString() + ')',
-	    wctx, { filename: 'sbx-bootstrap.js' })();
-	wapi.configure(1, 0, '[{"slice":"w","failed":true}]');
-	const m = new vm.SourceTextModule(WARM_UP_SOURCE, {
-		identifier: 'sbx-warm-up.mjs',
-		context: wctx,
-		importModuleDynamically: () => {
-			throw wapi.makeError('no dynamic import');
-		},
-		initializeImportMeta(meta) {
-			meta.url = 'snapshot:///sbx-warm-up.mjs';
-			Object.freeze(meta);
-		},
-	});
-	resolveSpecifier('./sbx-warm-up.mjs', '', new Map([
-	    ['sbx-warm-up.mjs', WARM_UP_SOURCE]]));
-	await m.link(() => {
-		throw new Error('no imports');
-	});
-	await m.evaluate();
-	wapi.run(m.namespace, 'invoke', 'sbx.warm-up/v1', '1.0.0');
-	for (let i = 0; i < 64 && typeof wapi.poll() !== 'string'; i++)
-		await immediate();
-	JSON.parse(wapi.poll());
-}
-
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function main() {
-	// The context is built and hardened before the request is read: it
-	// depends on nothing in it, and a pooled sandbox waits here with
-	// the work done.  A failure is reported once the nonce is known.
-	let context = null, bootError = null;
-	if (typeof vm.SourceTextModule === 'function') {
-		try {
-			context = vm.createContext(Object.create(null), {
-				name: 'sbx-gate-provider',
-				codeGeneration: { strings: false, wasm: false },
-			});
-			const boot = vm.runInContext('(' +
-			    contextBootstrap.toString() + ')', context,
-			    { filename: 'sbx-bootstrap.js' });
-			api = boot();
-		} catch (e) {
-			bootError = e;
-		}
-	}
-	// A pooled sandbox waits for its request: meanwhile it runs a whole
-	// provider run of its own -- bootstrap, configure, a module of ours
-	// compiled, linked, evaluated, run and polled -- in a throwaway
-	// context, so that the real run finds the driver's and the
-	// bootstrap's functions compiled (V8 compiles each on first call and
-	// shares the code between contexts of one script) and node's module
-	// machinery set up.  Nothing of it reaches the provider's context, a
-	// separate realm.  A cold run skips this.
-	if (process.argv[1] === 'pooled' && context !== null) {
-		try {
-			await warmUp();
-		} catch {
-			// only a warm-up
-		}
-	}
-	const req = readRequest();
-	if (typeof vm.SourceTextModule !== 'function')
-		throw new Refusal('node lacks vm.SourceTextModule ' +
-		    '(run with --experimental-vm-modules)');
+// A vm context for one run, hardened (contextBootstrap), and its API.
+function makeContext(name) {
+	const context = vm.createContext(Object.create(null), {
+		name,
+		codeGeneration: { strings: false, wasm: false },
+	});
+	const boot = vm.runInContext('(' + contextBootstrap.toString() + ')',
+	    context, { filename: 'sbx-bootstrap.js' });
+	return { context, api: boot() };
+}
+
+// One provider run of a checked request in a context from makeContext,
+// to the body to frame.  Throws a Refusal for anything but a result.
+async function runProvider(req, context, capi) {
 	try {
-		if (bootError !== null)
-			throw bootError;
-		api.configure(req.seed, req.clockMs,
+		capi.configure(req.seed, req.clockMs,
 		    req.mode === 'invoke' ? req.recordsJson : undefined);
 	} catch (e) {
 		throw new Refusal('isolated context setup failed: ' +
@@ -679,7 +679,7 @@ async function main() {
 	// context: a host error would hand provider code the host's Function
 	// through error.constructor.constructor.
 	const denyDynamicImport = () => {
-		throw api.makeError('dynamic import() is forbidden: use ' +
+		throw capi.makeError('dynamic import() is forbidden: use ' +
 		    'static relative imports');
 	};
 	const compiled = new Map();
@@ -717,12 +717,12 @@ async function main() {
 		    describe(e));
 	}
 
-	api.run(entry.namespace, req.mode, req.expectedId,
+	capi.run(entry.namespace, req.mode, req.expectedId,
 	    req.expectedVersion);
 	// The context settles the result on its own promise machinery; the
 	// host only ever reads the string it leaves behind.
 	let text;
-	for (let i = 0; typeof (text = api.poll()) !== 'string'; i++)
+	for (let i = 0; typeof (text = capi.poll()) !== 'string'; i++)
 		await (i < 64 ? immediate() : sleep(2));
 	const body = JSON.parse(text);
 	if (!isObject(body))
@@ -731,6 +731,82 @@ async function main() {
 		throw new Refusal(typeof body.error === 'string' ? body.error :
 		    'isolated provider failed');
 	return body;
+}
+
+// The warm-up's provider: two modules, so linking resolves an import.
+const WARM_UP_MODULES = {
+	'sbx-warm-up/count.mjs': 'export function count(records) { ' +
+	    'let n = 0; for (const r of records) if (r.failed === true) ' +
+	    'n++; return n; }',
+	'sbx-warm-up/provider.mjs': 'import { count } from "./count.mjs"; ' +
+	    'export const provider = { id: "sbx.warm-up/v1", version: ' +
+	    '"1.0.0", description: "warm-up", metrics: { n: { kind: ' +
+	    '"count" } }, compute(records) { return { metrics: { n: ' +
+	    'count(records) } }; } };',
+};
+
+// A pooled sandbox's wait for its request: a whole run of our own, from
+// request bytes to frame bytes, through the same functions as the real
+// run (parseRequest, makeContext, runProvider, frameOf) with only stdin
+// and stdout left out.  V8 compiles a function on its first call, and
+// the driver's functions keep what they learnt, so the real run finds
+// them compiled and node's module machinery set up.  The warm-up's
+// context is a separate realm; nothing of it reaches the provider's.
+async function warmUp() {
+	const text = JSON.stringify({ entry: 'sbx-warm-up/provider.mjs',
+	    modules: WARM_UP_MODULES, mode: 'invoke',
+	    recordsJson: '[{"failed":true,"slice":"w"},' +
+	    '{"failed":false,"slice":"\u00e9"}]', clockMs: 0, seed: 1,
+	    expectedId: 'sbx.warm-up/v1', expectedVersion: '1.0.0',
+	    maxOutputBytes: OUTPUT_CAP_DEFAULT });
+	const limits = { cap: 0 };
+	nonceOf(Buffer.from('0'.repeat(64) + '\n', 'latin1'));
+	const req = parseRequest(Buffer.from(text, 'utf8'), limits);
+	const w = makeContext('sbx-warm-up');
+	const body = await runProvider(req, w.context, w.api);
+	frameOf('0'.repeat(64), limits.cap, body);
+	// Writing nothing to a pipe is no data and wakes no reader, so the
+	// runner sees nothing, but node's write path is then set up.
+	writeSync(1, Buffer.alloc(0));
+}
+
+async function main() {
+	// The context is built and hardened before the request is read: it
+	// depends on nothing in it, and a pooled sandbox waits here with
+	// the work done.  A failure is reported once the nonce is known.
+	let context = null, bootError = null;
+	if (typeof vm.SourceTextModule === 'function') {
+		try {
+			({ context, api } = makeContext('sbx-gate-provider'));
+		} catch (e) {
+			bootError = e;
+		}
+	}
+	// A pooled sandbox warms up while it waits; a cold run skips this.
+	if (process.argv[1] === 'pooled' && context !== null) {
+		try {
+			await warmUp();
+		} catch {
+			// only a warm-up
+		}
+	}
+	const raw = readStdin();
+	if ((nonce = nonceOf(raw)) === null)
+		process.exit(EXIT_BAD_NONCE);
+	const limits = { cap: bodyCap };
+	let req;
+	try {
+		req = parseRequest(raw.subarray(raw.indexOf(0x0a) + 1), limits);
+	} finally {
+		bodyCap = limits.cap;
+	}
+	if (typeof vm.SourceTextModule !== 'function')
+		throw new Refusal('node lacks vm.SourceTextModule ' +
+		    '(run with --experimental-vm-modules)');
+	if (bootError !== null)
+		throw new Refusal('isolated context setup failed: ' +
+		    describe(bootError));
+	return runProvider(req, context, api);
 }
 
 main().then(respond, (e) => refuse(describe(e)));

@@ -25,13 +25,14 @@ need_node()
 	    "(scripts/deps installs nodejs)"
 }
 
-# run_driver: node as the sandbox runs it, stdin req, stdout out.
+# run_driver [pooled]: node as the sandbox runs it, stdin req, stdout out;
+# "pooled" as a pooled sandbox runs it (a warm-up run before the request).
 run_driver()
 {
 	# shellcheck disable=SC2046
 	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
 	    --no-warnings -e "$(cat "$(top)/provider-runner/driver.mjs")" \
-	    < req > out
+	    "$@" < req > out
 }
 
 # drive DIR ENTRY MODE RECORDS ID VERSION [SEED [NONCE]]: build the
@@ -340,6 +341,74 @@ frozen_intrinsics_body()
 	    '{"ok":true,"result":{"metrics":{},"r":["TypeError","TypeError","TypeError","TypeError","TypeError","TypeError","TypeError","TypeError","TypeError",true]}}'
 }
 
+atf_test_case frozen_records
+frozen_records_head()
+{
+	atf_set "descr" "Every array and object of the records is frozen," \
+	    "flat or nested, with brackets inside strings or not, in a" \
+	    "cold run and after a pooled sandbox's warm-up alike"
+}
+frozen_records_body()
+{
+	need_node
+	mkdir -p p/gp
+	# Counts the records' arrays and objects and the frozen ones, and
+	# whether a write to the deepest one fails.
+	cat > p/gp/p.mjs <<'EOF'
+export const provider = {
+	id: 't.probe/v1', version: '1.0.0', description: 'probe',
+	metrics: { m: { kind: 'scalar', description: 'm' } },
+	compute(records) {
+		let n = 0, frozen = 0, deepest = records, depth = 0;
+		const walk = (v, d) => {
+			if (v === null || typeof v !== 'object')
+				return;
+			n++;
+			if (Object.isFrozen(v))
+				frozen++;
+			if (d > depth) {
+				depth = d;
+				deepest = v;
+			}
+			for (const k of Object.keys(v))
+				walk(v[k], d + 1);
+		};
+		walk(records, 0);
+		let write = 'wrote';
+		try {
+			deepest.x = 1;
+		} catch (e) {
+			write = e.name;
+		}
+		return { metrics: {}, n, frozen, write };
+	}
+};
+EOF
+	# Each case: records, then how many arrays and objects they hold
+	# (brackets outside strings).
+	while read -r recs s; do
+		for arg in '' pooled; do
+			node "$(ref)" request p gp/p.mjs invoke "$recs" \
+			    "$CLOCK" 1 "$NONCE" t.probe/v1 1.0.0 > req ||
+			    atf_fail "cannot build a request"
+			# shellcheck disable=SC2086
+			run_driver $arg || atf_fail "${arg:-cold}: driver" \
+			    "exited $?"
+			body > body.json
+			grep -q "\"n\":$s,\"frozen\":$s,\"write\":\"TypeError\"" \
+			    body.json || atf_fail "${arg:-cold}, $recs:" \
+			    "$(cat body.json)"
+		done
+	done <<'EOF'
+[] 1
+[{"x":1},{"y":"a"},2,null] 3
+[{"x":{"y":[1,{"z":2}]}}] 5
+[{"s":"{[{["},{"t":{"u":1}}] 4
+[{"s":"{"},{"t":[]}] 4
+[[1,[2]],"[",{"__proto__":{"a":{}}}] 6
+EOF
+}
+
 atf_test_case thenable_result
 thenable_result_head()
 {
@@ -562,6 +631,7 @@ atf_init_test_cases()
 	atf_add_test_case no_dynamic_import
 	atf_add_test_case no_wasm_no_shared_memory
 	atf_add_test_case frozen_intrinsics
+	atf_add_test_case frozen_records
 	atf_add_test_case thenable_result
 	atf_add_test_case import_meta
 	atf_add_test_case linking
