@@ -13,6 +13,7 @@
  * role -- and with it, by design, the service (the monitor fails closed).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -158,6 +159,27 @@ static const struct role_handler handlers[] = {
 	{ IMSG_PR_POOL, sizeof(struct pr_pool), h_pool },
 };
 
+/*
+ * An invoke of 10,000 records allocates a few megabytes -- the records
+ * buffer, the parsed tree, its canonical text, the request -- and frees
+ * them at its end.  With glibc's defaults the big buffers come from mmap
+ * and the heap is trimmed after every run, so the next run pays a page
+ * fault and a zeroed page for every 4 KiB of it again: about 1.5 ms of
+ * the runner's 3.5 ms on such records, measured.  Keeping up to
+ * RUNNER_HEAP_KEEP bytes of freed heap makes runs reuse warm memory; a
+ * run larger than that still gets mmap and returns it.
+ */
+#define RUNNER_HEAP_KEEP	(16 * 1024 * 1024)
+
+static void
+memory_tune(void)
+{
+	if (mallopt(M_MMAP_THRESHOLD, RUNNER_HEAP_KEEP) != 1 ||
+	    mallopt(M_TRIM_THRESHOLD, RUNNER_HEAP_KEEP) != 1)
+		log_warnx("mallopt %d failed; runs will fault their memory "
+		    "in again", RUNNER_HEAP_KEEP);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -175,6 +197,7 @@ main(int argc, char *argv[])
 	/* Nonces come from libsodium: set it up once, under the filter. */
 	if (sodium_init() == -1)
 		fatalx("sodium_init failed");
+	memory_tune();
 	runner_chan_init(&ibuf);
 	role_serve(&ibuf, handlers, nitems(handlers));
 }
