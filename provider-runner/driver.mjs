@@ -469,7 +469,6 @@ function contextBootstrap() {
 		let n = 1;
 		while (n > 0) {
 			const v = stack[--n];
-			stack[n] = undefined;
 			if (v === null || typeof v !== 'object')
 				continue;
 			freeze(v);
