@@ -164,8 +164,9 @@ static const struct role_handler handlers[] = {
  * buffer, the parsed tree, its canonical text, the request -- and frees
  * them at its end.  With glibc's defaults the big buffers come from mmap
  * and the heap is trimmed after every run, so the next run pays a page
- * fault and a zeroed page for every 4 KiB of it again: about 1.5 ms of
- * the runner's 3.5 ms on such records, measured.  Keeping up to
+ * fault and a zeroed page for every 4 KiB of it again: about 1.5 ms on
+ * top of the 3.5 ms that parsing, canonicalising and hashing such
+ * records take, measured.  Keeping up to
  * RUNNER_HEAP_KEEP bytes of freed heap makes runs reuse warm memory; a
  * run larger than that still gets mmap and returns it.
  */
