@@ -383,19 +383,38 @@ member_cmp(const void *a, const void *b)
 /* depth: containers around v. */
 static int	put_value(struct cbuf *, const struct json_value *, size_t);
 
+/*
+ * Records are mostly small objects: up to PUT_OBJECT_SMALL members are
+ * sorted on the stack by insertion, without an allocation or a qsort call
+ * each (10,000 records made 10,000 of both).
+ */
+#define PUT_OBJECT_SMALL	8
+
 static int
 put_object(struct cbuf *cb, const struct json_value *v, size_t depth)
 {
-	const struct json_member	**sorted;
-	size_t				  i, n = v->u.object.n;
+	const struct json_member	 *small[PUT_OBJECT_SMALL], **sorted;
+	const struct json_member	 *m;
+	size_t				  i, j, n = v->u.object.n;
 	int				  r = -1;
 
 	if (n == 0)
 		return cbuf_add(cb, "{}", 2);
-	sorted = xreallocarray(NULL, n, sizeof(*sorted));
-	for (i = 0; i < n; i++)
-		sorted[i] = &v->u.object.m[i];
-	qsort(sorted, n, sizeof(*sorted), member_cmp);
+	if (n <= PUT_OBJECT_SMALL) {
+		sorted = small;
+		for (i = 0; i < n; i++) {
+			m = &v->u.object.m[i];
+			for (j = i; j > 0 && json_string_compare(
+			    &sorted[j - 1]->key, &m->key) > 0; j--)
+				sorted[j] = sorted[j - 1];
+			sorted[j] = m;
+		}
+	} else {
+		sorted = xreallocarray(NULL, n, sizeof(*sorted));
+		for (i = 0; i < n; i++)
+			sorted[i] = &v->u.object.m[i];
+		qsort(sorted, n, sizeof(*sorted), member_cmp);
+	}
 	/*
 	 * A hand-built tree may repeat a key; there is no canonical text
 	 * for that, and picking one value would hide which one was meant.
@@ -419,7 +438,8 @@ put_object(struct cbuf *cb, const struct json_value *v, size_t depth)
 	}
 	r = cbuf_addc(cb, '}');
  out:
-	free(sorted);
+	if (sorted != small)
+		free(sorted);
 	return r;
 }
 
