@@ -373,10 +373,55 @@ ATF_TC_BODY(key_order, tc)
 	check_canon("{\"z\":[{\"y\":1,\"x\":2},3,{}],\"a\":{\"c\":{\"e\":1,"
 	    "\"d\":2},\"b\":null}}", "{\"a\":{\"b\":null,\"c\":{\"d\":2,\"e\":1}},"
 	    "\"z\":[{\"x\":2,\"y\":1},3,{}]}");
+	/* Up to 8 keys are sorted on the stack, more by qsort: both
+	 * sides of that line, in reverse and in shuffled order. */
+	check_canon("{\"h\":8,\"g\":7,\"f\":6,\"e\":5,\"d\":4,\"c\":3,"
+	    "\"b\":2,\"a\":1}", "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,"
+	    "\"e\":5,\"f\":6,\"g\":7,\"h\":8}");
+	check_canon("{\"i\":9,\"h\":8,\"g\":7,\"f\":6,\"e\":5,\"d\":4,"
+	    "\"c\":3,\"b\":2,\"a\":1}", "{\"a\":1,\"b\":2,\"c\":3,"
+	    "\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9}");
+	check_canon("{\"d\":4,\"a\":1,\"g\":7,\"c\":3,\"h\":8,\"b\":2,"
+	    "\"f\":6,\"e\":5}", "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,"
+	    "\"e\":5,\"f\":6,\"g\":7,\"h\":8}");
 	check_canon(" true ", "true");
 	check_canon("null", "null");
 	check_canon("false", "false");
 	check_canon("\"\"", "\"\"");
+}
+
+/*
+ * Containers of every size around the parser's slot growth (2, 4, ...)
+ * and past the size above which unused slots are given back (64): each
+ * element is there, in order.
+ */
+ATF_TC_WITHOUT_HEAD(slot_sizes);
+ATF_TC_BODY(slot_sizes, tc)
+{
+	struct json_value	*v;
+	struct json_error	 err;
+	char			 arr[2048], obj[4096];
+	size_t			 n, i, al, ol;
+
+	for (n = 0; n <= 140; n++) {
+		al = strlcpy(arr, "[", sizeof(arr));
+		ol = strlcpy(obj, "{", sizeof(obj));
+		for (i = 0; i < n; i++) {
+			al += (size_t)snprintf(arr + al, sizeof(arr) - al,
+			    "%s%zu", i > 0 ? "," : "", i);
+			ol += (size_t)snprintf(obj + ol, sizeof(obj) - ol,
+			    "%s\"k%03zu\":%zu", i > 0 ? "," : "", i, i);
+		}
+		ATF_REQUIRE(strlcat(arr, "]", sizeof(arr)) < sizeof(arr));
+		ATF_REQUIRE(strlcat(obj, "}", sizeof(obj)) < sizeof(obj));
+		check_canon(arr, arr);
+		check_canon(obj, obj);
+		ATF_REQUIRE(json_parse(obj, strlen(obj), NULL, &v, &err) == 0);
+		ATF_CHECK_EQ(v->u.object.n, n);
+		for (i = 0; i < v->u.object.n; i++)
+			ATF_CHECK(v->u.object.m[i].value.u.number == (double)i);
+		json_free(v);
+	}
 }
 
 ATF_TC_WITHOUT_HEAD(duplicate_keys);
@@ -651,10 +696,10 @@ ATF_TC_WITHOUT_HEAD(hand_built_refusals);
 ATF_TC_BODY(hand_built_refusals, tc)
 {
 	struct json_value	 obj, num;
-	struct json_member	 m[2];
+	struct json_member	 m[2], big[10];
 	struct json_string	 s;
-	char			*text = NULL, d[DIGEST_STR_LEN + 1];
-	size_t			 len;
+	char			*text = NULL, d[DIGEST_STR_LEN + 1], k[1];
+	size_t			 len, i;
 
 	/* No canonical text exists for a repeated key. */
 	memset(m, 0, sizeof(m));
@@ -671,6 +716,27 @@ ATF_TC_BODY(hand_built_refusals, tc)
 	ATF_CHECK_EQ(digest_json(&obj, d), -1);
 	free(m[0].key.u);
 	free(m[1].key.u);
+
+	/* The same in an object sorted by qsort (more than 8 keys). */
+	memset(big, 0, sizeof(big));
+	for (i = 0; i < nitems(big); i++) {
+		k[0] = (char)('a' + i % 9);
+		ATF_REQUIRE(json_string_from_utf8(&big[i].key, k, 1) == 0);
+		big[i].value.type = JSON_NULL;
+	}
+	obj.u.object.m = big;
+	obj.u.object.n = nitems(big);
+	errno = 0;
+	ATF_CHECK_EQ(json_canonical(&obj, &text, &len), -1);
+	ATF_CHECK_EQ(errno, EINVAL);
+	obj.u.object.n = 9;		/* the first 9 keys are distinct */
+	ATF_REQUIRE_EQ(json_canonical(&obj, &text, &len), 0);
+	ATF_CHECK_STREQ(text, "{\"a\":null,\"b\":null,\"c\":null,"
+	    "\"d\":null,\"e\":null,\"f\":null,\"g\":null,\"h\":null,"
+	    "\"i\":null}");
+	free(text);
+	for (i = 0; i < nitems(big); i++)
+		free(big[i].key.u);
 
 	/* Non-finite numbers are refused, as the reference does. */
 	memset(&num, 0, sizeof(num));
@@ -705,6 +771,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, number_parse);
 	ATF_TP_ADD_TC(tp, string_escapes);
 	ATF_TP_ADD_TC(tp, key_order);
+	ATF_TP_ADD_TC(tp, slot_sizes);
 	ATF_TP_ADD_TC(tp, duplicate_keys);
 	ATF_TP_ADD_TC(tp, tree_shape);
 	ATF_TP_ADD_TC(tp, parse_errors);
