@@ -343,10 +343,12 @@ jobinvoke_start(uint32_t id, int fd, const struct pr_invoke *inv)
 	if (runner_limits(inv->timeout_ms, inv->max_output, &j->timeout_ms,
 	    &j->max_output, &err) == -1)
 		goto bad;
+	/* Node boots while the records are read and checked (pool.c):
+	 * ask for its sandbox first, since pio_read reads a regular file
+	 * at once. */
+	j->reserved = pool_reserve();
 	j->io = pio_read(fd, RUNNER_RECORDS_BYTES, j->timeout_ms,
 	    jobinvoke_records, j);
-	/* Node boots while the records are read and checked (pool.c). */
-	j->reserved = pool_reserve();
 	return;
  bad:
 	close(fd);
