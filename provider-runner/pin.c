@@ -80,20 +80,17 @@ prov_records_canonical(const struct json_value *records, size_t max,
 	return 0;
 }
 
+/* The digest alone: the same checks, the text dropped. */
 int
 prov_records_digest(const struct json_value *records, size_t max,
     char out[DIGEST_STR_LEN + 1], struct prov_error *err)
 {
-	if (records == NULL || records->type != JSON_ARRAY)
-		return prov_fail(err, PROV_INVALID_RECORDS,
-		    "records must be an array");
-	if (records->u.array.n > max_or_default(max))
-		return prov_fail(err, PROV_BUDGET_EXCEEDED, "%zu records "
-		    "exceed the limit of %zu", records->u.array.n,
-		    max_or_default(max));
-	if (digest_json(records, out) == -1)
-		return prov_fail(err, PROV_INVALID_RECORDS,
-		    "records are not digestible: %s", strerror(errno));
+	char	*text;
+	size_t	 len;
+
+	if (prov_records_canonical(records, max, &text, &len, out, err) == -1)
+		return -1;
+	free(text);
 	return 0;
 }
 
