@@ -8,20 +8,14 @@
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
 paths() {
-	S=$(atf_get_srcdir)
-	B=$S/..
-	M=$B/sbin/sbx-monitor
-	C=$B/bin/sbxctl
+	sbx_test_paths
 	P=$S/helpers/ctlprobe
 }
 
 # setup_conf [extra sbx.conf lines]: a private directory with a config.
 setup_conf() {
 	paths
-	D=$(mktemp -d /tmp/sbxmon.XXXXXX) || atf_fail "mktemp"
-	echo "$D" > tmpdir
-	chmod 711 "$D"
-	SOCK=$D/run/sbx.sock
+	sbx_test_dir sbxmon
 	{
 		echo "socket \"$SOCK\""
 		echo "socket-mode 0660"
@@ -32,10 +26,6 @@ setup_conf() {
 		for l in "$@"; do echo "$l"; done
 	} > "$D/sbx.conf"
 	chmod 644 "$D/sbx.conf"
-}
-
-expected_user() {
-	if [ "$(id -u)" -eq 0 ]; then echo nobody; else id -un; fi
 }
 
 # start_monitor: run it in the foreground (-d) in the background and wait
@@ -89,7 +79,7 @@ start_stop_body() {
 	start_monitor
 	atf_check -s exit:0 -o match:'^sbx-monitor [0-9.]+ answered in' \
 	    "$C" -s "$SOCK" ping
-	atf_check -s exit:0 -o match:"user $(expected_user)" \
+	atf_check -s exit:0 -o match:"user $(sbx_monitor_user)" \
 	    -o match:'^role launcher ' -o match:'^role proxy ' \
 	    -o match:'^role provider-runner ' "$C" -s "$SOCK" status
 	# --json before or after the command word; roles are a list.
@@ -129,7 +119,7 @@ roles_head() {
 roles_body() {
 	setup_conf
 	start_monitor
-	uid=$(id -u "$(expected_user)")
+	uid=$(id -u "$(sbx_monitor_user)")
 	for r in launcher proxy provider-runner; do
 		pid=$(role_pid $r)
 		[ -n "$pid" ] || atf_fail "no pid for role $r"

@@ -8,10 +8,7 @@
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
 paths() {
-	S=$(atf_get_srcdir)
-	B=$S/..
-	M=$B/sbin/sbx-monitor
-	C=$B/bin/sbxctl
+	sbx_test_paths
 	FIX=$S/top/regress/fixtures/gates-example-extension
 	NODE=$(command -v node) || atf_fail "node is a test dependency"
 }
@@ -19,10 +16,7 @@ paths() {
 # setup [bundle-providers yes|no]
 setup() {
 	paths
-	D=$(mktemp -d /tmp/sbxprov.XXXXXX) || atf_fail "mktemp"
-	echo "$D" > tmpdir
-	chmod 711 "$D"
-	SOCK=$D/run/sbx.sock
+	sbx_test_dir sbxprov
 	cp "$FIX/providers.json" "$D/providers.json"
 	chmod 644 "$D/providers.json"
 	{

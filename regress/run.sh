@@ -11,20 +11,13 @@
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
 paths() {
-	S=$(atf_get_srcdir)
-	B=$S/..
-	M=$B/sbin/sbx-monitor
-	C=$B/bin/sbxctl
+	sbx_test_paths
 	P=$S/helpers/probe
 }
 
-# The host uid the sandbox runs as: the monitor's user.
-sandbox_user() {
-	if [ "$(id -u)" -eq 0 ]; then echo nobody; else id -un; fi
-}
-
-# as_sandbox_user CMD...: run CMD as that user (exec'd, so $! of a
-# background call is CMD's own pid).
+# as_sandbox_user CMD...: run CMD as the host user the sandbox runs as,
+# the monitor's (sbx_monitor_user); exec'd, so $! of a background call is
+# CMD's own pid.
 as_sandbox_user() {
 	if [ "$(id -u)" -eq 0 ]; then
 		setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" \
@@ -55,10 +48,7 @@ probe_dir() {
 # 1 MiB /tmp.
 setup_conf() {
 	paths
-	D=$(mktemp -d /tmp/sbxrun.XXXXXX) || atf_fail "mktemp"
-	echo "$D" > tmpdir
-	chmod 711 "$D"
-	SOCK=$D/run/sbx.sock
+	sbx_test_dir sbxrun
 	probe_dir
 	mkdir "$D/files"
 	chmod 755 "$D/files"
@@ -463,7 +453,7 @@ workdir_body() {
 	    'pwd; cat in; echo "from the sandbox" > /work/out; mkdir sub'
 	atf_check -o inline:'from the sandbox\n' cat "$D/work/out"
 	[ -d "$D/work/sub" ] || atf_fail "directory made inside is missing"
-	atf_check -o inline:"$(sandbox_user)\n" stat -c %U "$D/work/out"
+	atf_check -o inline:"$(sbx_monitor_user)\n" stat -c %U "$D/work/out"
 	# Without -w there is no workdir, and nothing of the host's at
 	# the path.
 	atf_check -s exit:1 -o empty -e empty \
