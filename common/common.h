@@ -235,6 +235,7 @@ void	 priv_free(struct priv_table *);
 int	 priv_const_lookup(const char *name, uint64_t *);
 int	 priv_errno_lookup(const char *name, int *);
 const char *priv_errno_name(int);
+const char *priv_act_word(enum priv_act);
 int	 priv_rlimit_lookup(const char *name, int *);
 const char *priv_rlimit_name(int);
 

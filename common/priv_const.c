@@ -232,6 +232,25 @@ priv_errno_name(int e)
 	return strerrorname_np(e);
 }
 
+/* The keyword a privilege file spells an action with. */
+const char *
+priv_act_word(enum priv_act act)
+{
+	switch (act) {
+	case PRIV_ACT_ALLOW:
+		return "allow";
+	case PRIV_ACT_KILL:
+		return "kill";
+	case PRIV_ACT_TRAP:
+		return "trap";
+	case PRIV_ACT_LOG:
+		return "log";
+	case PRIV_ACT_ERRNO:
+		return "errno";
+	}
+	return "?";
+}
+
 int
 priv_rlimit_lookup(const char *name, int *resource)
 {

@@ -789,26 +789,17 @@ parse_cond(struct pstate *ps, struct line *ln, size_t *ip,
 	return 0;
 }
 
+/* An action as the file spells it, with its errno name. */
 static const char *
 act_name(enum priv_act a, int err, char *buf, size_t len)
 {
 	const char	*n;
 
-	switch (a) {
-	case PRIV_ACT_ALLOW:
-		return "allow";
-	case PRIV_ACT_KILL:
-		return "kill";
-	case PRIV_ACT_TRAP:
-		return "trap";
-	case PRIV_ACT_LOG:
-		return "log";
-	case PRIV_ACT_ERRNO:
-		n = priv_errno_name(err);
-		snprintf(buf, len, "errno %s", n != NULL ? n : "?");
-		return buf;
-	}
-	return "?";
+	if (a != PRIV_ACT_ERRNO)
+		return priv_act_word(a);
+	n = priv_errno_name(err);
+	snprintf(buf, len, "errno %s", n != NULL ? n : "?");
+	return buf;
 }
 
 /* Check one syscall of a rule against earlier rules, then record it. */

@@ -58,24 +58,6 @@ print_cond(FILE *fp, const struct priv_cond *c)
 }
 
 static const char *
-action_word(enum priv_act act)
-{
-	switch (act) {
-	case PRIV_ACT_ALLOW:
-		return "allow";
-	case PRIV_ACT_KILL:
-		return "kill";
-	case PRIV_ACT_TRAP:
-		return "trap";
-	case PRIV_ACT_LOG:
-		return "log";
-	case PRIV_ACT_ERRNO:
-		return "errno";
-	}
-	return "?";
-}
-
-static const char *
 errno_word(int err)
 {
 	const char	*n = priv_errno_name(err);
@@ -139,10 +121,10 @@ priv_print(FILE *fp, const struct priv_table *t)
 		fprintf(fp, KW " errno %s\n", "default",
 		    errno_word(t->def_err));
 	else
-		fprintf(fp, KW " %s\n", "default", action_word(t->def_act));
+		fprintf(fp, KW " %s\n", "default", priv_act_word(t->def_act));
 	for (i = 0; i < t->nrules; i++) {
 		r = &t->rules[i];
-		fprintf(fp, KW, action_word(r->act));
+		fprintf(fp, KW, priv_act_word(r->act));
 		if (r->act == PRIV_ACT_ERRNO)
 			fprintf(fp, " %s", errno_word(r->err));
 		for (j = 0; j < r->nsys; j++)
