@@ -434,10 +434,17 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 #define SBX_MOUNT_RO		1		/* read-only bind */
 #define SBX_MOUNT_RW		2		/* read-write bind */
 #define SBX_MOUNT_TMPFS		3		/* sized tmpfs */
+#define SBX_MOUNT_SYMLINK	4		/* symlink dst -> src, made in
+						   the root tmpfs (merged /usr) */
+
+#define SBX_MOUNT_F_NOEXEC	0x1		/* rw bind, tmpfs: no execute */
+#define SBX_MOUNT_F_ALL		SBX_MOUNT_F_NOEXEC
 
 struct sbx_mount {
 	uint32_t	 kind;		/* SBX_MOUNT_* */
-	const char	*src;		/* host path (binds), NULL for tmpfs */
+	uint32_t	 flags;		/* SBX_MOUNT_F_* */
+	const char	*src;		/* host path (binds), NULL for tmpfs;
+					   the relative target (symlink) */
 	const char	*dst;		/* absolute path inside the sandbox */
 	uint64_t	 size;		/* tmpfs bytes, 0 for binds */
 };
@@ -456,6 +463,8 @@ struct sbx_spec {
 	uint64_t	 root_size;	/* tmpfs root, read-only after setup */
 	uint64_t	 tmp_size;	/* /tmp; also /dev/shm when asked */
 	int		 dev_shm;	/* 1: a /dev/shm tmpfs */
+	int		 tmp_noexec;	/* 1: /tmp (and /dev/shm) noexec */
+	int		 workdir_noexec;	/* 1: the workdir noexec */
 	uint64_t	 timeout_ms;	/* wall clock, then SIGKILL */
 	uint64_t	 memory;	/* bytes */
 	uint64_t	 pids;		/* processes, the shim included */
@@ -471,6 +480,8 @@ int	 sbx_spec_add_arg(struct sbx_spec *, const char *);
 int	 sbx_spec_add_env(struct sbx_spec *, const char *);
 int	 sbx_spec_add_mount(struct sbx_spec *, uint32_t kind, const char *src,
 	    const char *dst, uint64_t size);
+int	 sbx_spec_add_mount_flags(struct sbx_spec *, uint32_t kind,
+	    uint32_t flags, const char *src, const char *dst, uint64_t size);
 int	 sbx_spec_check(const struct sbx_spec *, char *err, size_t errlen);
 int	 sbx_spec_serialise(const struct sbx_spec *, uint8_t *buf,
 	    size_t buflen, size_t *lenp, char *err, size_t errlen);
@@ -672,8 +683,20 @@ struct launch_fd {
 	uint32_t	 slot;		/* LAUNCH_SLOT_* */
 };
 
+/*
+ * Whose host identity a sandbox has (DESIGN 1).  The monitor decides it
+ * from the requesting peer's SO_PEERCRED and the profile; the launcher
+ * checks it again and never maps host id 0.
+ */
+#define SBX_IDENTITY_SERVICE	0	/* the launcher's own uid/gid */
+#define SBX_IDENTITY_CALLER	1	/* the peer's uid/gid */
+#define SBX_IDENTITY_RANGE	2	/* a fresh id of sandbox-uid-range */
+
 struct launch_start {
 	uint32_t	 slots;		/* bit per LAUNCH_SLOT_* sent */
+	uint32_t	 identity;	/* SBX_IDENTITY_* */
+	uint32_t	 host_uid;	/* CALLER, RANGE: the host ids that */
+	uint32_t	 host_gid;	/* the sandbox's id 1000 maps to */
 };
 
 struct launch_signal {

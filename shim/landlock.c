@@ -5,9 +5,10 @@
  * for when a mount flag is not enough (a payload that finds a way to
  * remount, or a bind whose submount the kernel left writable):
  *   - read and execute beneath the read-only binds;
- *   - read and write, but not execute, beneath /tmp, /dev/shm, the
- *     workdir, read-write binds and tmpfs mounts (a payload does not run
- *     what it wrote);
+ *   - read and write beneath /tmp, /dev/shm, the workdir, read-write
+ *     binds and tmpfs mounts, and execute there too unless the profile
+ *     says noexec for that mount (an agent builds and runs code in its
+ *     workdir; the mount flag and this rule agree either way);
  *   - read and write of the few device nodes, read of /proc, listing of
  *     the root's mount-point directories;
  *   - nothing else, no TCP bind/connect (network "none"), and, where the
@@ -159,16 +160,22 @@ shim_landlock(const struct sbx_spec *sp)
 		allow(devs[i], LANDLOCK_ACCESS_FS_READ_FILE |
 		    LANDLOCK_ACCESS_FS_WRITE_FILE |
 		    LANDLOCK_ACCESS_FS_TRUNCATE);
-	allow("/tmp", FS_READ | FS_WRITE);
+	allow("/tmp", FS_READ | FS_WRITE | (sp->tmp_noexec ? 0 : FS_EXEC));
 	if (sp->dev_shm)
-		allow("/dev/shm", FS_READ | FS_WRITE);
+		allow("/dev/shm", FS_READ | FS_WRITE |
+		    (sp->tmp_noexec ? 0 : FS_EXEC));
 	for (i = 0; i < sp->nmounts; i++) {
 		m = &sp->mounts[i];
+		/* A symlink's target is a path some other rule covers. */
+		if (m->kind == SBX_MOUNT_SYMLINK)
+			continue;
 		allow(m->dst, m->kind == SBX_MOUNT_RO ? FS_READ | FS_EXEC :
-		    FS_READ | FS_WRITE);
+		    FS_READ | FS_WRITE |
+		    ((m->flags & SBX_MOUNT_F_NOEXEC) ? 0 : FS_EXEC));
 	}
 	if (sp->workdir != NULL)
-		allow(sp->workdir, FS_READ | FS_WRITE);
+		allow(sp->workdir, FS_READ | FS_WRITE |
+		    (sp->workdir_noexec ? 0 : FS_EXEC));
 
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) == -1)
 		shim_fail(errno, "landlock: restrict self");
