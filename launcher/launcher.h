@@ -23,13 +23,13 @@ struct launcher_conf {
 	uid_t		 sandbox_uid;	/* id inside; never 0 */
 	gid_t		 sandbox_gid;
 	/*
-	 * Root only: map the sandbox id to this dedicated host id instead of
-	 * to root, so that payload-owned files and RLIMIT_NPROC accounting
-	 * land on an id that owns nothing on the host.
+	 * Map the sandbox id to these host ids instead of the launcher's own
+	 * (identity caller or range, as the monitor decided; DESIGN 1).
+	 * Needs CAP_SETUID and CAP_SETGID; host id 0 is always refused.
 	 */
-	int		 use_range;
-	uid_t		 range_uid;
-	gid_t		 range_gid;
+	int		 map_host;
+	uid_t		 host_uid;
+	gid_t		 host_gid;
 	/* A delegated cgroup v2 directory for memory/pids caps, or NULL. */
 	const char	*cgroup_dir;
 	/*

@@ -225,6 +225,7 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 {
 	struct launch_start	 ls;
 	struct launch_started	 st;
+	struct launcher_conf	 conf;
 	struct launch		*l;
 	struct sbx_spec		 spec;
 	struct sandbox_io	 io;
@@ -259,8 +260,28 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	io.out = l->fds[LAUNCH_SLOT_STDOUT];
 	io.err = l->fds[LAUNCH_SLOT_STDERR];
 	io.workdir = l->fds[LAUNCH_SLOT_WORKDIR];
+	/*
+	 * The monitor decided the host identity from the peer's
+	 * credentials; idmap_check() refuses host root again here.
+	 */
+	conf = lconf;
+	switch (ls.identity) {
+	case SBX_IDENTITY_SERVICE:
+		if (ls.host_uid != 0 || ls.host_gid != 0)
+			fatalx("sandbox %u: identity service with host ids "
+			    "%u/%u", l->id, ls.host_uid, ls.host_gid);
+		break;
+	case SBX_IDENTITY_CALLER:
+	case SBX_IDENTITY_RANGE:
+		conf.map_host = 1;
+		conf.host_uid = ls.host_uid;
+		conf.host_gid = ls.host_gid;
+		break;
+	default:
+		fatalx("sandbox %u: identity %u", l->id, ls.identity);
+	}
 	spawning = l;
-	if (sandbox_spawn(&l->sb, &lconf, &spec, &io, err,
+	if (sandbox_spawn(&l->sb, &conf, &spec, &io, err,
 	    sizeof(err)) == -1) {
 		spawning = NULL;
 		send_setup_failed(l->id, err);

@@ -212,6 +212,10 @@ proc_exec(struct role *r, int debug, int verbose)
 	    syscall(SYS_close_range, exe + 1, ~0U, 0) == -1)
 		_exit(127);
 
+	if (r->id == ROLE_LAUNCHER)
+		caps_launcher_child();
+	else
+		caps_role_child();
 	argv[argc++] = (char *)r->exe;
 	argv[argc++] = "-P";
 	argv[argc++] = (char *)r->name;

@@ -36,6 +36,7 @@ struct msb {
 	uint32_t		 reqid;
 	uid_t			 uid;
 	pid_t			 peerpid;
+	struct sbx_identity	 ident;		/* host ids it runs as */
 	enum msb_state		 state;
 	uint8_t			*spec;
 	size_t			 speclen;
@@ -101,6 +102,7 @@ msb_free(struct msb *s)
 		if (s->fds[i] != -1)
 			close(s->fds[i]);
 	free(s->spec);
+	identity_release(&s->ident);
 	TAILQ_REMOVE(&msbs, s, entry);
 	nmsbs--;
 	free(s);
@@ -145,6 +147,9 @@ msb_forward(struct msb *s)
 		s->fds[i] = -1;
 		ls.slots |= 1U << i;
 	}
+	ls.identity = s->ident.mode;
+	ls.host_uid = s->ident.uid;
+	ls.host_gid = s->ident.gid;
 	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_START, s->id, 0, -1, &ls,
 	    sizeof(ls)) == -1)
 		fatal("%s: compose start", __func__);
@@ -160,7 +165,8 @@ msb_forward(struct msb *s)
  */
 int
 msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
-    const uint8_t *spec, size_t speclen, uint32_t expect, const char *what)
+    const struct sbx_identity *ident, const uint8_t *spec, size_t speclen,
+    uint32_t expect, const char *what)
 {
 	struct msb	*s;
 	int		 i;
@@ -184,6 +190,7 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	s->reqid = reqid;
 	s->uid = uid;
 	s->peerpid = peerpid;
+	s->ident = *ident;
 	s->state = MSB_COLLECT;
 	s->spec = xmalloc(speclen);
 	memcpy(s->spec, spec, speclen);
@@ -245,6 +252,9 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 	if (nextid == 0)
 		nextid = 1;
 	s->runner = 1;
+	/* Provider runs touch no caller file: the service's identity. */
+	s->ident.mode = SBX_IDENTITY_SERVICE;
+	s->ident.range_slot = -1;
 	s->pooled = (flags & PR_SPAWN_POOLED) != 0;
 	s->reserved = (flags & PR_SPAWN_RESERVED) != 0;
 	s->tag = tag;
