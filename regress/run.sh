@@ -19,7 +19,10 @@ paths() {
 # the monitor's (sbx_monitor_user); exec'd, so $! of a background call is
 # CMD's own pid.
 as_sandbox_user() {
-	if [ "$(id -u)" -eq 0 ]; then
+	if [ "$(id -u)" -eq 0 ] && [ -n "${SBX_RANGE:-}" ]; then
+		setpriv --reuid="$SBX_RANGE" --regid="$SBX_RANGE" \
+		    --clear-groups "$@"
+	elif [ "$(id -u)" -eq 0 ]; then
 		_u=${SBX_CALLER:-nobody}
 		setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" \
 		    --clear-groups "$@"
@@ -173,6 +176,35 @@ escapes_caller_cleanup() {
 	common_cleanup
 }
 
+atf_test_case escapes_range cleanup
+escapes_range_head() {
+	atf_set "descr" "the same escapes, denied the same way, in identity range mode: as root the sandbox runs as a fresh id of sandbox-uid-range; a user's service refuses identity range"
+}
+escapes_range_body() {
+	if [ "$(id -u)" -ne 0 ]; then
+		setup_conf
+		range_conf
+		start_monitor
+		atf_check -s not-exit:0 -o empty \
+		    -e match:"identity range needs a service started as root" \
+		    "$C" -s "$SOCK" run -p probe -- /bin/true
+		stop_monitor
+		return 0
+	fi
+	# Nothing else runs: the first id of the range is the probe's.
+	SBX_CALLER=sbxtest SBX_RANGE=300000
+	escapes_common
+}
+escapes_range_cleanup() {
+	common_cleanup
+}
+
+# range_conf: profile "probe" in identity range, ids from 300000.
+range_conf() {
+	sed -i 's/^profile "probe" {$/&\n	identity range/' "$D/sbx.conf"
+	echo "sandbox-uid-range 300000 64" >> "$D/sbx.conf"
+}
+
 # The probe's tries, as the monitor's user or (SBX_CALLER) as the caller;
 # setup_conf's probe_dir copies the probe where that user can reach it.
 escapes_common() {
@@ -181,6 +213,7 @@ escapes_common() {
 		id "$SBX_CALLER" >/dev/null 2>&1 ||
 		    atf_fail "user $SBX_CALLER is missing"
 		echo "allow uid \"$SBX_CALLER\"" >> "$D/sbx.conf"
+		[ -n "${SBX_RANGE:-}" ] && range_conf
 		cp "$C" "$D/sbxctl"
 		chmod 755 "$D/sbxctl"
 		CU=$D/sbxctl
@@ -276,7 +309,10 @@ EOF
 	st=$?
 	cat escape.out
 	[ $st -eq 0 ] || { cat escape.err; atf_fail "probe exited $st"; }
-	if [ -n "${SBX_CALLER:-}" ]; then
+	if [ -n "${SBX_RANGE:-}" ]; then
+		grep -q "as range $SBX_RANGE:$SBX_RANGE:" "$D/audit.jsonl" ||
+		    atf_fail "the probe did not run as range id $SBX_RANGE"
+	elif [ -n "${SBX_CALLER:-}" ]; then
 		grep -q "as caller $(id -u "$SBX_CALLER"):" "$D/audit.jsonl" ||
 		    atf_fail "the probe did not run as the caller $SBX_CALLER"
 	fi
@@ -698,6 +734,7 @@ agent_gone_cleanup() {
 atf_init_test_cases() {
 	atf_add_test_case escapes
 	atf_add_test_case escapes_caller
+	atf_add_test_case escapes_range
 	atf_add_test_case exit_status
 	atf_add_test_case stdio_binary
 	atf_add_test_case stdio_large
