@@ -430,6 +430,9 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 						   without an exec */
 
 #define SBX_NET_NONE		1		/* empty netns, lo up */
+#define SBX_NET_PROXY		2		/* the same, and pid 1 makes the
+						   proxy's listeners in it */
+#define SBX_PROXY_PORT		3128		/* 127.0.0.1 and [::1] inside */
 
 #define SBX_MOUNT_RO		1		/* read-only bind */
 #define SBX_MOUNT_RW		2		/* read-write bind */
@@ -496,7 +499,9 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 #define SBX_SHIM_FD_STATUS	3	/* status pipe, shim -> launcher */
 #define SBX_SHIM_FD_LIFELINE	4	/* read end; HUP when launcher died */
 #define SBX_SHIM_FD_WORKDIR	5	/* optional workdir directory */
-#define SBX_SHIM_NFDS		6
+#define SBX_SHIM_FD_PROXY	6	/* network proxy: a unix socket the
+					   listeners go out on, shim -> launcher */
+#define SBX_SHIM_NFDS		7
 
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */
@@ -558,6 +563,11 @@ enum role_imsg {
 	IMSG_LAUNCH_DEADLINE,		/* monitor -> launcher: struct
 					      launch_deadline (peerid: the
 					      sandbox id) */
+	IMSG_LAUNCH_LISTENER,		/* launcher -> monitor: struct
+					      launch_listener + a listening
+					      socket made in the sandbox's
+					      network namespace (network
+					      proxy; peerid: the sandbox id) */
 };
 
 /* Bulk bytes travel in chunks below the channel cap (DESIGN 3). */
@@ -706,6 +716,10 @@ struct launch_signal {
 /* Replace a running sandbox's deadline: it ends timeout_ms from now. */
 struct launch_deadline {
 	uint32_t	 timeout_ms;
+};
+
+struct launch_listener {
+	uint32_t	 family;	/* AF_INET or AF_INET6 */
 };
 
 struct launch_started {

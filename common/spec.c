@@ -512,9 +512,15 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 		    SBX_CLASS_PROVIDER, SBX_CLASS_SELFTEST);
 		return -1;
 	}
-	if (sp->net != SBX_NET_NONE) {
-		seterr(err, errlen, "net %u: only none (%d) is supported",
-		    sp->net, SBX_NET_NONE);
+	if (sp->net != SBX_NET_NONE && sp->net != SBX_NET_PROXY) {
+		seterr(err, errlen, "net %u: not none (%d) or proxy (%d)",
+		    sp->net, SBX_NET_NONE, SBX_NET_PROXY);
+		return -1;
+	}
+	/* Only commands go through the proxy: a provider has no network. */
+	if (sp->net == SBX_NET_PROXY && sp->class != SBX_CLASS_COMMAND) {
+		seterr(err, errlen, "net proxy: only for commands (class %d)",
+		    SBX_CLASS_COMMAND);
 		return -1;
 	}
 	if (sp->dev_shm != 0 && sp->dev_shm != 1) {

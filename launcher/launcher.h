@@ -65,6 +65,8 @@ struct sandbox {
 	int		 statusfd;	/* read end of the shim's records */
 	int		 lifeline;	/* write end; its close kills setup */
 	int		 mntns;		/* its mount namespace, or -1 */
+	int		 proxyfd;	/* network proxy: where pid 1 hands
+					   out its listeners, or -1 */
 	int		 cgroupfd;	/* our cgroup (CLONE_INTO_CGROUP) */
 	int		 cgroupdir;	/* the delegated parent, or -1 */
 	char		 cgroup[64];	/* our cgroup's name under it */
@@ -84,6 +86,10 @@ int	 sandbox_spawn(struct sandbox *, const struct launcher_conf *,
 int	 idmap_check(const struct launcher_conf *, char *, size_t);
 int	 idmap_write(pid_t, const struct launcher_conf *, char *, size_t);
 int	 idmap_privileged(void);
+
+/* listener.c: the proxy listeners pid 1 hands out (network proxy) */
+int	 sandbox_listeners(struct sandbox *, int *fds, int *families,
+	    size_t max, char *err, size_t errlen);
 
 /* reap.c */
 int	 sandbox_fd(const struct sandbox *);

@@ -11,7 +11,8 @@
  *     workdir; the mount flag and this rule agree either way);
  *   - read and write of the few device nodes, read of /proc, listing of
  *     the root's mount-point directories;
- *   - nothing else, no TCP bind/connect (network "none"), and, where the
+ *   - nothing else, no TCP bind/connect (network "none"; "proxy": connect
+ *     to the proxy's port 3128 only), and, where the
  *     kernel can, no abstract unix sockets or signals outside the sandbox.
  * Rights the running kernel does not know are left out of the ruleset
  * (best effort by ABI, as the kernel's sandboxer sample does); a kernel
@@ -45,6 +46,13 @@
 #define LL_ACCESS_NET_CONNECT_TCP		(1ULL << 1)	/* ABI 4 */
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET		(1ULL << 0)	/* ABI 6 */
 #define LL_SCOPE_SIGNAL				(1ULL << 1)	/* ABI 6 */
+
+/* struct landlock_net_port_attr and its rule type (ABI 4). */
+#define LL_RULE_NET_PORT			2
+struct ll_net_port_attr {
+	uint64_t	 allowed_access;
+	uint64_t	 port;
+} __attribute__((packed));
 
 /* The kernel's struct landlock_ruleset_attr as of ABI 6; the size we
  * pass tells the kernel which fields we mean. */
@@ -176,6 +184,19 @@ shim_landlock(const struct sbx_spec *sp)
 	if (sp->workdir != NULL)
 		allow(sp->workdir, FS_READ | FS_WRITE |
 		    (sp->workdir_noexec ? 0 : FS_EXEC));
+	/* network proxy: TCP connect to the proxy's port, nothing else
+	 * (the namespace has only lo; this is the second wall). */
+	if (abi >= 4 && sp->net == SBX_NET_PROXY) {
+		struct ll_net_port_attr	 np;
+
+		memset(&np, 0, sizeof(np));
+		np.allowed_access = LL_ACCESS_NET_CONNECT_TCP;
+		np.port = SBX_PROXY_PORT;
+		if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT,
+		    &np, 0) == -1)
+			shim_fail(errno, "landlock rule tcp connect %d",
+			    SBX_PROXY_PORT);
+	}
 
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) == -1)
 		shim_fail(errno, "landlock: restrict self");

@@ -820,6 +820,101 @@ ATF_TC_BODY(noexec_mounts, tc)
 }
 
 /*
+ * network proxy: pid 1 makes listeners on 127.0.0.1:3128 and [::1]:3128
+ * inside the sandbox's network namespace and hands them out; this
+ * process, on the host's side, accepts the payload's connections through
+ * them (as sbx-proxy does).  Any other port is refused inside.
+ */
+ATF_TC_WITHOUT_HEAD(proxy_listeners);
+ATF_TC_BODY(proxy_listeners, tc)
+{
+	struct run		 r;
+	struct sandbox_io	 io;
+	struct sandbox_exit	 ex;
+	struct pollfd		 pfd[3];
+	char			 out[4096], buf[64], how[256], cmd[512];
+	size_t			 outlen = 0;
+	ssize_t			 n;
+	int			 fds[2], fam[2], nl = -2, op[2], c, i, eof = 0;
+
+	run_init(tc, &r);
+	r.spec.net = SBX_NET_PROXY;
+	r.spec.argc = 0;
+	snprintf(cmd, sizeof(cmd), "%s connect 127.0.0.1 3128; %s connect "
+	    "::1 3128; %s connect 127.0.0.1 3129", PROBE, PROBE, PROBE);
+	arg(&r, "/bin/sh");
+	arg(&r, "-c");
+	arg(&r, cmd);
+	ATF_REQUIRE(pipe2(op, O_CLOEXEC) == 0);
+	io.in = -1;
+	io.out = op[1];
+	io.err = -1;
+	io.workdir = -1;
+	ATF_REQUIRE_MSG(sandbox_spawn(&r.sb, &r.conf, &r.spec, &io, r.why,
+	    sizeof(r.why)) == 0, "%s", r.why);
+	close(op[1]);
+	ATF_REQUIRE(r.sb.proxyfd != -1);
+	for (i = 0; i < 100 && nl == -2; i++) {
+		pfd[0].fd = r.sb.proxyfd;
+		pfd[0].events = POLLIN;
+		(void)poll(pfd, 1, 100);
+		nl = sandbox_listeners(&r.sb, fds, fam, 2, r.why,
+		    sizeof(r.why));
+	}
+	ATF_REQUIRE_MSG(nl >= 1, "listeners: %d %s", nl, r.why);
+	ATF_CHECK_EQ(r.sb.proxyfd, -1);
+	ATF_CHECK_EQ(fam[0], AF_INET);
+	while (!eof) {
+		pfd[0].fd = op[0];
+		pfd[0].events = POLLIN;
+		for (i = 0; i < nl; i++) {
+			pfd[1 + i].fd = fds[i];
+			pfd[1 + i].events = POLLIN;
+		}
+		ATF_REQUIRE(poll(pfd, 1 + nl, 30000) > 0);
+		for (i = 0; i < nl; i++) {
+			if (!(pfd[1 + i].revents & POLLIN))
+				continue;
+			if ((c = accept4(fds[i], NULL, NULL,
+			    SOCK_CLOEXEC)) == -1)
+				continue;
+			if (read(c, buf, sizeof(buf)) > 0) {
+				snprintf(buf, sizeof(buf), "pong-%d\n",
+				    fam[i] == AF_INET ? 4 : 6);
+				ATF_CHECK(write(c, buf, strlen(buf)) > 0);
+			}
+			close(c);
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			n = read(op[0], out + outlen, sizeof(out) - 1 - outlen);
+			if (n <= 0)
+				eof = 1;
+			else
+				outlen += (size_t)n;
+		}
+	}
+	out[outlen] = '\0';
+	ATF_REQUIRE(sandbox_wait(&r.sb, &ex) == 1);
+	sandbox_exit_format(&ex, how, sizeof(how));
+	ATF_CHECK_MSG(strncmp(how, "exited 0", 8) == 0, "%s", how);
+	ATF_CHECK_MSG(strstr(out, "connect 127.0.0.1 3128 ok pong-4\n") !=
+	    NULL, "out: %s", out);
+	if (nl == 2)
+		ATF_CHECK_MSG(strstr(out, "connect ::1 3128 ok pong-6\n") !=
+		    NULL, "out: %s", out);
+	/* Landlock: connect to the proxy's port only (ECONNREFUSED where
+	 * the kernel has no Landlock network rules: nothing listens). */
+	ATF_CHECK_MSG(strstr(out, "connect 127.0.0.1 3129 EACCES\n") != NULL ||
+	    strstr(out, "connect 127.0.0.1 3129 ECONNREFUSED\n") != NULL,
+	    "out: %s", out);
+	for (i = 0; i < nl; i++)
+		close(fds[i]);
+	close(op[0]);
+	sandbox_release(&r.sb);
+	run_free(&r);
+}
+
+/*
  * Merged /usr: a symlink entry makes /lib64 -> usr/lib64 in the root, so
  * a dynamic program finds its ELF interpreter with only /usr bound.
  */
@@ -1369,6 +1464,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, exec_where_written);
 	ATF_TP_ADD_TC(tp, noexec_mounts);
 	ATF_TP_ADD_TC(tp, merged_usr_links);
+	ATF_TP_ADD_TC(tp, proxy_listeners);
 	ATF_TP_ADD_TC(tp, workdir_is_the_directory_passed);
 	ATF_TP_ADD_TC(tp, workdir_removed);
 	ATF_TP_ADD_TC(tp, tmpfs_sizes);

@@ -301,8 +301,11 @@ ATF_TC_BODY(builder_refusals, tc)
 	refuse_spec(&sp, "root_size 0");
 	FRESH(); sp.class = 4;
 	refuse_spec(&sp, "class 4");
-	FRESH(); sp.net = 2;
-	refuse_spec(&sp, "net 2");
+	FRESH(); sp.net = 3;
+	refuse_spec(&sp, "net 3");
+	/* full_spec is a provider's: no network, not even the proxy. */
+	FRESH(); sp.net = SBX_NET_PROXY;
+	refuse_spec(&sp, "net proxy: only for commands");
 	FRESH(); sp.dev_shm = 2;
 	refuse_spec(&sp, "dev_shm 2");
 #undef FRESH
