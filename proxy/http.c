@@ -66,6 +66,8 @@ http_reason(unsigned int status)
 		return "Forbidden";
 	case 405:
 		return "Method Not Allowed";
+	case 408:
+		return "Request Timeout";
 	case 414:
 		return "URI Too Long";
 	case 431:

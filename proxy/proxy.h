@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common.h"
+
 /* ---- addr.c: one address and what kind it is --------------------------- */
 struct proxy_addr {
 	uint8_t		 af;		/* AF_INET or AF_INET6 */
@@ -76,7 +78,7 @@ int	 host_parse_v4(const char *, size_t, struct proxy_addr *);
 int	 host_parse_v6(const char *, size_t, struct proxy_addr *);
 
 /* ---- policy.c: one sandbox's rules, as it had them at start ------------ */
-#define POLICY_RULES_MAX	128	/* each of the three lists */
+#define POLICY_RULES_MAX	PROXY_RULES_MAX
 
 struct policy_domain {
 	char		 host[HOST_NAME_MAX_LEN + 1];	/* lower case */
@@ -218,5 +220,79 @@ void	 chunk_init(struct chunk_dec *);
  */
 ssize_t	 chunk_feed(struct chunk_dec *, const uint8_t *, size_t, int *done,
 	    const char **why);
+
+/* ---- the server: sandbox.c, listener.c, conn.c, resolve.c, audit.c ----- */
+#include <sys/queue.h>
+
+struct event_base;
+struct evdns_base;
+struct evconnlistener;
+struct proxy_conn;
+
+struct proxy_limits {
+	uint32_t	 max_conns;
+	uint32_t	 header_ms;
+	uint32_t	 idle_ms;
+	uint32_t	 connect_ms;
+	uint32_t	 io_ms;
+};
+
+struct proxy_listener {
+	TAILQ_ENTRY(proxy_listener) entry;
+	struct proxy_sandbox	*sb;
+	struct evconnlistener	*lev;
+};
+
+struct proxy_sandbox {
+	TAILQ_ENTRY(proxy_sandbox) entry;
+	uint32_t		 id;
+	uint32_t		 uid;
+	uint32_t		 flags;		/* PROXY_F_* */
+	struct proxy_limits	 lim;
+	struct proxy_policy	*policy;
+	TAILQ_HEAD(, proxy_listener) listeners;
+	TAILQ_HEAD(, proxy_conn) conns;
+	unsigned int		 nconns;
+};
+
+/* sandbox.c: the table of sandboxes and the monitor's messages. */
+struct imsgbuf;
+struct imsg;
+void	 sandbox_imsg_policy(struct imsgbuf *, struct imsg *);
+void	 sandbox_imsg_rule(struct imsgbuf *, struct imsg *);
+void	 sandbox_imsg_policy_end(struct imsgbuf *, struct imsg *);
+void	 sandbox_imsg_listen(struct imsgbuf *, struct imsg *);
+void	 sandbox_imsg_end(struct imsgbuf *, struct imsg *);
+struct proxy_sandbox *sandbox_find(uint32_t);
+extern unsigned int proxy_nconns;		/* all sandboxes */
+
+/* listener.c */
+int	 listener_add(struct proxy_sandbox *, int fd, char *err, size_t);
+void	 listener_free(struct proxy_listener *);
+
+/* conn.c */
+void	 conn_accept(struct proxy_sandbox *, int fd, const struct sockaddr *);
+void	 conn_free(struct proxy_conn *);
+
+/* resolve.c: set up before the privilege file; then lookups. */
+void	 resolve_init(struct event_base *);
+struct evdns_base *resolve_base(void);
+const struct proxy_addr *resolve_own(size_t *);
+
+/* audit.c: one line per decision. */
+struct proxy_decision {
+	const char	*method;
+	const char	*host;
+	uint16_t	 port;
+	const char	*addr;		/* connected to, or NULL */
+	int		 allowed;
+	unsigned int	 status;
+	const char	*reason;
+	uint64_t	 up, down;
+	uint64_t	 ms;
+};
+void	 audit_init(struct imsgbuf *);
+void	 audit_decision(const struct proxy_sandbox *,
+	    const struct proxy_decision *);
 
 #endif /* SBX_PROXY_H */
