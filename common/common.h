@@ -757,11 +757,106 @@ struct role_handler {
 };
 
 /* Parse "-P name [-dv]", check fd 3, die with the monitor, apply the
- * privilege file, send READY.  Any failure is fatal. */
+ * privilege file, send READY.  Any failure is fatal.  role_before_priv
+ * names a function role_init runs just before the privilege file is
+ * applied (once the event base, role_base(), exists). */
+struct event_base;
+void	 role_before_priv(void (*)(void));
+struct event_base *role_base(void);
 void	 role_init(int, char *[], const char *, const struct priv_table *,
 	    struct imsgbuf *);
 __dead void role_serve(struct imsgbuf *, const struct role_handler *,
 	    size_t);
 void	 role_event_add(void);		/* after queueing a reply */
+
+/* ---- monitor <-> proxy (DESIGN 1; sbx-protocol(7)) -------------------- */
+/*
+ * A sandbox's network policy is sent once, when the sandbox starts, and
+ * the proxy keeps it unchanged for the sandbox's life (a reload does not
+ * widen a running sandbox).  Then come its listeners, each a listening
+ * TCP socket the sandbox's pid 1 made in the sandbox's network namespace;
+ * END closes them and every connection of the sandbox.  Numbered apart
+ * from enum role_imsg so that neither list renumbers the other.  "->" is
+ * monitor to proxy, "<-" proxy to monitor.
+ */
+enum proxy_imsg {
+	IMSG_PROXY_POLICY = 64,		/* -> struct proxy_policy_msg */
+	IMSG_PROXY_RULE,		/* -> struct proxy_rule_msg, n times */
+	IMSG_PROXY_POLICY_END,		/* -> struct proxy_policy_end */
+	IMSG_PROXY_LISTEN,		/* -> struct proxy_sandbox_msg + fd */
+	IMSG_PROXY_END,			/* -> struct proxy_sandbox_msg */
+	IMSG_PROXY_AUDIT		/* <- struct proxy_audit (only with
+					      PROXY_F_AUDIT) */
+};
+
+#define PROXY_F_AUDIT		0x1	/* send IMSG_PROXY_AUDIT per decision */
+
+/* Limits; 0 in a message means the default. */
+#define PROXY_HEADER_MS		10000	/* a request head, first byte to last */
+#define PROXY_IDLE_MS		30000	/* keep-alive wait for the next request */
+#define PROXY_CONNECT_MS	10000	/* upstream connect */
+#define PROXY_IO_MS		120000	/* silence within a request or tunnel */
+#define PROXY_SANDBOX_CONNS	64	/* client connections of one sandbox */
+#define PROXY_CONNS_MAX		1024	/* all of them (nofile 4096: two
+					   sockets each, and the listeners) */
+#define PROXY_RULES_MAX		128	/* each of allow, deny, cidr */
+
+struct proxy_policy_msg {
+	uint32_t	 sandbox;	/* the monitor's sandbox id */
+	uint32_t	 uid;		/* the peer that started it (audit) */
+	uint32_t	 flags;		/* PROXY_F_* */
+	uint32_t	 max_conns;
+	uint32_t	 header_ms;
+	uint32_t	 idle_ms;
+	uint32_t	 connect_ms;
+	uint32_t	 io_ms;
+	uint32_t	 nallow;	/* rules that follow, by kind */
+	uint32_t	 ndeny;
+	uint32_t	 ncidr;
+};
+
+#define PROXY_RULE_ALLOW	1	/* allow-domain */
+#define PROXY_RULE_DENY		2	/* deny-domain */
+#define PROXY_RULE_CIDR		3	/* allow-cidr */
+#define PROXY_HOST_MAX		256	/* NUL-terminated, <= 253 chars */
+
+struct proxy_rule_msg {
+	uint32_t	 sandbox;
+	uint32_t	 kind;		/* PROXY_RULE_* */
+	uint16_t	 port;		/* domains: 0 any */
+	uint8_t		 wildcard;	/* domains: "*." */
+	uint8_t		 prefixlen;	/* cidr */
+	uint8_t		 af;		/* cidr: AF_INET or AF_INET6 */
+	uint8_t		 pad[3];
+	uint8_t		 addr[16];	/* cidr, network order, host bits 0 */
+	char		 host[PROXY_HOST_MAX];	/* domains, lower case */
+};
+
+struct proxy_policy_end {
+	uint32_t	 sandbox;
+	uint32_t	 nrules;	/* all three kinds */
+};
+
+struct proxy_sandbox_msg {
+	uint32_t	 sandbox;
+};
+
+#define PROXY_AUDIT_REASON	320
+struct proxy_audit {
+	uint32_t	 sandbox;
+	uint32_t	 uid;
+	uint32_t	 status;	/* HTTP status answered (200 for a
+					   tunnel), 0 for none */
+	uint32_t	 allowed;	/* 1 allowed, 0 refused */
+	uint64_t	 bytes_up;	/* client to upstream */
+	uint64_t	 bytes_down;
+	uint64_t	 duration_ms;
+	uint16_t	 port;
+	uint8_t		 pad[6];
+	char		 method[16];
+	char		 host[PROXY_HOST_MAX];
+	char		 addr[48];	/* the address connected, or "-" */
+	char		 reason[PROXY_AUDIT_REASON];
+};
 
 #endif /* SBX_COMMON_H */
