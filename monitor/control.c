@@ -803,7 +803,7 @@ ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		snprintf(what, sizeof(what), "profile %s as %s %u:%u: %s",
 		    prof->name, identity_name(ident.mode), ident.uid,
 		    ident.gid, argv0->valuestring);
-	if (msb_new(c, id, c->uid, c->pid, &ident, spec, len, mask,
+	if (msb_new(c, id, c->uid, c->pid, &ident, prof, spec, len, mask,
 	    what) == -1)
 		identity_release(&ident);
 }

@@ -262,6 +262,12 @@ int	 identity_decide(const struct conf_profile *, uid_t, gid_t,
 void	 identity_release(struct sbx_identity *);
 const char *identity_name(uint32_t);
 
+/* ---- egress.c: network proxy sandboxes and sbx-proxy ------------------ */
+void	 egress_policy(uint32_t, uid_t, const struct conf_profile *);
+void	 egress_listener(uint32_t, int);
+void	 egress_end(uint32_t);
+void	 egress_audit(struct role *, struct imsg *);
+
 /* ---- runspec.c: RUN requests to sandbox specs ------------------------ */
 void	 runspec_init(void);
 
@@ -281,8 +287,9 @@ unsigned control_nconns(void);
 
 /* ---- sandbox.c: live sandboxes and the launcher's traffic ------------- */
 int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t,
-	    const struct sbx_identity *, const uint8_t *, size_t, uint32_t,
-	    const char *);
+	    const struct sbx_identity *, const struct conf_profile *,
+	    const uint8_t *, size_t, uint32_t, const char *);
+void	 msb_listener(struct role *, struct imsg *);
 int	 msb_fd(struct ctl_conn *, uint32_t, uint32_t, int, char *, size_t);
 int	 msb_signal(struct ctl_conn *, uint32_t, int, char *, size_t);
 void	 msb_conn_gone(struct ctl_conn *);

@@ -104,6 +104,48 @@ add_usr_links(const struct conf_profile *prof, struct sbx_spec *spec,
 	return 0;
 }
 
+/*
+ * network proxy: the payload finds the proxy through the usual variables,
+ * whatever its pass-list says, and has no NO_PROXY exception (everything
+ * goes through the proxy; there is no other route anyway).
+ */
+static const char *const proxy_env[] = {
+	"HTTP_PROXY=http://127.0.0.1:3128",
+	"HTTPS_PROXY=http://127.0.0.1:3128",
+	"http_proxy=http://127.0.0.1:3128",
+	"https_proxy=http://127.0.0.1:3128",
+	"ALL_PROXY=http://127.0.0.1:3128",
+	"all_proxy=http://127.0.0.1:3128",
+	"NO_PROXY=",
+	"no_proxy=",
+};
+
+static int
+proxy_var(const char *name)
+{
+	size_t	 i, n = strlen(name);
+
+	for (i = 0; i < nitems(proxy_env); i++)
+		if (strncmp(proxy_env[i], name, n) == 0 &&
+		    proxy_env[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+static int
+add_proxy_env(struct sbx_spec *spec, char *err, size_t errlen)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(proxy_env); i++)
+		if (sbx_spec_add_env(spec, proxy_env[i]) == -1) {
+			snprintf(err, errlen, "env: no room for the proxy's "
+			    "variables");
+			return -1;
+		}
+	return 0;
+}
+
 static int
 env_listed(const struct conf_profile *prof, const char *name)
 {
@@ -135,12 +177,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 
 	sbx_spec_init(&spec);
 	spec.class = SBX_CLASS_COMMAND;
-	if (prof->network != CONF_NET_NONE) {
-		snprintf(err, errlen, "profile \"%s\": network proxy is not "
-		    "available in this version of sbx", prof->name);
-		return -1;
-	}
-	spec.net = SBX_NET_NONE;
+	spec.net = prof->network == CONF_NET_PROXY ? SBX_NET_PROXY :
+	    SBX_NET_NONE;
 
 	argv = cJSON_GetObjectItemCaseSensitive(req, "argv");
 	if (cJSON_GetArraySize(argv) < 1) {
@@ -174,6 +212,10 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 				    "value must be a string", e->string);
 				goto out;
 			}
+			/* The proxy's variables are the sandbox's own. */
+			if (spec.net == SBX_NET_PROXY &&
+			    proxy_var(e->string))
+				continue;
 			if (!env_listed(prof, e->string)) {
 				snprintf(err, errlen, "env \"%.64s\" is not in "
 				    "profile \"%s\"'s pass-list", e->string,
@@ -195,6 +237,9 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		}
 	}
 
+	if (spec.net == SBX_NET_PROXY && add_proxy_env(&spec, err,
+	    errlen) == -1)
+		goto out;
 	timeout = (uint64_t)prof->timeout * 1000;
 	if ((tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout")) != NULL) {
 		if (tmo->valuedouble <= 0 ||

@@ -47,6 +47,7 @@ struct msb {
 	int			 pooled;	/* booted ahead of its run */
 	int			 reserved;	/* ... for one job's run */
 	int			 armed;		/* pooled, and now in use */
+	int			 egress;	/* its policy is at the proxy */
 	uint32_t		 tag;		/* the runner's name for it */
 	pid_t			 pid;
 	char			 what[80];	/* for the audit log */
@@ -103,6 +104,8 @@ msb_free(struct msb *s)
 			close(s->fds[i]);
 	free(s->spec);
 	identity_release(&s->ident);
+	if (s->egress)
+		egress_end(s->id);
 	TAILQ_REMOVE(&msbs, s, entry);
 	nmsbs--;
 	free(s);
@@ -165,8 +168,8 @@ msb_forward(struct msb *s)
  */
 int
 msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
-    const struct sbx_identity *ident, const uint8_t *spec, size_t speclen,
-    uint32_t expect, const char *what)
+    const struct sbx_identity *ident, const struct conf_profile *prof,
+    const uint8_t *spec, size_t speclen, uint32_t expect, const char *what)
 {
 	struct msb	*s;
 	int		 i;
@@ -201,6 +204,12 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	strlcpy(s->what, what, sizeof(s->what));
 	TAILQ_INSERT_TAIL(&msbs, s, entry);
 	nmsbs++;
+	/* The proxy knows the sandbox's rules before its listeners exist;
+	 * they are the profile's as of now, whatever a reload does later. */
+	if (prof->network == CONF_NET_PROXY) {
+		egress_policy(s->id, uid, prof);
+		s->egress = 1;
+	}
 	if (expect == 0)
 		msb_forward(s);
 	return 0;
@@ -527,4 +536,33 @@ msb_exited(struct role *r, struct imsg *imsg)
 		control_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
 	}
 	msb_free(s);
+}
+
+/* network proxy: a listener the sandbox's pid 1 made, for the proxy. */
+void
+msb_listener(struct role *r, struct imsg *imsg)
+{
+	struct launch_listener	 ll;
+	struct msb		*s;
+	int			 fd;
+
+	(void)r;
+	if (imsg_get_data(imsg, &ll, sizeof(ll)) == -1)
+		fatalx("%s: size", __func__);
+	if ((fd = imsg_get_fd(imsg)) == -1) {
+		log_warnx("launcher: listener for sandbox %u without a "
+		    "descriptor", imsg_get_id(imsg));
+		monitor_shutdown(1);
+		return;
+	}
+	s = msb_byid(imsg_get_id(imsg));
+	if (s == NULL || !s->egress) {
+		/* Ended already, or not a proxy sandbox: nothing takes it. */
+		if (s != NULL)
+			log_warnx("sandbox %u: a listener, but its profile "
+			    "has no network proxy", s->id);
+		close(fd);
+		return;
+	}
+	egress_listener(s->id, fd);
 }

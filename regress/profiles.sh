@@ -7,7 +7,8 @@
 # is the example's "_sbx" (scripts/check creates both), as a user both
 # are that user.  Each profile starts a dynamic program; "build" compiles
 # a C program in a 0700 project of the caller's and runs it, and what it
-# made belongs to the caller.
+# made belongs to the caller; "fetch" reaches a local upstream through
+# sbx-proxy and is refused its denied name.
 
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
@@ -76,6 +77,7 @@ caller_dir() {
 
 cleanup() {
 	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
+	[ -f up.pid ] && kill -9 "$(cat up.pid)" 2>/dev/null
 	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
 	return 0
 }
@@ -138,10 +140,25 @@ every_profile_body() {
 	atf_check -s exit:126 -o empty -e match:"Permission denied" \
 	    $AS "$CU" -s "$SOCK" run -p strict -w "$D/open" -- /work/t
 
-	# fetch: network proxy profiles wait for sbx-proxy; refused, clearly.
-	atf_check -s not-exit:0 -o empty \
-	    -e match:"profile \"fetch\": network proxy is not available" \
-	    $AS "$CU" -s "$SOCK" run -p fetch -- /bin/true
+	# fetch: through sbx-proxy only, to what its rules allow: the
+	# local upstream by its allow-cidr, not private.example.com.
+	python3 "$S/top/regress/proxy-upstream.py" "$D/up.port" \
+	    > up.log 2>&1 &
+	echo $! > up.pid
+	i=0
+	until [ -s "$D/up.port" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "upstream did not start"
+		sleep 0.1
+	done
+	up=$(cat "$D/up.port")
+	atf_check -s exit:0 -o match:"^path /fetched$" \
+	    $AS "$CU" -s "$SOCK" run -p fetch -- /usr/bin/curl -sS -m 10 \
+	    "http://127.0.0.1:$up/fetched"
+	atf_check -s exit:0 -o match:"^HTTP/1.1 403" \
+	    -o match:"^X-Sbx-Error: .*deny-domain" \
+	    $AS "$CU" -s "$SOCK" run -p fetch -- /usr/bin/curl -sS -m 10 \
+	    -D - -o /dev/null "http://private.example.com/"
 	stop_monitor
 }
 every_profile_cleanup() {
