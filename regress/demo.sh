@@ -23,6 +23,11 @@ demo_body() {
 	atf_check -o match:'^inside: 1000:1000 on sbx$' cat demo.out
 	atf_check -o match:'^HELLO$' cat demo.out
 	atf_check -o match:'^hello from a build$' cat demo.out
+	# Through sbx-proxy: the allowed fetch, then two refusals.
+	atf_check -o match:'^fetched through sbx-proxy$' \
+	    -o match:'^http://private.example.com/ -> 403 deny-domain' \
+	    -o match:'^http://127.0.0.2:[0-9]+/ -> 403 address 127.0.0.2' \
+	    cat demo.out
 	# The provider's sealed section, with its whole result beside it.
 	atf_check -o match:'^\{"codeDigest":"sha256:[0-9a-f]{64}","metrics":.*"result":\{' \
 	    cat demo.out
