@@ -58,6 +58,27 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# report FILE LABEL: benchrun's lines as a table, the ratio and the
+# target (sbx's median at or below bwrap's).
+report() {
+	awk -v label="$2" '
+	function ms(us) { return sprintf("%.2f ms", us / 1000) }
+	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11 }
+	END {
+		printf "%-10s %10s %10s %10s %10s\n", "", "median", "p90",
+		    "min", "max"
+		split("sbx bwrap true", k, " ")
+		for (i = 1; i <= 3; i++)
+			printf "%-10s %10s %10s %10s %10s\n", k[i],
+			    ms(med[k[i]]), ms(p90[k[i]]), ms(lo[k[i]]),
+			    ms(hi[k[i]])
+		printf "ratio sbx/bwrap%s: median %.2f, p90 %.2f\n", label,
+		    med["sbx"] / med["bwrap"], p90["sbx"] / p90["bwrap"]
+		printf "target (sbx median <= bwrap median): %s\n",
+		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
+	}' "$1"
+}
+
 # ---- the monitor, as deployed: audit log on, built-in profile ---------
 SOCK=$D/run/sbx.sock
 # As root, the identity caller comparison runs as this unprivileged user
@@ -122,22 +143,7 @@ echo "$RUNS runs each after $WARM warm-up runs, interleaved"
 # benchrun's environment is empty, as the plan spawns bwrap.
 env -i "$R" -w "$WARM" "$RUNS" ::: sbx "$C" -s "$SOCK" run -- "$TRUE" \
     ::: bwrap "$@" ::: true "$TRUE" > "$D/e2e" || die "benchrun failed"
-awk '
-	function ms(us) { return sprintf("%.2f ms", us / 1000) }
-	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11 }
-	END {
-		printf "%-10s %10s %10s %10s %10s\n", "", "median", "p90",
-		    "min", "max"
-		split("sbx bwrap true", k, " ")
-		for (i = 1; i <= 3; i++)
-			printf "%-10s %10s %10s %10s %10s\n", k[i],
-			    ms(med[k[i]]), ms(p90[k[i]]), ms(lo[k[i]]),
-			    ms(hi[k[i]])
-		printf "ratio sbx/bwrap: median %.2f, p90 %.2f\n",
-		    med["sbx"] / med["bwrap"], p90["sbx"] / p90["bwrap"]
-		printf "target (sbx median <= bwrap median): %s\n",
-		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
-	}' "$D/e2e"
+report "$D/e2e" ""
 
 # ---- identity caller: the sandbox runs as the (unprivileged) caller ------
 # As root, the monitor drops to nobody and the launcher keeps CAP_SETUID
@@ -163,23 +169,7 @@ if [ "$(id -u)" -eq 0 ] && id "$CALLER" > /dev/null 2>&1; then
 	env -i $as "$D/c/benchrun" -w "$WARM" "$RUNS" ::: sbx "$D/c/sbxctl" \
 	    -s "$SOCK" run -- "$TRUE" ::: bwrap "$@" ::: true "$TRUE" \
 	    > "$D/e2e-caller" || die "benchrun as $CALLER failed"
-	awk '
-	function ms(us) { return sprintf("%.2f ms", us / 1000) }
-	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11 }
-	END {
-		printf "%-10s %10s %10s %10s %10s\n", "", "median", "p90",
-		    "min", "max"
-		split("sbx bwrap true", k, " ")
-		for (i = 1; i <= 3; i++)
-			printf "%-10s %10s %10s %10s %10s\n", k[i],
-			    ms(med[k[i]]), ms(p90[k[i]]), ms(lo[k[i]]),
-			    ms(hi[k[i]])
-		printf "ratio sbx/bwrap (identity caller): median %.2f, " \
-		    "p90 %.2f\n", med["sbx"] / med["bwrap"],
-		    p90["sbx"] / p90["bwrap"]
-		printf "target (sbx median <= bwrap median): %s\n",
-		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
-	}' "$D/e2e-caller"
+	report "$D/e2e-caller" " (identity caller)"
 else
 	echo "identity caller: not measured (needs root and a user" \
 	    "$CALLER; set SBX_BENCH_CALLER)"
