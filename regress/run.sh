@@ -705,9 +705,16 @@ agent_gone_body() {
 	exec 4< out.fifo
 	read -r line <&4
 	[ "$line" = ready ] || atf_fail "payload said \"$line\""
-	payload=$(ps -eo pid=,args= | awk '$2 == "sleep" && $3 == "987.654" \
-	    { print $1 }')
-	[ -n "$payload" ] || atf_fail "cannot find the payload on the host"
+	# "ready" comes before sh has exec'd sleep: look until it has.
+	i=0
+	while :; do
+		payload=$(ps -eo pid=,args= | awk '$2 == "sleep" &&
+		    $3 == "987.654" { print $1 }')
+		[ -n "$payload" ] && break
+		[ $i -lt 100 ] || atf_fail "cannot find the payload on the host"
+		sleep 0.05
+		i=$((i + 1))
+	done
 	kill -9 "$(cat agent.pid)"
 	wait "$(cat agent.pid)" 2>/dev/null
 	rm agent.pid
