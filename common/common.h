@@ -508,6 +508,9 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 #define SBX_STATUS_EXIT		2	/* payload finished: wstatus */
 #define SBX_LIMIT_CGROUP	0x1	/* memory/pids by a cgroup v2 */
 #define SBX_LIMIT_RLIMIT	0x2	/* memory/pids by RLIMIT_AS/NPROC */
+#define SBX_LIMIT_OOM		0x4	/* launcher -> monitor only: the
+					   memory cgroup killed a process of
+					   the sandbox */
 #define SBX_STEP_MAX		160
 
 struct sbx_status {

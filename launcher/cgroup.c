@@ -1,5 +1,9 @@
 /*
- * cgroup.c: memory and pids caps from a delegated cgroup v2 subtree.
+ * cgroup.c: memory and pids caps for the whole sandbox, from a delegated
+ * cgroup v2 subtree or, on hosts that have the v1 memory and pids
+ * hierarchies (these machines), from this launcher's directory in each:
+ * /sys/fs/cgroup/{memory,pids}/sbx.<uid>, which sbx-monitor, still root,
+ * made and gave to the service user (monitor/cgroups.c).
  *
  * A configured subtree that cannot be used refuses the spawn instead of
  * falling back to rlimits: the operator asked for a hard cap on the whole
@@ -17,10 +21,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher.h"
+
+#define CGV1_ROOT	"/sys/fs/cgroup"
 
 static int
 cg_write(int dfd, const char *file, const char *val)
@@ -133,9 +141,210 @@ cgroup_create(struct sandbox *sb, const char *dir, const struct sbx_spec *sp,
 	return 0;
 }
 
+/*
+ * v1: this launcher's directories, when they exist.  0 and the two fds in
+ * conf, 1 when there are none (rlimits then), -1 with err when they exist
+ * but cannot be used: the operator's service prepared cgroups, and
+ * quietly capping with rlimits instead would be less than it asked for.
+ */
+int
+cgroup_v1_open(struct launcher_conf *conf, char *err, size_t errlen)
+{
+	static const char *const ctl[] = { "memory", "pids" };
+	static const char *const probe[] = { "memory.limit_in_bytes",
+	    "pids.max" };
+	struct statfs	 sfs;
+	struct stat	 st;
+	char		 path[96];
+	int		 fds[2] = { -1, -1 };
+	size_t		 i;
+
+	conf->cgv1 = 0;
+	conf->cgv1_mem = conf->cgv1_pids = -1;
+	for (i = 0; i < nitems(ctl); i++) {
+		snprintf(path, sizeof(path), "%s/%s/sbx.%u", CGV1_ROOT, ctl[i],
+		    (unsigned)geteuid());
+		if ((fds[i] = open(path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1) {
+			if (errno == ENOENT) {
+				if (i == 1)
+					close(fds[0]);
+				return 1;
+			}
+			snprintf(err, errlen, "cgroup %s: %s", path,
+			    sbx_errname(errno));
+			goto fail;
+		}
+		if (fstatfs(fds[i], &sfs) == -1 ||
+		    sfs.f_type != CGROUP_SUPER_MAGIC ||
+		    faccessat(fds[i], probe[i], F_OK, 0) == -1) {
+			snprintf(err, errlen, "cgroup %s: not a cgroup v1 %s "
+			    "directory", path, ctl[i]);
+			goto fail;
+		}
+		if (fstat(fds[i], &st) == -1 || st.st_uid != geteuid() ||
+		    faccessat(fds[i], ".", W_OK, AT_EACCESS) == -1) {
+			snprintf(err, errlen, "cgroup %s: not this launcher's "
+			    "(uid %u) to create cgroups in", path,
+			    (unsigned)geteuid());
+			goto fail;
+		}
+	}
+	conf->cgv1_mem = fds[0];
+	conf->cgv1_pids = fds[1];
+	conf->cgv1 = 1;
+	return 0;
+ fail:
+	for (i = 0; i < nitems(fds); i++)
+		if (fds[i] != -1)
+			close(fds[i]);
+	return -1;
+}
+
+static int
+cg_write_at(int dfd, const char *name, const char *file, const char *val)
+{
+	char	 path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", name, file);
+	return cg_write(dfd, path, val);
+}
+
+/*
+ * v1: one cgroup per sandbox in each hierarchy, with the caps set before
+ * any process is in it.  Swap is capped with memory where the kernel
+ * accounts it (memory.memsw), so a payload cannot page its way past the
+ * limit.
+ */
+int
+cgroup_v1_create(struct sandbox *sb, const struct launcher_conf *conf,
+    const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	static unsigned int	 seq;
+	char			 val[32];
+
+	snprintf(sb->cgroup, sizeof(sb->cgroup), "sbx.%ld.%u",
+	    (long)getpid(), seq++);
+	if (mkdirat(conf->cgv1_mem, sb->cgroup, 0755) == -1) {
+		snprintf(err, errlen, "cgroup memory/%s: mkdir: %s",
+		    sb->cgroup, sbx_errname(errno));
+		return -1;
+	}
+	sb->cgv1_mem = conf->cgv1_mem;
+	if (mkdirat(conf->cgv1_pids, sb->cgroup, 0755) == -1) {
+		snprintf(err, errlen, "cgroup pids/%s: mkdir: %s",
+		    sb->cgroup, sbx_errname(errno));
+		cgroup_destroy(sb);
+		return -1;
+	}
+	sb->cgv1_pids = conf->cgv1_pids;
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)sp->memory);
+	if (cg_write_at(sb->cgv1_mem, sb->cgroup, "memory.limit_in_bytes",
+	    val) == -1 || (cg_write_at(sb->cgv1_mem, sb->cgroup,
+	    "memory.memsw.limit_in_bytes", val) == -1 && errno != ENOENT)) {
+		snprintf(err, errlen, "cgroup memory/%s: limit %s: %s",
+		    sb->cgroup, val, sbx_errname(errno));
+		cgroup_destroy(sb);
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)sp->pids);
+	if (cg_write_at(sb->cgv1_pids, sb->cgroup, "pids.max", val) == -1) {
+		snprintf(err, errlen, "cgroup pids/%s/pids.max: %s",
+		    sb->cgroup, sbx_errname(errno));
+		cgroup_destroy(sb);
+		return -1;
+	}
+	return 0;
+}
+
+/* v1 has no CLONE_INTO_CGROUP: pid 1 moves in while it still waits for
+ * its release, so nothing of the sandbox ever runs outside. */
+int
+cgroup_v1_attach(struct sandbox *sb, pid_t pid, char *err, size_t errlen)
+{
+	char	 val[32];
+
+	if (sb->cgv1_mem == -1)
+		return 0;
+	snprintf(val, sizeof(val), "%ld", (long)pid);
+	if (cg_write_at(sb->cgv1_mem, sb->cgroup, "cgroup.procs", val) == -1 ||
+	    cg_write_at(sb->cgv1_pids, sb->cgroup, "cgroup.procs",
+	    val) == -1) {
+		snprintf(err, errlen, "cgroup %s: move pid %ld in: %s",
+		    sb->cgroup, (long)pid, sbx_errname(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* "oom_kill N" of memory.oom_control (v1) or memory.events (v2). */
+static long
+oom_kills(int dfd, const char *file)
+{
+	char	 buf[512], *p;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = openat(dfd, file, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "oom_kill ")) == NULL)
+		return 0;
+	return strtol(p + 9, NULL, 10);
+}
+
+/* After the reap: did the memory cap kill anything?  The report says so. */
+void
+cgroup_collect(struct sandbox *sb, struct sandbox_exit *ex)
+{
+	char	 path[128];
+
+	if (sb->cgv1_mem != -1) {
+		snprintf(path, sizeof(path), "%s/memory.oom_control",
+		    sb->cgroup);
+		if (oom_kills(sb->cgv1_mem, path) > 0)
+			ex->limits |= SBX_LIMIT_OOM;
+	} else if (sb->cgroupfd != -1 &&
+	    oom_kills(sb->cgroupfd, "memory.events") > 0)
+		ex->limits |= SBX_LIMIT_OOM;
+}
+
+/*
+ * pid 1 is reaped only after every process of its pid namespace exited,
+ * so the cgroups are empty; a v1 memory cgroup may still be busy for a
+ * moment while its charges move up, hence the short retry.
+ */
+static void
+v1_rmdir(int dfd, const char *name)
+{
+	struct timespec	 ms = { 0, 1000 * 1000 };
+	int		 i;
+
+	for (i = 0; i < 50; i++) {
+		if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+			return;
+		if (errno != EBUSY)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	log_warn("cgroup %s: rmdir", name);
+}
+
 void
 cgroup_destroy(struct sandbox *sb)
 {
+	if (sb->cgv1_mem != -1) {
+		v1_rmdir(sb->cgv1_mem, sb->cgroup);
+		sb->cgv1_mem = -1;
+	}
+	if (sb->cgv1_pids != -1) {
+		v1_rmdir(sb->cgv1_pids, sb->cgroup);
+		sb->cgv1_pids = -1;
+	}
 	if (sb->cgroupfd != -1) {
 		close(sb->cgroupfd);
 		sb->cgroupfd = -1;

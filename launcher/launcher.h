@@ -32,6 +32,11 @@ struct launcher_conf {
 	gid_t		 host_gid;
 	/* A delegated cgroup v2 directory for memory/pids caps, or NULL. */
 	const char	*cgroup_dir;
+	/* Otherwise cgroup v1, when cgv1 is set: this launcher's
+	 * directories in the memory and pids hierarchies (cgroup_v1_open). */
+	int		 cgv1;
+	int		 cgv1_mem;
+	int		 cgv1_pids;
 	/*
 	 * Called first thing in each sandbox's clone child, or NULL.  The
 	 * child -- pid 1 of the sandbox -- is a copy of the launcher and
@@ -70,6 +75,8 @@ struct sandbox {
 	int		 cgroupfd;	/* our cgroup (CLONE_INTO_CGROUP) */
 	int		 cgroupdir;	/* the delegated parent, or -1 */
 	char		 cgroup[64];	/* our cgroup's name under it */
+	int		 cgv1_mem;	/* v1: the parents (not owned), */
+	int		 cgv1_pids;	/* or -1 */
 	uint64_t	 deadline;	/* CLOCK_MONOTONIC, ms */
 	uint32_t	 limits;
 	int		 timedout;
@@ -105,6 +112,11 @@ int	 sandbox_exit_format(const struct sandbox_exit *, char *, size_t);
 /* cgroup.c */
 int	 cgroup_create(struct sandbox *, const char *dir,
 	    const struct sbx_spec *, char *, size_t);
+int	 cgroup_v1_open(struct launcher_conf *, char *, size_t);
+int	 cgroup_v1_create(struct sandbox *, const struct launcher_conf *,
+	    const struct sbx_spec *, char *, size_t);
+int	 cgroup_v1_attach(struct sandbox *, pid_t, char *, size_t);
+void	 cgroup_collect(struct sandbox *, struct sandbox_exit *);
 void	 cgroup_destroy(struct sandbox *);
 
 /* selftest.c */

@@ -441,6 +441,11 @@ main(int argc, char *argv[])
 	lconf.sandbox_gid = SANDBOX_UID_DEFAULT;
 	lconf.child_scrub = launch_scrub;
 	role_init(argc, argv, "launcher", &priv_table_launcher, &ibuf);
+	/* Memory and pids caps for whole sandboxes where the service made
+	 * this launcher cgroups; rlimits otherwise, and the reports say
+	 * which.  Cgroups that exist but cannot be used end the role. */
+	if (cgroup_v1_open(&lconf, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	if (imsgbuf_set_maxsize(&ibuf, LAUNCH_MSG_MAXSIZE) == -1)
 		fatal("imsgbuf_set_maxsize");
 	/* The payload filters and pid 1's, compiled once for every sandbox

@@ -167,6 +167,7 @@ sandbox_poll(struct sandbox *sb, struct sandbox_exit *ex)
 		return 0;
 	sb->reaped = 1;
 	collect(sb, &si, ex);
+	cgroup_collect(sb, ex);
 	cgroup_destroy(sb);
 	return 1;
 }
@@ -228,7 +229,9 @@ sandbox_exit_format(const struct sandbox_exit *ex, char *buf, size_t len)
 	const char	*lim;
 	int		 n;
 
-	lim = (ex->limits & SBX_LIMIT_CGROUP) ? "cgroup" : "rlimit";
+	lim = (ex->limits & SBX_LIMIT_OOM) ? "cgroup, the memory limit "
+	    "killed a process" : (ex->limits & SBX_LIMIT_CGROUP) ? "cgroup" :
+	    "rlimit";
 	switch (ex->reason) {
 	case SANDBOX_EXITED:
 		n = snprintf(buf, len, "exited %d (limits: %s)",

@@ -306,6 +306,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
 	sb->cgroupfd = sb->cgroupdir = sb->proxyfd = -1;
+	sb->cgv1_mem = sb->cgv1_pids = -1;
 	if (environment_empty(err, errlen) == -1 ||
 	    idmap_check(conf, err, errlen) == -1 ||
 	    check_io(spec, io, err, errlen) == -1)
@@ -326,6 +327,11 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	if (conf->cgroup_dir != NULL) {
 		if (cgroup_create(sb, conf->cgroup_dir, &sp, err,
 		    errlen) == -1)
+			return -1;
+		sp.cgroup = 1;
+		sb->limits = SBX_LIMIT_CGROUP;
+	} else if (conf->cgv1) {
+		if (cgroup_v1_create(sb, conf, &sp, err, errlen) == -1)
 			return -1;
 		sp.cgroup = 1;
 		sb->limits = SBX_LIMIT_CGROUP;
@@ -391,6 +397,11 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	}
 	if (idmap_write(pid, conf, err, errlen) == -1) {
 		/* Never let a sandbox start without its maps. */
+		sandbox_release(sb);
+		return -1;
+	}
+	/* Nor outside its cgroups: it waits on the lifeline until then. */
+	if (cgroup_v1_attach(sb, pid, err, errlen) == -1) {
 		sandbox_release(sb);
 		return -1;
 	}

@@ -276,6 +276,7 @@ main(int argc, char *argv[])
 		make_socket_dir(monitor_conf->user.id, monitor_conf->user_gid);
 		if (control_open(monitor_conf, monitor_conf->user.id) == -1)
 			exit(1);
+		cgroups_prepare(monitor_conf->user.id, monitor_conf->user_gid);
 		drop_privileges();
 	} else {
 		make_socket_dir(getuid(), getgid());

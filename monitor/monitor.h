@@ -250,6 +250,9 @@ void	 caps_role_child(void);
 void	 caps_drop(void);
 int	 caps_granted(void);
 
+/* ---- cgroups.c: the launcher's cgroup v1 subtree, made as root ------- */
+void	 cgroups_prepare(uid_t, gid_t);
+
 /* ---- identity.c: whose host ids a sandbox has (DESIGN 1) ------------- */
 struct sbx_identity {
 	uint32_t	 mode;		/* SBX_IDENTITY_* */

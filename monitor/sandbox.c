@@ -504,6 +504,10 @@ msb_exited(struct role *r, struct imsg *imsg)
 	default:
 		snprintf(msg, sizeof(msg), "killed");
 	}
+	/* Which limit ended it, when one did. */
+	if (le.limits & SBX_LIMIT_OOM)
+		strlcat(msg, "; the memory limit killed a process",
+		    sizeof(msg));
 	audit("exit", s->uid, s->peerpid, "sandbox %u: %s", s->id, msg);
 	if (s->runner) {
 		runner_exited(s->tag, &le);
@@ -532,6 +536,8 @@ msb_exited(struct role *r, struct imsg *imsg)
 		}
 		cJSON_AddStringToObject(o, "limits",
 		    le.limits & SBX_LIMIT_CGROUP ? "cgroup" : "rlimit");
+		if (le.limits & SBX_LIMIT_OOM)
+			cJSON_AddStringToObject(o, "limit", "memory");
 		cJSON_AddStringToObject(o, "message", msg);
 		control_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
 	}
