@@ -259,6 +259,7 @@ $(B)/regress/top:
 tests: all $(UNIT_BINS) $(HELPER_BINS) $(SH_BINS) $(KYUAFILE) $(B)/regress/top
 
 check: deps
+	@sh scripts/deps check
 	@$(MAKE) --no-print-directory tests
 	@sh scripts/check $(B)
 
