@@ -348,6 +348,11 @@ install: all
 	install -m 644 sbxctl/sbx.h $(D)$(includedir)/
 	for m in man/*.[13578]; do s=$${m##*.}; \
 	    install -m 644 $$m $(D)$(mandir)/man$$s/; done
+	# Each function of a library page under its own name too.
+	for m in man/*.3; do p=$${m##*/}; \
+	    for n in $$(sed -n 's/^\.Nm \([a-z_]*\).*/\1/p' $$m); do \
+	        [ "$$n.3" = "$$p" ] || ln -sf $$p $(D)$(mandir)/man3/$$n.3; \
+	    done; done
 	# The privilege files the roles were built from, for the operator
 	# to read (sbx-monitor -P prints what was compiled from them).
 	install -m 644 $(PRIV_FILES) $(D)$(PRIVDIR)/
