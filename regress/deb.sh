@@ -80,8 +80,14 @@ package_body() {
 	atf_check -s exit:0 -o match:'systemd-sysusers .*sbx\.conf' \
 	    -o match:"deb-systemd-helper enable 'sbx-monitor.service'" \
 	    -o match:'systemd-tmpfiles .*--create sbx\.conf' cat ctl/postinst
-	atf_check -s exit:1 -o empty grep -E 'deb-systemd-invoke (start|restart)|--user enable' \
+	atf_check -s exit:1 -o empty grep -E 'deb-systemd-invoke (start|restart)' \
 	    ctl/postinst
+	# A user unit is enabled again on upgrade only where a user had
+	# enabled it (debhelper's --no-enable snippet), never on install.
+	if grep -q -- '--user enable' ctl/postinst; then
+		grep -q -- '--user debian-installed' ctl/postinst ||
+		    atf_fail "the postinst enables the user unit"
+	fi
 	[ "$(grep -n systemd-sysusers ctl/postinst | head -n 1 | cut -d: -f1)" -lt \
 	    "$(grep -n systemd-tmpfiles ctl/postinst | head -n 1 | cut -d: -f1)" ] ||
 	    atf_fail "the postinst runs tmpfiles before sysusers"
