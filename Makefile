@@ -21,14 +21,22 @@
 
 B ?=		build
 O :=		$(B)/obj
-PREFIX ?=	/usr/local
 DESTDIR ?=
 FUZZ_SECONDS ?=	20
 
-NOCONFIG_GOALS :=	deps clean distclean help
+NOCONFIG_GOALS :=	deps clean distclean help deb
 ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 include config.mk
 endif
+# Installation directories come from configure (config.mk: --prefix,
+# --sbindir, --libexecdir, --sysconfdir, ...); PREFIX=DIR on make's
+# command line moves all of them that configure put under the prefix.
+ifdef PREFIX
+prefix :=	$(PREFIX)
+endif
+prefix ?=	/usr/local
+PREFIX :=	$(prefix)
+SBX_ROLEDIR ?=	../libexec/sbx
 
 # configure runs itself when config.mk is missing or older than its inputs.
 config.mk: configure.ac config.mk.in
@@ -76,9 +84,12 @@ PROGS :=	monitor launcher proxy provider-runner sbxctl
 # each sandbox, run by the launcher's clone child.
 ARCHIVES :=	shim
 dest_monitor :=		$(B)/sbin/sbx-monitor
-dest_launcher :=	$(B)/libexec/sbx/sbx-launcher
-dest_proxy :=		$(B)/libexec/sbx/sbx-proxy
-dest_provider-runner :=	$(B)/libexec/sbx/sbx-provider-runner
+# The build tree is laid out like an installation: the monitor finds the
+# roles at SBX_ROLEDIR relative to its own directory in both.
+ROLEDIR_B :=	$(B)/$(patsubst ../%,%,$(SBX_ROLEDIR))
+dest_launcher :=	$(ROLEDIR_B)/sbx-launcher
+dest_proxy :=		$(ROLEDIR_B)/sbx-proxy
+dest_provider-runner :=	$(ROLEDIR_B)/sbx-provider-runner
 dest_sbxctl :=		$(B)/bin/sbxctl
 # Each role links only what it uses (with --as-needed, unused libraries
 # are not even recorded as dependencies).
@@ -126,7 +137,7 @@ FUZZ_SRCS :=	$(wildcard regress/fuzz/fuzz_*.c)
 FUZZ_BINS :=	$(FUZZ_SRCS:regress/fuzz/%.c=$(B)/fuzz/%)
 
 .PHONY: all deps check sanitize demo bench fuzz install clean distclean \
-	tests help lint-man
+	tests help lint-man deb
 
 all: $(PROG_BINS) $(LIBSBX_A) $(LIBSBX_SO) $(LIBSBX_PC)
 
@@ -134,7 +145,7 @@ deps:
 	@sh scripts/deps
 
 help:
-	@echo "targets: all check demo bench fuzz sanitize install clean deps"
+	@echo "targets: all check demo bench fuzz sanitize install deb clean deps"
 
 # ---- rules -----------------------------------------------------------
 $(O)/%.o: %.c config.mk config.h common/common.h
@@ -197,9 +208,14 @@ $(LIBSBX_SO): $(LIBSBX_PICOBJS)
 	$(CC) -shared -Wl,-soname,libsbx.so.0 -Wl,-z,relro,-z,now $(SAN) \
 	    -o $@ $^ $(CJSON_LIBS) $(BSD_LIBS)
 
+# sbx.pc of the build tree names the configured directories; `make
+# install` writes the installed one with the directories it installs to.
+PC_SUBST =	sed -e 's|@prefix@|$(prefix)|g' -e 's|@libdir@|$(libdir)|g' \
+		    -e 's|@includedir@|$(includedir)|g' \
+		    -e 's|@VERSION@|$(VERSION)|g'
 $(LIBSBX_PC): sbxctl/sbx.pc.in config.mk
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' sbxctl/sbx.pc.in > $@
+	$(PC_SUBST) sbxctl/sbx.pc.in > $@
 
 # Unit tests link every role archive so that a role's internals (parsers,
 # policy checks) are testable without its main().
@@ -243,6 +259,7 @@ $(B)/regress/top:
 tests: all $(UNIT_BINS) $(HELPER_BINS) $(SH_BINS) $(KYUAFILE) $(B)/regress/top
 
 check: deps
+	@sh scripts/deps check
 	@$(MAKE) --no-print-directory tests
 	@sh scripts/check $(B)
 
@@ -291,23 +308,89 @@ fuzz: deps
 	@sh scripts/fuzz $(B) $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # ---- install -----------------------------------------------------------
+# Everything goes under configure's directories (see above); DESTDIR
+# stages.  Systemd's directories default to the prefix's lib/ (systemd
+# reads /usr/local/lib/systemd/... too); a package passes its own.
+systemdsystemunitdir ?=	$(prefix)/lib/systemd/system
+systemduserunitdir ?=	$(prefix)/lib/systemd/user
+sysusersdir ?=		$(prefix)/lib/sysusers.d
+tmpfilesdir ?=		$(prefix)/lib/tmpfiles.d
+D :=			$(DESTDIR)
+PRIVDIR :=		$(datadir)/sbx/priv
+# The monitor looks for its roles at SBX_ROLEDIR from its own directory,
+# compiled in from configure: installing to directories that do not
+# keep that relation would install a monitor without roles.
+INSTALL_ROLEDIR =	$(shell realpath -m --relative-to='$(sbindir)' \
+			    '$(libexecdir)/sbx')
+UNIT_SUBST =	sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' \
+		    -e 's|@sysconfdir@|$(sysconfdir)|g' -e 's|@datadir@|$(datadir)|g'
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/libexec/sbx $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
-	    $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 755 $(dest_monitor) $(DESTDIR)$(PREFIX)/sbin/
-	install -m 755 $(dest_sbxctl) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(filter $(B)/libexec/%,$(PROG_BINS)) \
-	    $(DESTDIR)$(PREFIX)/libexec/sbx/
-	install -m 644 $(LIBSBX_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBSBX_SO) $(DESTDIR)$(PREFIX)/lib/libsbx.so.0
-	ln -sf libsbx.so.0 $(DESTDIR)$(PREFIX)/lib/libsbx.so
-	install -m 644 $(LIBSBX_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 644 sbxctl/sbx.h $(DESTDIR)$(PREFIX)/include/
-	for m in man/*.[1578]; do s=$${m##*.}; \
-	    install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
+	@[ "$(INSTALL_ROLEDIR)" = "$(SBX_ROLEDIR)" ] || { \
+	    echo "make install: the roles would be at $(INSTALL_ROLEDIR) from" \
+	        "$(sbindir), the monitor was built to look in $(SBX_ROLEDIR);" \
+	        "give configure the directories instead" >&2; exit 1; }
+	install -d $(D)$(sbindir) $(D)$(bindir) $(D)$(libexecdir)/sbx \
+	    $(D)$(libdir)/pkgconfig $(D)$(includedir) $(D)$(PRIVDIR) \
+	    $(D)$(datadir)/sbx/examples $(D)$(sysconfdir)/sbx \
+	    $(D)$(systemdsystemunitdir) $(D)$(systemduserunitdir) \
+	    $(D)$(sysusersdir) $(D)$(tmpfilesdir)
+	for s in 1 3 5 7 8; do install -d $(D)$(mandir)/man$$s; done
+	install -m 755 $(dest_monitor) $(D)$(sbindir)/
+	install -m 755 $(dest_sbxctl) $(D)$(bindir)/
+	install -m 755 $(filter $(ROLEDIR_B)/%,$(PROG_BINS)) \
+	    $(D)$(libexecdir)/sbx/
+	install -m 644 $(LIBSBX_A) $(D)$(libdir)/
+	install -m 644 $(LIBSBX_SO) $(D)$(libdir)/libsbx.so.0
+	ln -sf libsbx.so.0 $(D)$(libdir)/libsbx.so
+	$(PC_SUBST) sbxctl/sbx.pc.in > $(D)$(libdir)/pkgconfig/sbx.pc
+	chmod 644 $(D)$(libdir)/pkgconfig/sbx.pc
+	install -m 644 sbxctl/sbx.h $(D)$(includedir)/
+	for m in man/*.[13578]; do s=$${m##*.}; \
+	    install -m 644 $$m $(D)$(mandir)/man$$s/; done
+	# Each function of a library page under its own name too.
+	for m in man/*.3; do p=$${m##*/}; \
+	    for n in $$(sed -n 's/^\.Nm \([a-z_]*\).*/\1/p' $$m); do \
+	        [ "$$n.3" = "$$p" ] || ln -sf $$p $(D)$(mandir)/man3/$$n.3; \
+	    done; done
+	# The privilege files the roles were built from, for the operator
+	# to read (sbx-monitor -P prints what was compiled from them).
+	install -m 644 $(PRIV_FILES) $(D)$(PRIVDIR)/
+	# The example configuration, with sysconfdir's paths; the one in
+	# sysconfdir only when there is none yet (an operator's is kept).
+	sed -e 's|/etc/sbx|$(sysconfdir)/sbx|g' etc/sbx.conf \
+	    > $(D)$(datadir)/sbx/examples/sbx.conf
+	install -m 644 etc/providers.json $(D)$(datadir)/sbx/examples/
+	chmod 644 $(D)$(datadir)/sbx/examples/sbx.conf
+	for f in sbx.conf providers.json; do \
+	    if [ -e $(D)$(sysconfdir)/sbx/$$f ]; then \
+	        echo "keeping $(D)$(sysconfdir)/sbx/$$f"; \
+	    else install -m 644 $(D)$(datadir)/sbx/examples/$$f \
+	        $(D)$(sysconfdir)/sbx/; fi; done
+	$(UNIT_SUBST) etc/systemd/system/sbx-monitor.service.in \
+	    > $(D)$(systemdsystemunitdir)/sbx-monitor.service
+	$(UNIT_SUBST) etc/systemd/user/sbx-monitor.service.in \
+	    > $(D)$(systemduserunitdir)/sbx-monitor.service
+	chmod 644 $(D)$(systemdsystemunitdir)/sbx-monitor.service \
+	    $(D)$(systemduserunitdir)/sbx-monitor.service
+	install -m 644 etc/sysusers.d/sbx.conf $(D)$(sysusersdir)/sbx.conf
+	install -m 644 etc/tmpfiles.d/sbx.conf $(D)$(tmpfilesdir)/sbx.conf
+
+# A Debian package from debian/, built with dpkg-buildpackage in a copy of
+# the source (its products land beside the source: here $(B)/deb/).
+DEB_DIR :=	$(B)/deb
+deb:
+	@sh scripts/deps deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/sbx
+	tar -C . --exclude=./.git --exclude='./build*' --exclude=./config.mk \
+	    --exclude=./config.h --exclude=./config.status \
+	    --exclude=./config.log --exclude=./configure \
+	    --exclude=./config.h.in --exclude=./aclocal.m4 \
+	    --exclude=./autom4te.cache -cf - . | tar -C $(DEB_DIR)/sbx -xf -
+	cd $(DEB_DIR)/sbx && dpkg-buildpackage -b -us -uc -j2
+	cd $(DEB_DIR) && lintian --fail-on error --suppress-tags \
+	    bad-distribution-in-changes-file *.changes
+	@ls $(DEB_DIR)/*.deb
 
 lint-man:
 	@sh scripts/lint-man

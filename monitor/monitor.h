@@ -18,10 +18,18 @@
 
 /* ---- configuration: conf.c, parse.c, validate.c, dump.c, resolve.c ---- */
 
-#define SBX_CONF_FILE		"/etc/sbx/sbx.conf"
+/* SBX_SYSCONFDIR: configure --sysconfdir (config.h); /etc for packages. */
+#ifndef SBX_SYSCONFDIR
+#define SBX_SYSCONFDIR		"/etc"
+#endif
+/* SBX_ROLEDIR: the roles, relative to sbx-monitor's directory (proc.c). */
+#ifndef SBX_ROLEDIR
+#define SBX_ROLEDIR		"../libexec/sbx"
+#endif
+#define SBX_CONF_FILE		SBX_SYSCONFDIR "/sbx/sbx.conf"
 #define SBX_CONF_SOCKET		"/run/sbx/sbx.sock"
 #define SBX_CONF_USER		"_sbx"
-#define SBX_CONF_ALLOWLIST	"/etc/sbx/providers.json"
+#define SBX_CONF_ALLOWLIST	SBX_SYSCONFDIR "/sbx/providers.json"
 #define SBX_CONF_RUNTIME	"/usr/bin/node"
 
 /* Bounds of the parser: a hostile or broken file cannot make it grow. */

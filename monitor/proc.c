@@ -94,9 +94,11 @@ proc_logread(int fd, short event, void *arg)
 }
 
 /*
- * Roles live in ../libexec/sbx relative to the monitor's own executable,
- * both in the build tree and when installed (sbin and libexec are
- * siblings), so no path is compiled in and nothing needs installing.
+ * Roles live in SBX_ROLEDIR (../libexec/sbx unless configure was given
+ * other --sbindir/--libexecdir) relative to the monitor's own executable,
+ * both in the build tree and when installed, so no absolute path is
+ * compiled in: a build tree runs as it is and DESTDIR or PREFIX can move
+ * an installation.
  */
 const char *
 proc_libexec(void)
@@ -112,8 +114,8 @@ proc_libexec(void)
 	if ((slash = strrchr(self, '/')) == NULL)
 		fatalx("cannot locate own executable: %s", self);
 	*slash = '\0';
-	if ((size_t)snprintf(libexec, sizeof(libexec), "%s/../libexec/sbx",
-	    self) >= sizeof(libexec))
+	if ((size_t)snprintf(libexec, sizeof(libexec), "%s/%s", self,
+	    SBX_ROLEDIR) >= sizeof(libexec))
 		fatalx("libexec path too long");
 	return libexec;
 }

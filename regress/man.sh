@@ -29,7 +29,8 @@ lint_head() {
 }
 lint_body() {
 	paths
-	for p in sbx-monitor.8 sbxctl.1 sbx-protocol.7 sbx.conf.5 sbx.priv.5; do
+	for p in sbx-monitor.8 sbxctl.1 sbx-protocol.7 sbx.conf.5 sbx.priv.5 \
+	    sbx_connect.3; do
 		[ -f "$MAN/$p" ] || atf_fail "man/$p is missing"
 	done
 	n=0
@@ -120,8 +121,86 @@ sbxctl_commands_body() {
 	done < opts
 }
 
+atf_test_case sbxctl_options
+sbxctl_options_head() {
+	atf_set "descr" "sbxctl.1 documents every option of every command in sbxctl's usage"
+}
+sbxctl_options_body() {
+	paths
+	page=$MAN/sbxctl.1
+	atf_check -s exit:2 -o empty -e save:usage "$C"
+	# "[-p profile]" gives -p, "--records" gives --records.
+	awk '$1 == "sbxctl" { $1 = $2 = ""; print }' usage |
+	    grep -o -- '-\{1,2\}[a-z][a-z-]*' | sort -u > opts
+	[ "$(wc -l < opts)" -ge 6 ] || atf_fail "found only $(tr '\n' ' ' < opts)"
+	while read -r o; do
+		grep -q -- "Fl ${o#-}\( \|\$\)" "$page" ||
+		    atf_fail "option $o is in sbxctl's usage, not in sbxctl.1"
+	done < opts
+}
+
+atf_test_case conf_keywords
+conf_keywords_head() {
+	atf_set "descr" "sbx.conf.5 describes every keyword of the parser's table"
+}
+conf_keywords_body() {
+	paths
+	sed -n '/^static const struct keyword/,/^};/p' "$S/top/monitor/parse.c" |
+	    sed -n 's/^[[:space:]]*{ "\([a-z-]*\)".*/\1/p' > kws
+	[ "$(wc -l < kws)" -ge 30 ] || atf_fail "found only $(wc -l < kws) keywords in parse.c"
+	while read -r k; do
+		documented "$MAN/sbx.conf.5" Ic "$k" ||
+		    atf_fail "keyword $k is not described in sbx.conf.5"
+	done < kws
+}
+
+atf_test_case priv_keywords
+priv_keywords_head() {
+	atf_set "descr" "sbx.priv.5 describes every keyword and action of the privilege file parser"
+}
+priv_keywords_body() {
+	paths
+	sed -n '/^static const char \*rank_names/,/^};/p' \
+	    "$S/top/common/priv_parse.c" | grep -o '"[^"]*"' | tr -d '"' |
+	    awk '{ print $1 }' | tr '/' '\n' | sed 's/ rules$//' | sort -u > kws
+	[ "$(wc -l < kws)" -ge 10 ] || atf_fail "found only $(tr '\n' ' ' < kws)"
+	while read -r k; do
+		documented "$MAN/sbx.priv.5" Ic "$k" ||
+		    documented "$MAN/sbx.priv.5" Cm "$k" ||
+		    atf_fail "keyword $k is not described in sbx.priv.5"
+	done < kws
+}
+
+atf_test_case library
+library_head() {
+	atf_set "descr" "every function of sbx.h has a section 3 page, and every page names only functions of sbx.h"
+}
+library_body() {
+	paths
+	sed -n 's/^[a-z].*[ *]\(sbx_[a-z_]*\)(.*/\1/p' "$S/top/sbxctl/sbx.h" |
+	    sort -u > declared
+	[ "$(wc -l < declared)" -ge 10 ] ||
+	    atf_fail "found only $(tr '\n' ' ' < declared) in sbx.h"
+	cat "$MAN"/*.3 | sed -n 's/^\.Nm \([a-z_]*\).*/\1/p' | sort -u > named
+	cat "$MAN"/*.3 | sed -n 's/^\.Fn \([a-z_]*\) .*/\1/p' | sort -u > synopses
+	while read -r f; do
+		grep -qx "$f" named ||
+		    atf_fail "$f (sbx.h) is not in the NAME of a man/*.3 page"
+		grep -qx "$f" synopses ||
+		    atf_fail "$f (sbx.h) has no .Fn synopsis in man/*.3"
+	done < declared
+	while read -r f; do
+		grep -qx "$f" declared ||
+		    atf_fail "man/*.3 names $f, which sbx.h does not declare"
+	done < named
+}
+
 atf_init_test_cases() {
 	atf_add_test_case lint
 	atf_add_test_case monitor_options
 	atf_add_test_case sbxctl_commands
+	atf_add_test_case sbxctl_options
+	atf_add_test_case conf_keywords
+	atf_add_test_case priv_keywords
+	atf_add_test_case library
 }

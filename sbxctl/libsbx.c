@@ -5,6 +5,7 @@
  * state: every failure comes back as -1/NULL with errno and a message.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <errno.h>
@@ -43,15 +44,31 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 	errno = saved;
 }
 
+/*
+ * Without an override or $SBX_SOCKET: the system service's socket, unless
+ * there is none and the user runs a monitor of their own (the systemd
+ * user unit), whose socket is $XDG_RUNTIME_DIR/sbx/sbx.sock.  The system
+ * socket wins whenever it exists, so a user's variable cannot divert an
+ * agent that was meant for the system service.  The path is built in a
+ * per-thread buffer: the only state this library keeps, and only so that
+ * the interface stays a returned string.
+ */
 const char *
 sbx_socket_path(const char *override)
 {
-	const char	*env;
+	static __thread char	 user[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char		*env, *xdg;
+	struct stat		 st;
 
 	if (override != NULL && *override != '\0')
 		return override;
 	if ((env = getenv("SBX_SOCKET")) != NULL && *env != '\0')
 		return env;
+	if (lstat(SBX_SOCKET_DEFAULT, &st) == -1 && errno == ENOENT &&
+	    (xdg = getenv("XDG_RUNTIME_DIR")) != NULL && xdg[0] == '/' &&
+	    (size_t)snprintf(user, sizeof(user), "%s/%s", xdg,
+	    SBX_SOCKET_USER) < sizeof(user))
+		return user;
 	return SBX_SOCKET_DEFAULT;
 }
 

@@ -19,6 +19,8 @@
 
 #define SBX_PROTOCOL_VERSION	1
 #define SBX_SOCKET_DEFAULT	"/run/sbx/sbx.sock"
+/* A user's own monitor, under $XDG_RUNTIME_DIR (see sbx_socket_path). */
+#define SBX_SOCKET_USER		"sbx/sbx.sock"
 #define SBX_MSG_MAXSIZE		16384	/* whole frame, header included */
 
 /* Requests (agent -> monitor).  Replies use the request type | SBX_REPLY. */
@@ -73,7 +75,12 @@ struct sbx_msg {
 	size_t		 len;		/* payload bytes, without the NUL */
 };
 
-/* Socket path: override if not NULL, else $SBX_SOCKET, else the default. */
+/*
+ * Socket path: override if not NULL, else $SBX_SOCKET, else
+ * SBX_SOCKET_DEFAULT, or $XDG_RUNTIME_DIR/SBX_SOCKET_USER when that does
+ * not exist and $XDG_RUNTIME_DIR is set.  The result may point into a
+ * per-thread buffer that the next call in the thread overwrites.
+ */
 const char	*sbx_socket_path(const char *override);
 
 /*

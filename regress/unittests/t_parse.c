@@ -693,7 +693,8 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(conf->max_connections_per_peer, 16);
 	ATF_CHECK(conf->log_file == NULL);
 	ATF_CHECK_EQ(conf->bundle_providers, 0);
-	ATF_CHECK_STREQ(conf->provider_allowlist, "/etc/sbx/providers.json");
+	ATF_CHECK_STREQ(conf->provider_allowlist,
+	    SBX_SYSCONFDIR "/sbx/providers.json");
 	ATF_CHECK_STREQ(conf->provider_runtime, "/usr/bin/node");
 	ATF_CHECK_EQ(conf->provider_pool, 0);
 	ATF_CHECK_EQ(conf->provider_timeout, 5000);
