@@ -18,8 +18,10 @@
 
 #include <linux/magic.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +213,81 @@ cg_write_at(int dfd, const char *name, const char *file, const char *val)
 }
 
 /*
+ * A spare pair of empty cgroups, made while the launcher is idle: making
+ * a memory cgroup is the dearest step of the ones a spawn needs (the
+ * kernel allocates its accounting), so the next spawn takes a ready one
+ * and only writes its limits.  At most one pair waits; a pair left by a
+ * launcher that died is removed by the next one (cgroup_v1_sweep).
+ */
+static char	 spare[64];
+static int	 have_spare;
+static unsigned	 cgseq;
+
+void
+cgroup_v1_spare(const struct launcher_conf *conf)
+{
+	if (!conf->cgv1 || have_spare)
+		return;
+	snprintf(spare, sizeof(spare), "sbx.%ld.%u", (long)getpid(),
+	    cgseq++);
+	if (mkdirat(conf->cgv1_mem, spare, 0755) == -1)
+		return;
+	if (mkdirat(conf->cgv1_pids, spare, 0755) == -1) {
+		(void)unlinkat(conf->cgv1_mem, spare, AT_REMOVEDIR);
+		return;
+	}
+	have_spare = 1;
+}
+
+void
+cgroup_v1_spare_drop(const struct launcher_conf *conf)
+{
+	if (!have_spare)
+		return;
+	(void)unlinkat(conf->cgv1_mem, spare, AT_REMOVEDIR);
+	(void)unlinkat(conf->cgv1_pids, spare, AT_REMOVEDIR);
+	have_spare = 0;
+}
+
+/* Empty cgroups "sbx.PID.N" of launchers that are gone. */
+static void
+sweep_dir(int dfd)
+{
+	struct dirent	*de;
+	DIR		*d;
+	long		 pid;
+	char		*end;
+	int		 fd;
+
+	if ((fd = dup(dfd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "sbx.", 4) != 0)
+			continue;
+		pid = strtol(de->d_name + 4, &end, 10);
+		if (end == de->d_name + 4 || *end != '.' || pid <= 0 ||
+		    pid == (long)getpid() ||
+		    (kill((pid_t)pid, 0) == -1 ? errno != ESRCH : 1))
+			continue;
+		(void)unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+	}
+	rewinddir(d);
+	closedir(d);
+}
+
+void
+cgroup_v1_sweep(const struct launcher_conf *conf)
+{
+	if (!conf->cgv1)
+		return;
+	sweep_dir(conf->cgv1_mem);
+	sweep_dir(conf->cgv1_pids);
+}
+
+/*
  * v1: one cgroup per sandbox in each hierarchy, with the caps set before
  * any process is in it.  Swap is capped with memory where the kernel
  * accounts it (memory.memsw), so a payload cannot page its way past the
@@ -220,11 +297,17 @@ int
 cgroup_v1_create(struct sandbox *sb, const struct launcher_conf *conf,
     const struct sbx_spec *sp, char *err, size_t errlen)
 {
-	static unsigned int	 seq;
 	char			 val[32];
 
+	if (have_spare) {
+		strlcpy(sb->cgroup, spare, sizeof(sb->cgroup));
+		have_spare = 0;
+		sb->cgv1_mem = conf->cgv1_mem;
+		sb->cgv1_pids = conf->cgv1_pids;
+		goto limits;
+	}
 	snprintf(sb->cgroup, sizeof(sb->cgroup), "sbx.%ld.%u",
-	    (long)getpid(), seq++);
+	    (long)getpid(), cgseq++);
 	if (mkdirat(conf->cgv1_mem, sb->cgroup, 0755) == -1) {
 		snprintf(err, errlen, "cgroup memory/%s: mkdir: %s",
 		    sb->cgroup, sbx_errname(errno));
@@ -238,6 +321,7 @@ cgroup_v1_create(struct sandbox *sb, const struct launcher_conf *conf,
 		return -1;
 	}
 	sb->cgv1_pids = conf->cgv1_pids;
+ limits:
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)sp->memory);
 	if (cg_write_at(sb->cgv1_mem, sb->cgroup, "memory.limit_in_bytes",
 	    val) == -1 || (cg_write_at(sb->cgv1_mem, sb->cgroup,

@@ -48,6 +48,49 @@ static size_t			 nlaunches;
 static struct launcher_conf	 lconf;
 static struct imsgbuf		*chan;
 static struct launch		*spawning;	/* in sandbox_spawn, or NULL */
+static struct event		 spare_ev;	/* make the next cgroups */
+static struct event		 term_ev;
+
+static void	 launch_free(struct launch *);
+
+/*
+ * SIGTERM, the monitor's orderly stop: every sandbox is killed and reaped
+ * and its cgroups removed, the spare pair too, so a stopped service
+ * leaves nothing in the cgroup tree.  (A launcher killed outright leaves
+ * them to the next one's sweep; its sandboxes die with it either way.)
+ */
+static void
+launch_term(int sig, short event, void *arg)
+{
+	struct launch	*l;
+
+	(void)sig;
+	(void)event;
+	(void)arg;
+	while ((l = TAILQ_FIRST(&launches)) != NULL)
+		launch_free(l);
+	cgroup_v1_spare_drop(&lconf);
+	exit(0);
+}
+
+/* Idle work: the next sandbox's cgroups, once this spawn is answered. */
+static void
+spare_make(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	cgroup_v1_spare(&lconf);
+}
+
+static void
+spare_later(void)
+{
+	struct timeval	 now = { 0, 0 };
+
+	if (lconf.cgv1)
+		evtimer_add(&spare_ev, &now);
+}
 
 static struct launch *
 launch_find(uint32_t id)
@@ -325,11 +368,13 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	if (sandbox_spawn(&l->sb, &conf, &spec, &io, err,
 	    sizeof(err)) == -1) {
 		spawning = NULL;
+		spare_later();
 		send_setup_failed(l->id, err);
 		launch_free(l);
 		return;
 	}
 	spawning = NULL;
+	spare_later();
 	l->state = L_RUNNING;
 	/* The shim holds the payload's descriptors now; ours must go, or
 	 * the caller would never see EOF on its pipes. */
@@ -446,6 +491,7 @@ main(int argc, char *argv[])
 	 * which.  Cgroups that exist but cannot be used end the role. */
 	if (cgroup_v1_open(&lconf, err, sizeof(err)) == -1)
 		fatalx("%s", err);
+	cgroup_v1_sweep(&lconf);
 	if (imsgbuf_set_maxsize(&ibuf, LAUNCH_MSG_MAXSIZE) == -1)
 		fatal("imsgbuf_set_maxsize");
 	/* The payload filters and pid 1's, compiled once for every sandbox
@@ -454,5 +500,9 @@ main(int argc, char *argv[])
 	if (shim_filters_init(err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	chan = &ibuf;
+	evtimer_set(&spare_ev, spare_make, NULL);
+	spare_later();
+	signal_set(&term_ev, SIGTERM, launch_term, NULL);
+	signal_add(&term_ev, NULL);
 	role_serve(&ibuf, handlers, nitems(handlers));
 }

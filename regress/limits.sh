@@ -1,0 +1,157 @@
+#! /usr/bin/env atf-sh
+#
+# limits.sh: memory and pids caps for the whole sandbox.  As root on a
+# host with the cgroup v1 memory and pids hierarchies, each sandbox is
+# one cgroup: children that together exceed the memory cap are killed and
+# the exit report says so; a fork bomb stops at pids; no cgroup is left
+# after many sandboxes, or after the service stops.  As a user (no
+# cgroups to be had) the caps are rlimits, and status and the exit
+# report say that instead.
+
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
+
+setup() {
+	sbx_test_paths
+	sbx_test_dir sbxlim
+	{
+		echo "socket \"$SOCK\""
+		echo "user \"nobody\""
+		echo "log-file \"$D/audit.jsonl\""
+		echo "profile \"small\" {"
+		echo "	ro \"/usr\""
+		echo "	memory 128M"
+		echo "	pids 32"
+		echo "	timeout 120"
+		echo "}"
+	} > "$D/sbx.conf"
+	chmod 644 "$D/sbx.conf"
+	U=$(id -u nobody)
+	[ "$(id -u)" -eq 0 ] || U=$(id -u)
+	CG=
+	[ "$(id -u)" -eq 0 ] && [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
+	    [ -d /sys/fs/cgroup/pids ] && CG=1
+}
+
+start_monitor() {
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+}
+
+stop_monitor() {
+	kill -TERM "$(cat mon.pid)"
+	wait "$(cat mon.pid)" || { cat mon.log; atf_fail "monitor exit"; }
+}
+
+# cgroups: the sandboxes' cgroups of the test monitor's launchers.
+cgroups() {
+	ls /sys/fs/cgroup/memory/sbx.$U /sys/fs/cgroup/pids/sbx.$U 2>/dev/null |
+	    grep '^sbx\.' | sort -u
+}
+
+cleanup() {
+	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
+	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
+	return 0
+}
+
+# Six children of 60 MB each under a 128M cap.
+BOMB='import os, time
+pids = []
+for i in range(6):
+    p = os.fork()
+    if p == 0:
+        b = bytearray(60 * 1024 * 1024)
+        for j in range(0, len(b), 4096):
+            b[j] = 1
+        time.sleep(1)
+        os._exit(0)
+    pids.append(p)
+print(sum(1 for p in pids if os.waitpid(p, 0)[1] != 0), "killed")'
+
+atf_test_case memory cleanup
+memory_head() {
+	atf_set "descr" "children that together exceed the memory cap: killed by the sandbox's cgroup and reported (as root); per process by RLIMIT_AS otherwise, and said"
+}
+memory_body() {
+	setup
+	start_monitor
+	if [ -n "$CG" ]; then
+		atf_check -s exit:0 -o match:"^[1-9] killed$" \
+		    -e match:'"limits":"cgroup"' -e match:'"limit":"memory"' \
+		    "$C" -s "$SOCK" --json run -p small -- /usr/bin/python3 \
+		    -c "$BOMB"
+		atf_check -o match:'the memory limit killed a process' \
+		    cat "$D/audit.jsonl"
+		atf_check -o match:'limits by cgroup' "$C" -s "$SOCK" status
+	else
+		# Each child alone fits under RLIMIT_AS: none is killed,
+		# and the report says the caps were rlimits.
+		atf_check -s exit:0 -o match:"^0 killed$" \
+		    -e match:'"limits":"rlimit"' \
+		    "$C" -s "$SOCK" --json run -p small -- /usr/bin/python3 \
+		    -c "$BOMB"
+		atf_check -o match:'limits by rlimit' "$C" -s "$SOCK" status
+	fi
+	stop_monitor
+}
+memory_cleanup() {
+	cleanup
+}
+
+atf_test_case pids cleanup
+pids_head() {
+	atf_set "descr" "a fork bomb stops at the profile's pids"
+}
+pids_body() {
+	setup
+	start_monitor
+	# dash gives up at the first fork it cannot make: the last count
+	# it printed is how many it made.
+	out=$("$C" -s "$SOCK" run -p small -- /bin/sh -c '
+		n=0
+		while [ $n -lt 100 ]; do
+			/bin/sleep 5 &
+			n=$((n + 1))
+			echo "forked $n"
+		done' 2>/dev/null)
+	n=$(echo "$out" | sed -n 's/^forked \([0-9]*\)$/\1/p' | tail -n 1)
+	[ -n "$n" ] || atf_fail "no count from the payload: $out"
+	[ "$n" -lt 32 ] || atf_fail "forked $n processes under pids 32"
+	[ "$n" -gt 0 ] || atf_fail "could not fork at all"
+	stop_monitor
+}
+pids_cleanup() {
+	cleanup
+}
+
+atf_test_case nothing_left cleanup
+nothing_left_head() {
+	atf_set "descr" "200 sandboxes leave no cgroup of theirs behind, and a stopped service leaves none at all"
+}
+nothing_left_body() {
+	setup
+	start_monitor
+	i=0
+	while [ $i -lt 200 ]; do
+		"$C" -s "$SOCK" run -p small -- /bin/true ||
+		    atf_fail "run $i failed"
+		i=$((i + 1))
+	done
+	if [ -n "$CG" ]; then
+		# At most the launcher's one spare pair, made ahead.
+		n=$(cgroups | wc -l)
+		[ "$n" -le 1 ] || { cgroups; atf_fail "$n cgroups left"; }
+	fi
+	stop_monitor
+	if [ -n "$CG" ]; then
+		[ -z "$(cgroups)" ] || { cgroups; atf_fail "cgroups left after the service stopped"; }
+	fi
+}
+nothing_left_cleanup() {
+	cleanup
+}
+
+atf_init_test_cases() {
+	atf_add_test_case memory
+	atf_add_test_case pids
+	atf_add_test_case nothing_left
+}
