@@ -48,13 +48,13 @@ HARDEN_CPPFLAGS :=
 endif
 CPPFLAGS :=	-I. -Icommon -include config.h -D_GNU_SOURCE $(HARDEN_CPPFLAGS) \
 		$(BSD_CFLAGS) $(SECCOMP_CFLAGS) $(SODIUM_CFLAGS) \
-		$(CJSON_CFLAGS) $(EVENT_CFLAGS) $(CPPFLAGS_USER)
+		$(CJSON_CFLAGS) $(YAML_CFLAGS) $(EVENT_CFLAGS) $(CPPFLAGS_USER)
 CFLAGS :=	-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wpointer-arith \
 		-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 		$(WERROR) -fstack-protector-strong -fPIE $(SAN) $(CFLAGS_USER)
 LDFLAGS :=	-pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN) $(LDFLAGS_USER)
 ALL_LIBS :=	$(EVENT_LIBS) $(SECCOMP_LIBS) $(SODIUM_LIBS) $(CJSON_LIBS) \
-		$(BSD_LIBS)
+		$(YAML_LIBS) $(BSD_LIBS)
 
 # ---- common ----------------------------------------------------------
 COMMON_SRCS :=	$(wildcard common/*.c)
@@ -74,7 +74,7 @@ LIBPRIV :=	$(O)/libsbxpriv.a
 PROGS :=	monitor launcher proxy provider-runner sbxctl
 # Code without a program of its own: only the archive.  shim/ is pid 1 of
 # each sandbox, run by the launcher's clone child.
-ARCHIVES :=	shim
+ARCHIVES :=	shim gates
 dest_monitor :=		$(B)/sbin/sbx-monitor
 dest_launcher :=	$(B)/libexec/sbx/sbx-launcher
 dest_proxy :=		$(B)/libexec/sbx/sbx-proxy
@@ -90,13 +90,16 @@ libs_launcher :=	$(ALL_LIBS)
 extra_launcher =	$(call prog_lib,shim)
 libs_proxy :=		$(ALL_LIBS)
 libs_provider-runner :=	$(ALL_LIBS)
+# The gate engine (gates/) runs in the provider runner (DESIGN 1).
+extra_provider-runner =	$(call prog_lib,gates)
 # sbxctl links its libraries dynamically like every program: linking
 # libsodium and libbsd in saved ~0.13 ms per start but would keep a stale
 # copy past the distribution's security updates.
 libs_sbxctl :=		$(ALL_LIBS)
 # sbxctl is an ordinary agent: it talks to the monitor through libsbx.
 # "digest bundle" walks bundles offline with the provider runner's code.
-extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner)
+extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner) \
+			$(call prog_lib,gates)
 
 prog_srcs =	$(filter-out $(1)/main.c $(1)/libsbx%.c,$(wildcard $(1)/*.c))
 # <prog>/*.mjs are embedded (scripts/embed) into that program's archive.
@@ -269,7 +272,7 @@ $(B)/fuzzobj/%.o: %.c config.mk config.h common/common.h
 # Fuzz targets link archives, so only the objects a target needs are pulled
 # in (a role file referring to its main.c must not break every target).
 FUZZ_COMMON_A :=	$(B)/fuzzobj/libcommon.a
-FUZZ_PROG_A :=		$(foreach p,$(PROGS),$(B)/fuzzobj/lib$(subst -,_,$(p)).a)
+FUZZ_PROG_A :=		$(foreach p,$(PROGS) gates,$(B)/fuzzobj/lib$(subst -,_,$(p)).a)
 
 $(FUZZ_COMMON_A): $(COMMON_OBJS:$(O)/%=$(B)/fuzzobj/%)
 	rm -f $@ && ar rcs $@ $^
@@ -278,7 +281,7 @@ define fuzz_prog_rule
 $(B)/fuzzobj/lib$(subst -,_,$(1)).a: $(patsubst %.c,$(B)/fuzzobj/%.o,$(call prog_srcs,$(1)))
 	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach p,$(PROGS),$(eval $(call fuzz_prog_rule,$(p))))
+$(foreach p,$(PROGS) gates,$(eval $(call fuzz_prog_rule,$(p))))
 
 $(B)/fuzz/%: $(B)/fuzzobj/regress/fuzz/%.o $(FUZZ_PROG_A) $(FUZZ_COMMON_A) \
     $(LIBPRIV)
