@@ -470,6 +470,41 @@ int	 gates_evaluate(const struct gates_registry *,
 	    struct gates_error *);
 enum gates_outcome gates_report_decision(const struct json_value *);
 
+/* kinds.c: one target of one gate (evaluateObservation), for evaluate.c. */
+struct gates_target_ctx {
+	const char			*pack_id;
+	const struct json_value		*params;	/* qualified -> number */
+	const struct json_value		*input;		/* predicate input */
+	const struct json_value		*upstream;	/* NULL: none */
+	int64_t				 now_ms;
+};
+struct gates_target_eval {
+	const char	*status;	/* pass, fail, insufficient */
+	const char	*reason;
+	int		 has_n;
+	double		 n;
+	int		 events_set;	/* events key present */
+	int		 events_null;
+	double		 events;
+	int		 stat_set;	/* statistic present */
+	int		 stat_full;	/* with level and the three bps */
+	char		 method[32];
+	double		 level, lower, upper, estimate;
+	int		 thr_set;	/* threshold present */
+	const char	*op;
+	int		 thr_value;	/* value (1) or param (0) or neither */
+	int		 thr_param;
+	double		 value;
+	const struct json_value	*param;
+	double		 resolved;
+};
+void	 gates_eval_target(const struct json_value *gate,
+	    const struct json_value *observation, const char *metric_kind,
+	    const struct gates_target_ctx *, struct gates_target_eval *);
+/* poolObservations: a new tree, or NULL (pooling refused). */
+struct json_value *gates_pool(const char *metric_kind,
+	    const struct json_value *const *, size_t);
+
 /* ---- seal.c: holdout and upstream records (gates-spec 5) -------------- */
 int	 gates_seal_holdout(const char *frozen_digest, const char *accessed_at,
 	    struct json_value **, struct gates_error *);
