@@ -100,7 +100,7 @@ libs_sbxctl :=		$(ALL_LIBS)
 # sbxctl is an ordinary agent: it talks to the monitor through libsbx.
 # "digest bundle" walks bundles offline with the provider runner's code.
 extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner) \
-			$(call prog_lib,gates)
+			$(call prog_lib,gates) $(call prog_lib,monitor)
 
 prog_srcs =	$(filter-out $(1)/main.c $(1)/libsbx%.c,$(wildcard $(1)/*.c))
 # <prog>/*.mjs are embedded (scripts/embed) into that program's archive.
