@@ -536,8 +536,189 @@ ATF_TC_BODY(holdout_refusals, tc)
 	run_free(&r);
 }
 
+/*
+ * A variant of the conformance pack and binding: replace pfrom by pto in
+ * the pack's canonical text and bfrom by bto in the binding's, repin the
+ * binding on the new pack and trust the new binding digest.
+ */
+static char	 variant_digest[DIGEST_STR_LEN + 1];
+
+static void
+variant(const atf_tc_t *tc, struct run *r, const char *pfrom,
+    const char *pto, const char *bfrom, const char *bto)
+{
+	struct gates_error	 err;
+	struct json_value	*p, *b;
+	const struct gates_pack	*pk;
+	char			*t, *u, *v, *at;
+	size_t			 len;
+
+	memset(r, 0, sizeof(*r));
+	gates_registry_init(&r->reg);
+	ATF_REQUIRE(gates_registry_bootstrap(&r->reg, &err) == 0);
+	p = tg_fixture(tc, "conformance-v1.gatepack.json");
+	ATF_REQUIRE(json_canonical(p, &t, &len) == 0);
+	json_free(p);
+	if (pfrom != NULL) {
+		ATF_REQUIRE_MSG((at = strstr(t, pfrom)) != NULL, "%s", pfrom);
+		xasprintf(&u, "%.*s%s%s", (int)(at - t), t, pto,
+		    at + strlen(pfrom));
+		free(t);
+		t = u;
+	}
+	p = tg_parse(t, 1);
+	free(t);
+	ATF_REQUIRE_MSG(gates_register_pack(&r->reg, p, "aiwg", "test-gates",
+	    &err) == 0, "%s", err.msg);
+	pk = gates_registry_find(&r->reg, "aiwg:test-gates/conformance-v1");
+	b = tg_fixture(tc, "conformance-run.binding.json");
+	ATF_REQUIRE(json_canonical(b, &t, &len) == 0);
+	json_free(b);
+	xasprintf(&u, "\"digest\":\"%s\",\"id\":\"aiwg:test-gates/"
+	    "conformance-v1\",\"resolvedDigest\":\"%s\"", pk->digest,
+	    pk->resolved_digest);
+	at = strstr(t, "\"digest\":\"sha256:38a5");
+	ATF_REQUIRE(at != NULL);
+	len = strstr(at, ",\"version\"") - at;
+	xasprintf(&v, "%.*s%s%s", (int)(at - t), t, u, at + len);
+	free(u);
+	free(t);
+	t = v;
+	if (bfrom != NULL) {
+		ATF_REQUIRE_MSG((at = strstr(t, bfrom)) != NULL, "%s", bfrom);
+		xasprintf(&u, "%.*s%s%s", (int)(at - t), t, bto,
+		    at + strlen(bfrom));
+		free(t);
+		t = u;
+	}
+	r->binding = tg_parse(t, 1);
+	free(t);
+	ATF_REQUIRE(gates_digest(r->binding, variant_digest, &err) == 0);
+	ATF_REQUIRE(gates_seal_holdout(variant_digest, NULL, &r->holdout,
+	    &err) == 0);
+	r->upstream = sealed_upstream(UPSTREAM_CLEAN);
+	{
+		struct json_value	 empty;
+
+		gt_set_obj(&empty);
+		gates_floors_resolve(&empty, &r->floors);
+	}
+	r->trusted = variant_digest;
+	r->now = NOW;
+}
+
+ATF_TC_WITHOUT_HEAD(variants);
+ATF_TC_BODY(variants, tc)
+{
+	struct run		 r;
+	struct mx		 m;
+	struct gates_eval_input	 in;
+	struct json_value	*rep;
+
+	mx_default(&m);
+	/* The report digests of gates-spec 12.2 without attestation. */
+	run_setup(tc, &r);
+	run_eval(&r, &m);
+	memset(&in, 0, sizeof(in));
+	in.binding = r.binding;
+	in.trusted_binding_digest = r.trusted;
+	in.holdout = r.holdout;
+	in.metrics = r.metrics;
+	in.upstream = r.upstream;
+	in.floors = &r.floors;
+	in.now = r.now;
+	ATF_REQUIRE(gates_evaluate(&r.reg, &in, &rep, &r.err) == 0);
+	ATF_CHECK(gt_str_is(gt_get(rep, "digest"), "sha256:ad774e9680915dbef"
+	    "24e424f1932e970373f172de2d7fcb3560c13ad62806fe1"));
+	json_free(rep);
+	r.floors.opt_out = 1;
+	ATF_REQUIRE(gates_evaluate(&r.reg, &in, &rep, &r.err) == 0);
+	ATF_CHECK(gt_str_is(gt_get(rep, "digest"), "sha256:6a9a6417b3280e137"
+	    "3974d641845a2c2e2aaa6ba1293e1beb309788189f73209"));
+	ATF_CHECK(gt_str_is(gt_get(gt_get(rep, "floors"), "mode"), "opt-out"));
+	json_free(rep);
+	/* A report without floors fails the report schema. */
+	gt_remove(r.report, "floors");
+	ATF_CHECK(gates_validate_document(r.report, &r.err) == -1);
+	ATF_CHECK(strstr(r.err.msg, "must have required property 'floors'") !=
+	    NULL);
+	run_free(&r);
+
+	variant(tc, &r, NULL, NULL, "\"ceiling\":\"PROMOTE\"",
+	    "\"ceiling\":\"HOLD\"");
+	run_eval(&r, &m);
+	ATF_CHECK_STREQ(decision(&r), "HOLD");
+	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "ceilings"),
+	    "bindingCeiling"), "HOLD"));
+	run_free(&r);
+
+	/* A ceiling gate's own onFail never escalates the verdict. */
+	variant(tc, &r, "\"onFail\":\"HOLD\",\"scope\":{\"mode\":\"all\"}}]",
+	    "\"onFail\":\"ROLLBACK\",\"scope\":{\"mode\":\"all\"}}]", NULL,
+	    NULL);
+	json_free(r.upstream);
+	r.upstream = sealed_upstream("{\"sample_n\":10,\"uncertainty\":"
+	    "{\"profile\":\"test\"},\"paired_baseline\":{\"baseline\":"
+	    "\"test\"},\"integrity_mode\":\"fresh\",\"fresh_workspace_"
+	    "required\":true,\"fresh_workspace_verified\":true,\"integrity_"
+	    "state\":\"verified\",\"trusted_score_source\":\"fresh-"
+	    "workspace\",\"compromise_labels\":[],\"weak_signal_reason\":"
+	    "null,\"release_gate\":{\"decision\":\"HOLD\",\"reasons\":"
+	    "[\"manual-review\"]}}");
+	run_eval(&r, &m);
+	check_entry(&r, "integrity-ceiling", NULL, "fail", "HOLD");
+	run_free(&r);
+
+	/* each minus every slice: refused at resolution. */
+	variant(tc, &r, "\"scope\":{\"mode\":\"each\"}",
+	    "\"scope\":{\"except\":[\"a\",\"b\"],\"mode\":\"each\"}",
+	    NULL, NULL);
+	run_eval(&r, &m);
+	ATF_CHECK_EQ(r.rc, -1);
+	ATF_CHECK_STREQ(r.err.msg, "gate false-ready-exact each-scope excludes "
+	    "every binding slice");
+	run_free(&r);
+
+	/* No upstream-ceiling gate, no upstream, floors opted out: the
+	 * missing upstream still holds. */
+	variant(tc, &r, ",{\"description\":\"Eval-integrity ceiling: "
+	    "allowlist problems hold, compromise rolls back through the "
+	    "ceiling.\",\"direction\":\"higher-is-stricter\",\"floor\":"
+	    "true,\"id\":\"integrity-ceiling\",\"kind\":\"upstream-"
+	    "ceiling\",\"onFail\":\"HOLD\",\"scope\":{\"mode\":\"all\"}}",
+	    "", NULL, NULL);
+	json_free(r.upstream);
+	r.upstream = NULL;
+	r.floors.opt_out = 1;
+	run_eval(&r, &m);
+	ATF_CHECK_STREQ(decision(&r), "HOLD");
+	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "ceilings"),
+	    "upstreamCeiling"), "HOLD"));
+	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "ceilings"),
+	    "packOutcome"), "PROMOTE"));
+	ATF_CHECK_EQ(gt_get(r.report, "upstream")->type, JSON_NULL);
+	/* With the operator's floors the shipped integrity ceiling binds. */
+	r.floors.opt_out = 0;
+	run_eval(&r, &m);
+	ATF_CHECK_EQ(r.rc, -1);
+	ATF_CHECK_STREQ(r.err.msg, "binding 'test-gates/conformance-run' "
+	    "omits project floor gate 'integrity-ceiling' (floor pack "
+	    "'aiwg:decision-engine/integrity-ceiling'): every binding in this "
+	    "project must include and tighten it");
+	run_free(&r);
+
+	variant(tc, &r, NULL, NULL, "\"frozenAt\":\"2026-09-02",
+	    "\"frozenAt\":\"2026-09-10");
+	run_eval(&r, &m);
+	ATF_CHECK_EQ(r.rc, -1);
+	ATF_CHECK_STREQ(r.err.msg, "binding freezes after the evaluation "
+	    "timestamp");
+	run_free(&r);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, variants);
 	ATF_TP_ADD_TC(tp, passing_report);
 	ATF_TP_ADD_TC(tp, asserted_changes);
 	ATF_TP_ADD_TC(tp, upstream_ceilings);
