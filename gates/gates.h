@@ -354,7 +354,10 @@ int	 gates_split_pack_id(const char *, char ns[GATES_NS_MAX], char **rest,
  */
 int	 gates_register_pack(struct gates_registry *, struct json_value *doc,
 	    const char *ns, const char *bundle, struct gates_error *);
-/* Lookup by full id or a rest path owned by exactly one namespace. */
+/*
+ * Lookup by full id or a rest path owned by exactly one namespace.  The
+ * pointer is valid until the next registration (the array grows).
+ */
 const struct gates_pack *gates_registry_lookup(const struct gates_registry *,
 	    const char *, struct gates_error *);
 const struct gates_pack *gates_registry_find(const struct gates_registry *,

@@ -125,6 +125,7 @@ mx_json(const struct mx *m)
 		    m->fr_b_e);
 		x = strstr(s, "\"bySlice\":,");
 		ATF_REQUIRE(x != NULL);
+		free(dall);
 		xasprintf(&dall, "%.*s\"bySlice\":%s,%s", (int)(x - s), s, t,
 		    x + strlen("\"bySlice\":,"));
 		free(s);
