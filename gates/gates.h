@@ -24,6 +24,11 @@
  * NaN, which fails every check the reference makes of it with the same
  * message.
  *
+ * The one known departure: Math.log and Math.exp are glibc's, not V8's
+ * (gates_js_log), so Clopper-Pearson bounds and z beyond 9515 bps can
+ * differ from node's in the last bits, and a Clopper-Pearson figure by
+ * one bps where the exact root is a bps boundary (seen for n = 1).
+ *
  * No I/O, no globals.  Every function returns GATES_STATS_OK, or a
  * negative code with a message in err (when err is not NULL and errlen is
  * not 0; truncated to errlen, GATES_STATS_ERRSZ always suffices).  For

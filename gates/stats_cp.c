@@ -123,8 +123,8 @@ gates_clopper_pearson(const struct gates_cp_input *in, double *lower,
 		    "clopper-pearson sided must be two-sided, lower or upper");
 	if (n > GATES_CP_MAX_N)
 		return gates_stats_error(err, errlen, GATES_STATS_LIMIT,
-		    "clopper-pearson n exceeds the 10000000 this engine "
-		    "evaluates exactly");
+		    "clopper-pearson n above 10000000 is beyond this "
+		    "engine's bound");
 
 	/* A one-sided bound puts the whole of 1 - level in its tail. */
 	if (in->sided == GATES_CP_TWO_SIDED)

@@ -375,6 +375,28 @@ ATF_TC_BODY(clopper_pearson_fixture, tc)
 	}
 }
 
+/*
+ * For n = 1 the lower bound's root is the tail itself, (10000 - L) /
+ * 20000, a bps boundary when L is even; the bisection then lands on one
+ * side or the other by the last bit of exp(log(p)).  node 20 (V8's fdlibm
+ * log and exp) gives 0.05000000000000002 at 9000, so 500 bps; glibc gives
+ * 0.049999999999999996, so 499.  Expected to fail until gates_js_log and
+ * gates_js_exp reproduce V8's.
+ */
+ATF_TC_WITHOUT_HEAD(clopper_pearson_n1_node);
+ATF_TC_BODY(clopper_pearson_n1_node, tc)
+{
+	double	 lo, hi, lb, ub, eb;
+
+	cp(1, 1, 9000, GATES_CP_TWO_SIDED, &lo, &hi);
+	gates_proportion_bps(lo, hi, 1, 1, &lb, &ub, &eb);
+	/* Either way the root is right to an ulp or so. */
+	CHECK_NEAR(lo, 0.05, 4e-17);
+	atf_tc_expect_fail("glibc's log/exp differ from V8's in the last bit");
+	ATF_CHECK_EQ(lo, 0.05000000000000002);
+	ATF_CHECK_EQ(lb, 500);
+}
+
 ATF_TC_WITHOUT_HEAD(clopper_pearson_errors);
 ATF_TC_BODY(clopper_pearson_errors, tc)
 {
@@ -872,6 +894,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, wilson);
 	ATF_TP_ADD_TC(tp, clopper_pearson);
 	ATF_TP_ADD_TC(tp, clopper_pearson_fixture);
+	ATF_TP_ADD_TC(tp, clopper_pearson_n1_node);
 	ATF_TP_ADD_TC(tp, clopper_pearson_errors);
 	ATF_TP_ADD_TC(tp, newcombe);
 	ATF_TP_ADD_TC(tp, tango);
