@@ -40,7 +40,7 @@
 #define GATES_STATS_ERRSZ	128
 
 #define GATES_STATS_OK		0
-#define GATES_STATS_INVALID	-1	/* the reference's PairedDifferenceError */
+#define GATES_STATS_INVALID	-1	/* PairedDifferenceError */
 #define GATES_STATS_NOMEM	-2	/* a documented allocation failed */
 #define GATES_STATS_LIMIT	-3	/* input beyond this library's bound */
 
@@ -100,7 +100,7 @@ int	 gates_clopper_pearson(const struct gates_cp_input *in, double *lower,
 	    double *upper, char *err, size_t errlen);
 
 /* Paired differences (stats_paired.c, spec 9.4-9.6). */
-#define GATES_PAIRED_TABLE	1	/* both/candidateOnly/baselineOnly/neither */
+#define GATES_PAIRED_TABLE	1	/* the full table of four cells */
 #define GATES_PAIRED_DISCORDANT	2	/* b, c, n: Tango only */
 struct gates_paired_counts {
 	int		 form;		/* GATES_PAIRED_*; else refused */

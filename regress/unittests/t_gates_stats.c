@@ -163,7 +163,8 @@ check_wilson_bps(const struct prop_vec *v, size_t nv)
 			    v[i].n, err);
 			continue;
 		}
-		gates_proportion_bps(lo, hi, v[i].events, v[i].n, &lb, &ub, &eb);
+		gates_proportion_bps(lo, hi, v[i].events, v[i].n, &lb, &ub,
+		    &eb);
 		ATF_CHECK_MSG(lb == v[i].lower && ub == v[i].upper &&
 		    eb == v[i].estimate, "wilson %g/%g @%g: %g/%g/%g, want "
 		    "%g/%g/%g", v[i].events, v[i].n, v[i].level, lb, ub, eb,
@@ -288,7 +289,8 @@ ATF_TC_BODY(clopper_pearson, tc)
 	size_t	 i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cp(cases[i][0], cases[i][1], 9500, GATES_CP_TWO_SIDED, &lo, &hi);
+		cp(cases[i][0], cases[i][1], 9500, GATES_CP_TWO_SIDED, &lo,
+		    &hi);
 		CHECK_NEAR(lo, cases[i][2], 5e-7);
 		CHECK_NEAR(hi, cases[i][3], 5e-7);
 		gates_proportion_bps(lo, hi, cases[i][0], cases[i][1], &lb, &ub,
@@ -367,7 +369,8 @@ ATF_TC_BODY(clopper_pearson_fixture, tc)
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		cp(v[i].events, v[i].n, v[i].level, GATES_CP_TWO_SIDED, &lo,
 		    &hi);
-		gates_proportion_bps(lo, hi, v[i].events, v[i].n, &lb, &ub, &eb);
+		gates_proportion_bps(lo, hi, v[i].events, v[i].n, &lb, &ub,
+		    &eb);
 		ATF_CHECK_MSG(lb == v[i].lower && ub == v[i].upper &&
 		    eb == v[i].estimate, "cp %g/%g: %g/%g/%g, want %g/%g/%g",
 		    v[i].events, v[i].n, lb, ub, eb, v[i].lower, v[i].upper,
@@ -469,7 +472,8 @@ paired(struct gates_paired_counts c, double level, int method)
 #define CHECK_BPS(iv, lo, hi, est) \
 	ATF_CHECK_MSG((iv).lower_bps == (lo) && (iv).upper_bps == (hi) && \
 	    (iv).estimate_bps == (est), "%s: %g/%g/%g, want %d/%d/%d", #iv, \
-	    (iv).lower_bps, (iv).upper_bps, (iv).estimate_bps, (lo), (hi), (est))
+	    (iv).lower_bps, (iv).upper_bps, (iv).estimate_bps, (lo), (hi), \
+	    (est))
 
 ATF_TC_WITHOUT_HEAD(newcombe);
 ATF_TC_BODY(newcombe, tc)
