@@ -142,7 +142,12 @@ struct gates_bps_interval {
 int	 gates_to_bps_interval(double low, double high, double estimate,
 	    double n, int method, struct gates_bps_interval *out, char *err,
 	    size_t errlen);
-/* pairedBinaryDifferenceInterval; counts NULL is the missing table. */
+/*
+ * pairedBinaryDifferenceInterval; counts NULL is the missing table.  The
+ * evaluator passes GATES_PAIRED_TANGO for a gate method "tango" and
+ * GATES_PAIRED_NEWCOMBE10 otherwise (spec 8.4); other values are the
+ * reference's unknown method.
+ */
 int	 gates_paired_difference(const struct gates_paired_counts *counts,
 	    double level_bps, int method, struct gates_bps_interval *out,
 	    char *err, size_t errlen);
