@@ -56,13 +56,14 @@ HARDEN_CPPFLAGS :=
 endif
 CPPFLAGS :=	-I. -Icommon -include config.h -D_GNU_SOURCE $(HARDEN_CPPFLAGS) \
 		$(BSD_CFLAGS) $(SECCOMP_CFLAGS) $(SODIUM_CFLAGS) \
-		$(CJSON_CFLAGS) $(EVENT_CFLAGS) $(CPPFLAGS_USER)
+		$(CJSON_CFLAGS) $(YAML_CFLAGS) $(EVENT_CFLAGS) $(CPPFLAGS_USER)
 CFLAGS :=	-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wpointer-arith \
 		-Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 		$(WERROR) -fstack-protector-strong -fPIE $(SAN) $(CFLAGS_USER)
 LDFLAGS :=	-pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN) $(LDFLAGS_USER)
+# libm for the gate statistics (gates/); --as-needed drops it elsewhere.
 ALL_LIBS :=	$(EVENT_LIBS) $(SECCOMP_LIBS) $(SODIUM_LIBS) $(CJSON_LIBS) \
-		$(BSD_LIBS)
+		$(YAML_LIBS) $(BSD_LIBS) -lm
 
 # ---- common ----------------------------------------------------------
 COMMON_SRCS :=	$(wildcard common/*.c)
@@ -81,8 +82,9 @@ LIBPRIV :=	$(O)/libsbxpriv.a
 # ---- programs --------------------------------------------------------
 PROGS :=	monitor launcher proxy provider-runner sbxctl
 # Code without a program of its own: only the archive.  shim/ is pid 1 of
-# each sandbox, run by the launcher's clone child.
-ARCHIVES :=	shim
+# each sandbox, run by the launcher's clone child; gates/ is the gate
+# evaluation engine, pure functions the provider runner and sbxctl call.
+ARCHIVES :=	shim gates
 dest_monitor :=		$(B)/sbin/sbx-monitor
 # The build tree is laid out like an installation: the monitor finds the
 # roles at SBX_ROLEDIR relative to its own directory in both.
@@ -101,13 +103,15 @@ libs_launcher :=	$(ALL_LIBS)
 extra_launcher =	$(call prog_lib,shim)
 libs_proxy :=		$(ALL_LIBS)
 libs_provider-runner :=	$(ALL_LIBS)
+extra_provider-runner =	$(call prog_lib,gates)
 # sbxctl links its libraries dynamically like every program: linking
 # libsodium and libbsd in saved ~0.13 ms per start but would keep a stale
 # copy past the distribution's security updates.
 libs_sbxctl :=		$(ALL_LIBS)
 # sbxctl is an ordinary agent: it talks to the monitor through libsbx.
 # "digest bundle" walks bundles offline with the provider runner's code.
-extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner)
+extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner) \
+			$(call prog_lib,gates) $(call prog_lib,monitor)
 
 prog_srcs =	$(filter-out $(1)/main.c $(1)/libsbx%.c,$(wildcard $(1)/*.c))
 # <prog>/*.mjs are embedded (scripts/embed) into that program's archive.
@@ -151,6 +155,12 @@ help:
 $(O)/%.o: %.c config.mk config.h common/common.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -I$(<D) -MMD -MP -c -o $@ $<
+
+# The gate statistics must give the reference's doubles bit for bit, so no
+# floating-point contraction: x86-64's baseline has no FMA, but gcc's GNU
+# dialects default to -ffp-contract=fast, which on arm64 (or with -march
+# giving FMA) fuses a * b + c into one rounding and changes the last bit.
+$(O)/gates/%.o: CFLAGS += -ffp-contract=off
 
 $(O)/pic/%.o: %.c config.mk config.h
 	@mkdir -p $(@D)
@@ -236,6 +246,9 @@ $(B)/regress/helpers/%: $(O)/regress/helpers/%.o $(LIBSBX_A) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
+# Helpers named gates_* exercise the gate engine and link its archive.
+$(filter $(B)/regress/helpers/gates_%,$(HELPER_BINS)): $(call prog_lib,gates)
+
 $(B)/regress/%.sh: regress/%.sh
 	@mkdir -p $(@D)
 	cp $< $@ && chmod 755 $@
@@ -286,7 +299,7 @@ $(B)/fuzzobj/%.o: %.c config.mk config.h common/common.h
 # Fuzz targets link archives, so only the objects a target needs are pulled
 # in (a role file referring to its main.c must not break every target).
 FUZZ_COMMON_A :=	$(B)/fuzzobj/libcommon.a
-FUZZ_PROG_A :=		$(foreach p,$(PROGS),$(B)/fuzzobj/lib$(subst -,_,$(p)).a)
+FUZZ_PROG_A :=		$(foreach p,$(PROGS) gates,$(B)/fuzzobj/lib$(subst -,_,$(p)).a)
 
 $(FUZZ_COMMON_A): $(COMMON_OBJS:$(O)/%=$(B)/fuzzobj/%)
 	rm -f $@ && ar rcs $@ $^
@@ -295,7 +308,7 @@ define fuzz_prog_rule
 $(B)/fuzzobj/lib$(subst -,_,$(1)).a: $(patsubst %.c,$(B)/fuzzobj/%.o,$(call prog_srcs,$(1)))
 	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach p,$(PROGS),$(eval $(call fuzz_prog_rule,$(p))))
+$(foreach p,$(PROGS) gates,$(eval $(call fuzz_prog_rule,$(p))))
 
 $(B)/fuzz/%: $(B)/fuzzobj/regress/fuzz/%.o $(FUZZ_PROG_A) $(FUZZ_COMMON_A) \
     $(LIBPRIV)

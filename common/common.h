@@ -369,6 +369,9 @@ struct json_error {
 	char			 reason[JSON_REASON_MAX];
 	/* "invalid JSON at byte offset N: <reason>" */
 	char			 msg[JSON_ERRMSG_MAX];
+	/* Set on success too: keys JSON.parse let a later one override
+	 * (documents whose reference refuses duplicates look here). */
+	size_t			 duplicates;
 };
 
 /* json.c: 0 and *out set, or -1 with err filled in (err may be NULL). */

@@ -39,6 +39,7 @@ struct parser {
 	uint16_t		*scratch;	/* the string being decoded */
 	size_t			 scratchlen;
 	size_t			 scratchcap;
+	size_t			 duplicates;	/* keys given again */
 };
 
 static int	fail(struct parser *, size_t, const char *, ...)
@@ -458,16 +459,16 @@ member_ptr_cmp(const void *a, const void *b)
  */
 #define OBJECT_DEDUPE_SMALL	8
 
-static void
+static size_t
 object_dedupe(struct json_value *v)
 {
 	struct json_member	*m = v->u.object.m, **sorted, *first, *last;
 	unsigned char		*gone;
 	size_t			 n = v->u.object.n, i, j, k, out;
-	int			 dups = 0;
+	size_t			 dups = 0;
 
 	if (n < 2)
-		return;
+		return 0;
 	/* Records are mostly small objects: without a duplicate (the
 	 * usual case) a few compares settle it with no allocation. */
 	if (n <= OBJECT_DEDUPE_SMALL) {
@@ -477,7 +478,7 @@ object_dedupe(struct json_value *v)
 				    &m[j].key) == 0)
 					dups = 1;
 		if (!dups)
-			return;
+			return 0;
 		dups = 0;
 	}
 	sorted = xreallocarray(NULL, n, sizeof(*sorted));
@@ -492,7 +493,7 @@ object_dedupe(struct json_value *v)
 			;
 		if (j - i == 1)
 			continue;
-		dups = 1;
+		dups += j - i - 1;
 		first = sorted[i];
 		last = sorted[j - 1];
 		json_value_clear(&first->value);
@@ -513,6 +514,7 @@ object_dedupe(struct json_value *v)
 	}
 	free(gone);
 	free(sorted);
+	return dups;
 }
 
 static int
@@ -566,7 +568,7 @@ parse_object(struct parser *ps, struct json_value *v)
 	if (cap > JSON_SLOTS_KEEP && v->u.object.n < cap)
 		v->u.object.m = xreallocarray(v->u.object.m, v->u.object.n,
 		    sizeof(*v->u.object.m));
-	object_dedupe(v);
+	ps->duplicates += object_dedupe(v);
 	return 0;
 }
 
@@ -655,6 +657,8 @@ json_parse(const void *buf, size_t len, const struct json_limits *lim,
 		goto bad;
 	}
 	free(ps.scratch);
+	if (err != NULL)
+		err->duplicates = ps.duplicates;
 	*out = v;
 	return 0;
  bad:

@@ -168,6 +168,7 @@ conf_free(struct sbx_conf *conf)
 	free(conf->user.name);
 	free(conf->log_file);
 	free(conf->provider_allowlist);
+	free(conf->gate_packs);
 	free(conf->provider_runtime);
 	free(conf);
 }
@@ -205,6 +206,10 @@ conf_exposes(const struct sbx_conf *conf, const struct conf_mount *m)
 	if (m->type == CONF_MOUNT_RW && conf_path_covers(m->path,
 	    conf->provider_allowlist))
 		return "provider-allowlist";
+	/* Operator gate packs are trust roots like the allowlist. */
+	if (m->type == CONF_MOUNT_RW && conf->gate_packs != NULL &&
+	    conf_path_covers(m->path, conf->gate_packs))
+		return "gate-packs";
 	return NULL;
 }
 

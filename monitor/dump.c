@@ -191,6 +191,8 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 	fprintf(fp, "bundle-providers %s\n",
 	    conf->bundle_providers ? "yes" : "no");
 	put_string(fp, "", "provider-allowlist", conf->provider_allowlist);
+	if (conf->gate_packs != NULL)
+		put_string(fp, "", "gate-packs", conf->gate_packs);
 	put_string(fp, "", "provider-runtime", conf->provider_runtime);
 	fprintf(fp, "provider-pool %" PRIu32 "\n", conf->provider_pool);
 	fprintf(fp, "provider-timeout %" PRIu32 "\n", conf->provider_timeout);

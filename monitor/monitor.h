@@ -153,7 +153,8 @@ struct sbx_conf {
 	uint32_t		 max_connections_per_peer;
 	char			*log_file;	/* NULL: no audit log */
 	int			 bundle_providers;
-	char			*provider_allowlist;
+	char			*provider_allowlist;	/* also gates floors */
+	char			*gate_packs;	/* NULL: shipped packs only */
 	char			*provider_runtime;
 	uint32_t		 provider_pool;
 	uint32_t		 provider_timeout;	/* ms */

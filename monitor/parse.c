@@ -170,6 +170,7 @@ static const struct keyword keywords[] = {
 	    G(bundle_providers), 0, 0 },
 	{ "provider-allowlist", KW_GLOBAL | KW_ONCE, kw_path,
 	    G(provider_allowlist), 0, 0 },
+	{ "gate-packs", KW_GLOBAL | KW_ONCE, kw_path, G(gate_packs), 0, 0 },
 	{ "provider-runtime", KW_GLOBAL | KW_ONCE, kw_path,
 	    G(provider_runtime), 0, 0 },
 	{ "provider-pool", KW_GLOBAL | KW_ONCE, kw_u32,

@@ -11,6 +11,7 @@
 
 static const struct sbxctl_cmd cmds[] = {
 	{ "digest",	cmd_digest,	cmd_digest_synopsis },
+	{ "gates",	cmd_gates,	cmd_gates_synopsis },
 	{ "ping",	cmd_ping,	cmd_ping_synopsis },
 	{ "privs",	cmd_privs,	cmd_privs_synopsis },
 	{ "provider",	cmd_provider,	cmd_provider_synopsis },

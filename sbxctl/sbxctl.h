@@ -68,6 +68,22 @@ int	 out_finish(int);
 int	 cmd_digest(struct sbxctl *, int, char **);
 extern const char *const cmd_digest_synopsis[];
 
+/* gates.c: "gates validate|evaluate|list|show|digest|seal-*" (offline). */
+int	 cmd_gates(struct sbxctl *, int, char **);
+extern const char *const cmd_gates_synopsis[];
+
+/* gatesload.c: files, sbx.conf paths, the registry and floors for gates. */
+struct json_value;
+struct gates_error;
+struct gates_registry;
+struct gates_floors;
+int	 gl_read_doc(const char *, struct json_value **, struct gates_error *);
+int	 gl_conf(const char *, char **, char **, struct gates_error *);
+int	 gl_registry(struct gates_registry *, const char *, char *const *,
+	    size_t, struct gates_error *);
+int	 gl_floors(const struct gates_registry *, const char *,
+	    struct gates_floors *, struct gates_error *);
+
 /* monitor.c: commands answered by sbx-monitor. */
 int	 cmd_ping(struct sbxctl *, int, char **);
 int	 cmd_status(struct sbxctl *, int, char **);

@@ -1,0 +1,312 @@
+/*
+ * date.c: the two readings of a timestamp the reference makes.
+ *
+ * gates_date_parse is JavaScript's Date.parse (V8) on the forms a gate
+ * document can carry: the ECMAScript Date Time String Format (date, or
+ * date and time with an optional offset), with what V8 also accepts
+ * there -- a lowercase "t"/"z", a space for "T", "+HHMM" offsets, any
+ * number of fraction digits (milliseconds truncated), 24:00:00 and a day
+ * 29..31 that rolls into the next month.  Anything else is NaN (-1); V8's
+ * legacy parser would take more ("2026-9-2") but in local time, which a
+ * confined role has no business reading.  For the same reason a date-time
+ * without an offset, local time in JavaScript, is read as UTC here: the
+ * same instant as the reference running with TZ=UTC (sbx-gates(5)).
+ *
+ * gates_format_datetime is ajv-formats' "date-time" (full mode), which the
+ * binding schema applies to registeredAt and frozenAt.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "gates.h"
+
+#define TIME_MAX	8640000000000000LL
+
+static int
+ndigits(const char *s, size_t n, int *out)
+{
+	size_t	 i;
+	int	 v = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+leap(long y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int
+month_days(long y, int m)
+{
+	static const int	 d[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30,
+	    31, 30, 31 };
+
+	return m == 2 && leap(y) ? 29 : d[m - 1];
+}
+
+static int64_t
+days_from_civil(long y, int m, int d)
+{
+	int64_t	 era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int
+gates_date_parse(const char *s, int64_t *ms)
+{
+	long	 year;
+	int	 y4, mon = 1, day = 1, hh = 0, mm = 0, ss = 0, frac = 0;
+	int	 oh = 0, om = 0, sign = 1, v, nf;
+	int64_t	 t;
+	const char *p = s;
+
+	if (*p == '+' || *p == '-') {
+		sign = *p == '-' ? -1 : 1;
+		if (ndigits(p + 1, 6, &v) == -1)
+			return -1;
+		if (sign == -1 && v == 0)
+			return -1;	/* -000000 is not a year */
+		year = sign * (long)v;
+		p += 7;
+	} else {
+		if (ndigits(p, 4, &y4) == -1)
+			return -1;
+		year = y4;
+		p += 4;
+	}
+	if (*p == '-') {
+		if (ndigits(p + 1, 2, &mon) == -1 || mon < 1 || mon > 12)
+			return -1;
+		p += 3;
+		if (*p == '-') {
+			if (ndigits(p + 1, 2, &day) == -1 || day < 1 ||
+			    day > 31)
+				return -1;
+			p += 3;
+		}
+	}
+	if (*p == '\0') {
+		t = (days_from_civil(year, mon, day)) * 86400000LL;
+		goto done;
+	}
+	if (*p != 'T' && *p != 't' && *p != ' ')
+		return -1;
+	p++;
+	if (ndigits(p, 2, &hh) == -1 || p[2] != ':' ||
+	    ndigits(p + 3, 2, &mm) == -1)
+		return -1;
+	p += 5;
+	if (*p == ':') {
+		if (ndigits(p + 1, 2, &ss) == -1)
+			return -1;
+		p += 3;
+		if (*p == '.') {
+			p++;
+			for (nf = 0; *p >= '0' && *p <= '9'; p++, nf++)
+				if (nf < 3)
+					frac = frac * 10 + (*p - '0');
+			if (nf == 0)
+				return -1;
+			for (; nf < 3; nf++)
+				frac *= 10;
+		}
+	}
+	if (hh > 24 || mm > 59 || ss > 59 ||
+	    (hh == 24 && (mm != 0 || ss != 0 || frac != 0)))
+		return -1;
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if (*p == '+' || *p == '-') {
+		sign = *p == '-' ? -1 : 1;
+		if (ndigits(p + 1, 2, &oh) == -1)
+			return -1;
+		p += 3;
+		if (*p == ':')
+			p++;
+		if (ndigits(p, 2, &om) == -1)
+			return -1;
+		p += 2;
+		if (oh > 23 || om > 59)
+			return -1;
+	}
+	if (*p != '\0')
+		return -1;
+	t = ((days_from_civil(year, mon, day) * 24 + hh) * 60 + mm) * 60000 +
+	    (int64_t)ss * 1000 + frac - (int64_t)sign * (oh * 60 + om) * 60000;
+ done:
+	if (t > TIME_MAX || t < -TIME_MAX)
+		return -1;
+	*ms = t;
+	return 0;
+}
+
+int
+gates_date_parse_v(const struct json_value *v, int64_t *ms)
+{
+	char	*s;
+	int	 r;
+
+	if ((s = gt_cstr(v)) == NULL)
+		return -1;
+	r = gates_date_parse(s, ms);
+	free(s);
+	return r;
+}
+
+/* ajv-formats: ^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$ */
+static int
+format_time(const char *p)
+{
+	int	 hr, min, sec, tzh = 0, tzm = 0, sign = 1, utcmin, utchr;
+
+	if (ndigits(p, 2, &hr) == -1 || p[2] != ':' ||
+	    ndigits(p + 3, 2, &min) == -1 || p[5] != ':' ||
+	    ndigits(p + 6, 2, &sec) == -1)
+		return 0;
+	p += 8;
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'z' || *p == 'Z')
+		p++;
+	else if (*p == '+' || *p == '-') {
+		sign = *p == '-' ? -1 : 1;
+		if (ndigits(p + 1, 2, &tzh) == -1)
+			return 0;
+		p += 3;
+		if (*p == ':')
+			p++;
+		if (*p != '\0') {
+			if (ndigits(p, 2, &tzm) == -1)
+				return 0;
+			p += 2;
+		}
+	} else
+		return 0;	/* strictTimeZone: an offset is required */
+	if (*p != '\0' || tzh > 23 || tzm > 59)
+		return 0;
+	if (hr <= 23 && min <= 59 && sec < 60)
+		return 1;
+	/* A leap second, only at 23:59 UTC. */
+	utcmin = min - tzm * sign;
+	utchr = hr - tzh * sign - (utcmin < 0 ? 1 : 0);
+	return (utchr == 23 || utchr == -1) && (utcmin == 59 || utcmin == -1) &&
+	    sec < 61;
+}
+
+int
+gates_format_datetime(const char *s)
+{
+	int	 y, m, d;
+	size_t	 i, seps = 0, at = 0;
+
+	/* str.split(/t|\s/i) must give exactly two parts. */
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] == 't' || s[i] == 'T' || s[i] == ' ' ||
+		    s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ||
+		    s[i] == '\v' || s[i] == '\f') {
+			seps++;
+			at = i;
+		}
+	if (seps != 1 || at != 10)
+		return 0;
+	if (ndigits(s, 4, &y) == -1 || s[4] != '-' ||
+	    ndigits(s + 5, 2, &m) == -1 || s[7] != '-' ||
+	    ndigits(s + 8, 2, &d) == -1)
+		return 0;
+	if (m < 1 || m > 12 || d < 1 || d > month_days(y, m))
+		return 0;
+	return format_time(s + 11);
+}
+
+/* ---- the schemas' patterns ------------------------------------------ */
+
+int
+gates_digest_ok(const char *s)
+{
+	size_t	 i;
+
+	if (strncmp(s, DIGEST_PREFIX, 7) != 0)
+		return 0;
+	for (i = 7; i < 7 + DIGEST_HEX_LEN; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[i] == '\0';
+}
+
+/* ^\d+\.\d+\.\d+$ */
+int
+gates_semver_ok(const char *s)
+{
+	int	 part, n;
+
+	for (part = 0; part < 3; part++) {
+		for (n = 0; *s >= '0' && *s <= '9'; s++)
+			n++;
+		if (n == 0)
+			return 0;
+		if (part < 2 && *s++ != '.')
+			return 0;
+	}
+	return *s == '\0';
+}
+
+/* ^[A-Za-z][A-Za-z0-9_]*$ */
+int
+gates_param_name_ok(const char *s)
+{
+	if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
+		return 0;
+	for (s++; *s != '\0'; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* ^[a-z0-9][a-z0-9-]*$ */
+static int
+gate_id_ok(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+		return 0;
+	for (s++; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		    *s == '-'))
+			return 0;
+	return 1;
+}
+
+int
+gates_pattern_match(const char *pattern, const char *s)
+{
+	if (strcmp(pattern, "^sha256:[0-9a-f]{64}$") == 0)
+		return gates_digest_ok(s);
+	if (strcmp(pattern, "^\\d+\\.\\d+\\.\\d+$") == 0)
+		return gates_semver_ok(s);
+	if (strcmp(pattern, "^[A-Za-z][A-Za-z0-9_]*$") == 0)
+		return gates_param_name_ok(s);
+	if (strcmp(pattern, "^[a-z0-9][a-z0-9-]*$") == 0)
+		return gate_id_ok(s);
+	fatalx("gates schema: unknown pattern %s", pattern);
+}

@@ -1,0 +1,250 @@
+#! /usr/bin/env atf-sh
+#
+# gates.sh: "sbxctl gates" end to end over the fixtures in
+# regress/fixtures/gates: the reference's conformance pack registered
+# from an operator gate-packs directory, its binding, metrics as the core
+# providers shape them, sealed holdout and upstream records.  Covers the
+# report and its digest (equal to the reference's, gates-spec 12.2), the
+# exit statuses, every refusal class in order, floors and ceilings from
+# the operator's gates configuration, project packs and the seal helpers.
+
+sbxctl() { echo "$(atf_get_srcdir)/../bin/sbxctl"; }
+fx() { echo "$(atf_get_srcdir)/top/regress/fixtures/gates/$1"; }
+
+BDIGEST=sha256:713127fce4b97506487ce80c65998b29b110aff148156496336c6a859948149c
+NOW=2026-09-03T00:00:00.000Z
+
+# conf [GATES-CONFIG]: an sbx.conf naming the operator packs and config.
+conf()
+{
+	printf 'gate-packs "%s"\nprovider-allowlist "%s"\n' \
+	    "$(fx gate-packs)" "${1:-$PWD/no-such-config.json}" > sbx.conf
+	write_evaluate
+}
+
+# conf also writes ./evaluate: "sh evaluate METRICS [HOLDOUT [UPSTREAM]]
+# [argument...]" runs gates evaluate on the conformance binding with
+# fixtures of those names (atf_check runs programs, not functions).
+write_evaluate()
+{
+	cat > evaluate <<EOS
+m=\$1 h=\${2:-holdout.json} u=\${3:-upstream-clean.json}
+shift; [ \$# -gt 0 ] && shift; [ \$# -gt 0 ] && shift
+exec "$(sbxctl)" gates evaluate --config sbx.conf \\
+    --binding "$(fx conformance-run.binding.json)" \\
+    --metrics "$(fx)/\$m" --holdout "$(fx)/\$h" \\
+    --upstream "$(fx)/\$u" --now "$NOW" \\
+    --trusted-binding-digest "$BDIGEST" "\$@"
+EOS
+}
+
+atf_test_case report
+report_head()
+{
+	atf_set "descr" "The passing report equals the reference's, byte" \
+	    "for byte in its digest, and is deterministic"
+}
+report_body()
+{
+	conf
+	atf_check -o save:a.json sh evaluate passing.metrics.json
+	atf_check -o save:b.json sh evaluate passing.metrics.json
+	atf_check cmp a.json b.json
+	atf_check -o match:'"digest": "sha256:52659cbd46e45885d84f2ce3d8f7148f3b4f0343243b6a06f1efb1e34b645667"' \
+	    cat a.json
+	atf_check -o match:'"metricsDigest": "sha256:cd88612ae6517f444e8ac1ada02eb2550dded565e7156c94acf7027a45ec3ca0"' \
+	    cat a.json
+	atf_check -o match:'"decision": "PROMOTE"' cat a.json
+	atf_check -o match:'"attestation": "offline-cli"' cat a.json
+	# The printed report validates, and an edit breaks its self digest.
+	atf_check -o ignore "$(sbxctl)" gates validate report a.json \
+	    --config sbx.conf
+	sed 's/"decision": "PROMOTE"/"decision": "HOLD"/' a.json > c.json
+	atf_check -s exit:2 \
+	    -o match:'report digest does not match its content' \
+	    "$(sbxctl)" gates validate auto c.json --config sbx.conf
+}
+
+atf_test_case decisions
+decisions_head()
+{
+	atf_set "descr" "Breaches per gate kind and --exit-decision" \
+	    "(0 PROMOTE, 10 HOLD, 11 ROLLBACK; exit 0 without it)"
+}
+decisions_body()
+{
+	conf
+	atf_check -o match:'"decision": "HOLD"' sh evaluate fr-a12.metrics.json
+	atf_check -s exit:10 -o ignore sh evaluate fr-a12.metrics.json \
+	    holdout.json upstream-clean.json --exit-decision
+	atf_check -s exit:11 -o save:r.json sh evaluate fr-b1.metrics.json \
+	    holdout.json upstream-clean.json --exit-decision
+	atf_check -o match:'blocking-events:count-breaches-threshold' cat r.json
+	atf_check -s exit:0 -o ignore sh evaluate passing.metrics.json \
+	    holdout.json upstream-clean.json --exit-decision
+	atf_check -s exit:11 -o save:p.json sh evaluate paired-breach.metrics.json \
+	    holdout.json upstream-clean.json --exit-decision
+	atf_check -o match:'contrast-ni:lower-bound-below-margin' cat p.json
+	atf_check -o save:e.json sh evaluate evidence-empty.metrics.json
+	atf_check -o match:'release-evidence:evidence-missing' cat e.json
+	atf_check -o save:l.json sh evaluate latency.metrics.json
+	atf_check -o match:'latency-cap:value-breaches-threshold' cat l.json
+	atf_check -o match:'delta-bootstrap:statistic-invalid' cat l.json
+	atf_check -s exit:10 -o save:h.json sh evaluate passing.metrics.json \
+	    holdout.json upstream-hold.json --exit-decision
+	atf_check -o match:'upstream:upstream-integrity-hold' cat h.json
+	atf_check -s exit:11 -o save:x.json sh evaluate passing.metrics.json \
+	    holdout.json upstream-compromised.json --exit-decision
+	atf_check -o match:'integrity-ceiling:upstream-compromised' cat x.json
+}
+
+atf_test_case refusals
+refusals_head()
+{
+	atf_set "descr" "Refusals print the reference's message and exit 1;" \
+	    "a wrong command line exits 2"
+}
+refusals_body()
+{
+	conf
+	atf_check -s exit:1 \
+	    -e match:'must already carry its sealed digest \(refusing to auto-seal\)' \
+	    sh evaluate passing.metrics.json holdout-unsealed.json
+	atf_check -s exit:1 \
+	    -e match:'binding froze at or after holdout access: evaluation refused' \
+	    sh evaluate passing.metrics.json holdout-at-freeze.json
+	atf_check -s exit:1 \
+	    -e match:'upstream integrity digest does not match its report' \
+	    sh evaluate passing.metrics.json holdout.json upstream-forged.json
+	# Without --upstream: the bound integrity ceiling needs it.
+	atf_check -s exit:1 -e match:'requires a sealed upstream record' \
+	    "$(sbxctl)" gates evaluate --config sbx.conf \
+	    --binding "$(fx conformance-run.binding.json)" \
+	    --metrics "$(fx passing.metrics.json)" \
+	    --holdout "$(fx holdout.json)" --now "$NOW" \
+	    --trusted-binding-digest "$BDIGEST"
+	atf_check -s exit:1 \
+	    -e match:'binding digest does not match its trusted pin' \
+	    "$(sbxctl)" gates evaluate --config sbx.conf \
+	    --binding "$(fx conformance-run.binding.json)" \
+	    --metrics "$(fx passing.metrics.json)" \
+	    --holdout "$(fx holdout.json)" \
+	    --upstream "$(fx upstream-clean.json)" --now "$NOW" \
+	    --trusted-binding-digest \
+	    sha256:0000000000000000000000000000000000000000000000000000000000000000
+	atf_check -s exit:1 \
+	    -e match:'evaluation timestamp is not a valid date-time' \
+	    "$(sbxctl)" gates evaluate --config sbx.conf \
+	    --binding "$(fx conformance-run.binding.json)" \
+	    --metrics "$(fx passing.metrics.json)" \
+	    --holdout "$(fx holdout.json)" \
+	    --upstream "$(fx upstream-clean.json)" --now soon \
+	    --trusted-binding-digest "$BDIGEST"
+	atf_check -s exit:1 -e match:"ENOENT: no such file or directory" \
+	    sh evaluate missing.metrics.json
+	atf_check -s exit:2 -e match:'gates evaluate requires --binding' \
+	    "$(sbxctl)" gates evaluate --binding x --metrics y
+	atf_check -s exit:2 -e match:'trusted-binding-digest' \
+	    "$(sbxctl)" gates evaluate --binding x --metrics y --holdout z \
+	    --now "$NOW" --trusted-binding-digest sha256:ABC
+	atf_check -s exit:2 -e match:'unknown subcommand' \
+	    "$(sbxctl)" gates frobnicate
+}
+
+atf_test_case floors
+floors_head()
+{
+	atf_set "descr" "Operator floors and ceilings bind every binding;" \
+	    "an agent's project pack cannot loosen or shadow them"
+}
+floors_body()
+{
+	conf "$(fx floor-strict.config.json)"
+	atf_check -s exit:1 -e match:"binding 'test-gates/conformance-run' loosens project floor gate 'false-ready-upper' \(floor pack 'project:floor'\): gate false-ready-upper threshold 50 -> 100 loosens direction lower-is-stricter" \
+	    sh evaluate passing.metrics.json
+	atf_check -s exit:2 -o match:'loosens project floor gate' \
+	    "$(sbxctl)" gates validate binding \
+	    "$(fx conformance-run.binding.json)" --config sbx.conf
+	conf "$(fx floor-loose.config.json)"
+	atf_check -o match:'"mode": "applied"' sh evaluate passing.metrics.json
+	conf "$(fx ceiling-hold.config.json)"
+	atf_check -s exit:1 -e match:"declares ceiling PROMOTE below the project ceiling HOLD for this study" \
+	    sh evaluate passing.metrics.json
+	conf "$(fx ceiling-starless.config.json)"
+	atf_check -s exit:1 -e match:"invalid gates section in aiwg.config:" \
+	    -e match:"per-study ceilings require the project-wide '\*' default ceiling" \
+	    sh evaluate passing.metrics.json
+	# An agent's pack cannot take the aiwg: namespace.
+	conf
+	atf_check -s exit:1 -e match:'must use the project: namespace' \
+	    "$(sbxctl)" gates list --config sbx.conf --pack-dir "$(fx shadow)"
+	atf_check -o match:'"id": "project:local-latency"' \
+	    -o match:'"namespace": "project"' \
+	    "$(sbxctl)" gates list --config sbx.conf --namespace project \
+	    --pack-dir "$(fx project)"
+}
+
+atf_test_case validate
+validate_head()
+{
+	atf_set "descr" "validate prints the reference's result object and" \
+	    "exits 0 valid, 2 invalid"
+}
+validate_body()
+{
+	conf
+	atf_check -o match:'"valid": true' -o match:'"kind": "pack"' \
+	    "$(sbxctl)" gates validate pack \
+	    "$(fx project/local.gatepack.yaml)" --config sbx.conf
+	atf_check -s exit:2 -o match:'"valid": false' \
+	    -o match:'GatePack schema validation failed: /metadata/version must match pattern' \
+	    -o match:'/spec must NOT have additional properties' \
+	    "$(sbxctl)" gates validate auto \
+	    "$(fx invalid-extra.gatepack.json)" --config sbx.conf
+	# The reference's upgraded-decision fixture: schema and self digest
+	# hold (only a re-evaluation finds the upgrade).
+	atf_check -o match:'"valid": true' -o match:'"kind": "report"' \
+	    "$(sbxctl)" gates validate auto "$(fx upgraded.report.json)" \
+	    --config sbx.conf
+	atf_check -s exit:2 -o match:'"errors": \[' \
+	    -o match:'ENOENT' "$(sbxctl)" gates validate pack nosuch.json
+	atf_check -s exit:2 -e ignore "$(sbxctl)" gates validate pact x
+}
+
+atf_test_case helpers
+helpers_head()
+{
+	atf_set "descr" "digest and seal-holdout produce the inputs evaluate" \
+	    "accepts; show and list read the registry"
+}
+helpers_body()
+{
+	conf
+	atf_check -o inline:"$BDIGEST\n" "$(sbxctl)" gates digest \
+	    "$(fx conformance-run.binding.json)"
+	atf_check -o save:h.json "$(sbxctl)" gates seal-holdout \
+	    --binding "$(fx conformance-run.binding.json)"
+	atf_check cmp h.json "$(fx holdout.json)"
+	atf_check -o save:h2.json "$(sbxctl)" gates seal-holdout \
+	    --binding "$(fx conformance-run.binding.json)" \
+	    --accessed-at 2026-09-02T12:00:00.000Z
+	atf_check -o match:'"firstAccessedAt": "2026-09-02T12:00:00.000Z"' \
+	    cat h2.json
+	atf_check -s exit:2 -e match:'not a date-time' "$(sbxctl)" gates \
+	    seal-holdout --binding "$(fx conformance-run.binding.json)" \
+	    --accessed-at tomorrow
+	atf_check -o match:'"id": "aiwg:decision-engine/integrity-ceiling"' \
+	    "$(sbxctl)" gates show integrity-ceiling --config sbx.conf
+	atf_check -o match:'"id": "aiwg:test-gates/conformance-v1"' \
+	    "$(sbxctl)" gates list --config sbx.conf --namespace aiwg
+}
+
+atf_init_test_cases()
+{
+	atf_add_test_case report
+	atf_add_test_case decisions
+	atf_add_test_case refusals
+	atf_add_test_case floors
+	atf_add_test_case validate
+	atf_add_test_case helpers
+}

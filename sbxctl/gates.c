@@ -1,0 +1,633 @@
+/*
+ * gates.c: "sbxctl gates ...", the gate engine offline, with the
+ * reference CLI's output and exit statuses (gates-spec 11):
+ *
+ *	validate pack|binding|report|auto file [--pack-dir dir]...
+ *	evaluate --binding f --metrics f --holdout f [--upstream f] --now t
+ *	    --trusted-binding-digest d [--pack-dir dir]... [--exit-decision]
+ *	list [--namespace ns]		show id
+ *	digest file			seal-holdout --binding f [--accessed-at t]
+ *	seal-upstream file
+ *
+ * Every subcommand also takes --config sbx.conf (default /etc/sbx/sbx.conf
+ * when it exists) for the operator's gate-packs directory and gates
+ * configuration.  Options follow the reference's parsing: a value flag
+ * takes the next argument (even one starting with "-"), the first
+ * occurrence wins, --pack-dir repeats, other "-" words are ignored.
+ *
+ * evaluate runs the engine here, in sbxctl, for now: reading the files is
+ * this file's work, the computation is one call of the pure library
+ * (gates_evaluate), the same call the provider runner role is to make
+ * when evaluation moves behind the monitor.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "sbxctl.h"
+#include "gates/gates.h"
+
+#define GATES_EXIT_INVALID	2	/* validate: not valid */
+#define GATES_EXIT_HOLD		10	/* evaluate --exit-decision */
+#define GATES_EXIT_ROLLBACK	11
+#define PACK_DIRS_MAX		64
+
+const char *const cmd_gates_synopsis[] = {
+	"gates validate pack|binding|report|auto file [--pack-dir dir]...",
+	"gates evaluate --binding file --metrics file --holdout file "
+	    "[--upstream file] --now time --trusted-binding-digest digest "
+	    "[--pack-dir dir]... [--exit-decision]",
+	"gates list [--namespace ns]",
+	"gates show id",
+	"gates digest file",
+	"gates seal-holdout --binding file [--accessed-at time]",
+	"gates seal-upstream file",
+	NULL
+};
+
+struct gargs {
+	const char	*binding, *metrics, *holdout, *upstream, *now;
+	const char	*trusted, *ns, *accessed, *config;
+	char		*pack_dirs[PACK_DIRS_MAX];
+	size_t		 npack_dirs;
+	int		 exit_decision;
+	char		*pos[8];
+	size_t		 npos;
+};
+
+static const struct {
+	const char	*flag;
+	size_t		 off;
+} value_flags[] = {
+	{ "--binding", offsetof(struct gargs, binding) },
+	{ "--metrics", offsetof(struct gargs, metrics) },
+	{ "--holdout", offsetof(struct gargs, holdout) },
+	{ "--upstream", offsetof(struct gargs, upstream) },
+	{ "--now", offsetof(struct gargs, now) },
+	{ "--trusted-binding-digest", offsetof(struct gargs, trusted) },
+	{ "--namespace", offsetof(struct gargs, ns) },
+	{ "--accessed-at", offsetof(struct gargs, accessed) },
+	{ "--config", offsetof(struct gargs, config) },
+	{ "--aiwg-root", SIZE_MAX },	/* taken, ignored: sbx has no root */
+};
+
+static int
+parse_args(struct sbxctl *ctx, int argc, char **argv, struct gargs *a)
+{
+	const char	**slot;
+	size_t		 i;
+	int		 k, taken;
+
+	memset(a, 0, sizeof(*a));
+	for (k = 0; k < argc; k++) {
+		taken = 0;
+		if (strcmp(argv[k], "--pack-dir") == 0) {
+			if (k + 1 >= argc)
+				return out_usage(ctx, "gates: --pack-dir needs "
+				    "a directory");
+			if (a->npack_dirs == PACK_DIRS_MAX)
+				return out_usage(ctx, "gates: more than %d "
+				    "--pack-dir", PACK_DIRS_MAX);
+			a->pack_dirs[a->npack_dirs++] = argv[++k];
+			continue;
+		}
+		if (strcmp(argv[k], "--exit-decision") == 0) {
+			a->exit_decision = 1;
+			continue;
+		}
+		for (i = 0; i < nitems(value_flags); i++) {
+			if (strcmp(argv[k], value_flags[i].flag) != 0)
+				continue;
+			taken = 1;
+			if (k + 1 >= argc)
+				return out_usage(ctx, "gates: %s needs a value",
+				    value_flags[i].flag);
+			k++;
+			if (value_flags[i].off == SIZE_MAX)
+				break;
+			slot = (const char **)((char *)a + value_flags[i].off);
+			if (*slot == NULL)
+				*slot = argv[k];
+			break;
+		}
+		if (taken || argv[k][0] == '-')
+			continue;
+		if (a->npos == nitems(a->pos))
+			return out_usage(ctx, "gates: too many arguments");
+		a->pos[a->npos++] = argv[k];
+	}
+	return 0;
+}
+
+static int
+refused(struct sbxctl *ctx, const struct gates_error *err)
+{
+	return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_REFUSED, "%s",
+	    err->msg);
+}
+
+static int
+print_doc(const struct json_value *v)
+{
+	char	*s = gates_print_pretty(v);
+
+	fputs(s, stdout);
+	free(s);
+	return SBXCTL_EXIT_OK;
+}
+
+static int
+setup(struct sbxctl *ctx, const struct gargs *a, struct gates_registry *reg,
+    char **gates_config, struct gates_error *err)
+{
+	char	*packs = NULL;
+	int	 r;
+
+	(void)ctx;
+	gates_registry_init(reg);
+	*gates_config = NULL;
+	if (gl_conf(a->config, &packs, gates_config, err) == -1)
+		return -1;
+	r = gl_registry(reg, packs, a->pack_dirs, a->npack_dirs, err);
+	free(packs);
+	return r;
+}
+
+/* ---- validate --------------------------------------------------------- */
+
+static void
+summary_str(struct json_value *dst, const struct json_value *v)
+{
+	if (gt_is_str(v))
+		gt_copy(dst, v);
+	else
+		gt_set_null(dst);
+}
+
+static int
+validate_one(const char *kind, const struct json_value *doc,
+    const struct gargs *a, struct gates_error *err)
+{
+	struct gates_registry	 reg;
+	struct gates_floors	 floors;
+	struct gates_resolved	 res;
+	struct json_value	 body;
+	char			*cfg = NULL, d[DIGEST_STR_LEN + 1], *k;
+	size_t			 i;
+	int			 r = -1;
+
+	memset(&floors, 0, sizeof(floors));
+	gates_registry_init(&reg);
+	if (strcmp(kind, "pack") == 0) {
+		if (gates_validate_document(doc, err) == -1)
+			goto out;
+		if (!gt_str_is(gt_get(doc, "kind"), "GatePack")) {
+			k = gt_cstr(gt_get(doc, "kind"));
+			gates_fail(err, GATES_E_SCHEMA, "expected kind GatePack, "
+			    "got '%s'", k);
+			free(k);
+			goto out;
+		}
+		if (setup(NULL, a, &reg, &cfg, err) == -1)
+			goto out;
+		r = gates_validate_pack(doc, &reg, err);
+	} else if (strcmp(kind, "binding") == 0) {
+		if (setup(NULL, a, &reg, &cfg, err) == -1)
+			goto out;
+		if (gl_floors(&reg, cfg, &floors, err) == -1)
+			goto out;
+		if ((r = gates_resolve_binding(&reg, doc, &floors, &res,
+		    err)) == 0)
+			gates_resolved_free(&res);
+	} else {
+		if (gates_validate_document(doc, err) == -1)
+			goto out;
+		if (!gt_str_is(gt_get(doc, "kind"), "GateReport")) {
+			gates_fail(err, GATES_E_SCHEMA, "expected kind "
+			    "GateReport");
+			goto out;
+		}
+		gt_copy(&body, doc);
+		gt_remove(&body, "digest");
+		r = gates_digest(&body, d, NULL) == -1 ||
+		    !gt_str_is(gt_get(doc, "digest"), d) ? -1 : 0;
+		json_value_clear(&body);
+		if (r == -1)
+			gates_fail(err, GATES_E_INPUT, "report digest does not "
+			    "match its content");
+	}
+ out:
+	(void)i;
+	free(cfg);
+	gates_floors_free(&floors);
+	gates_registry_free(&reg);
+	return r;
+}
+
+static int
+g_validate(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct json_value	*doc = NULL, out, *v;
+	struct gates_error	 err;
+	const char		*kind;
+	int			 valid;
+
+	if (a->npos != 2 || (strcmp(a->pos[0], "pack") != 0 &&
+	    strcmp(a->pos[0], "binding") != 0 &&
+	    strcmp(a->pos[0], "report") != 0 &&
+	    strcmp(a->pos[0], "auto") != 0))
+		return out_usage(ctx, "gates validate: pack, binding, report "
+		    "or auto and a file expected");
+	memset(&err, 0, sizeof(err));
+	kind = a->pos[0];
+	if (gl_read_doc(a->pos[1], &doc, &err) == -1) {
+		if (strcmp(kind, "auto") == 0)
+			kind = "pack";
+		valid = 0;
+	} else {
+		if (strcmp(kind, "auto") == 0)
+			kind = gt_str_is(gt_get(doc, "kind"), "GateBinding") ?
+			    "binding" : gt_str_is(gt_get(doc, "kind"),
+			    "GateReport") ? "report" : "pack";
+		valid = validate_one(kind, doc, a, &err) == 0;
+	}
+	gt_set_obj(&out);
+	gt_set_str(gt_add(&out, "schema"), "aiwg-gates-validation/v1");
+	gt_set_str(gt_add(&out, "kind"), kind);
+	gt_set_str(gt_add(&out, "source"), "path");
+	gt_set_bool(gt_add(&out, "valid"), valid);
+	v = gt_add(&out, "summary");
+	gt_set_obj(v);
+	summary_str(gt_add(v, "id"), gt_get(gt_get(doc, "metadata"), "id"));
+	summary_str(gt_add(v, "version"),
+	    gt_get(gt_get(doc, "metadata"), "version"));
+	summary_str(gt_add(v, "apiVersion"), gt_get(doc, "apiVersion"));
+	v = gt_add(&out, "errors");
+	gt_set_arr(v);
+	if (!valid)
+		gt_set_str(gt_push(v), err.msg);
+	print_doc(&out);
+	json_value_clear(&out);
+	json_free(doc);
+	return valid ? SBXCTL_EXIT_OK : GATES_EXIT_INVALID;
+}
+
+/* ---- evaluate --------------------------------------------------------- */
+
+/*
+ * Read everything evaluation needs, then make the one library call.  The
+ * reading order is the reference's: registry, floors, binding, metrics,
+ * holdout, upstream.
+ */
+static int
+g_evaluate(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct gates_registry	 reg;
+	struct gates_floors	 floors;
+	struct gates_eval_input	 in;
+	struct gates_error	 err;
+	struct json_value	*binding = NULL, *metrics = NULL, *hdoc = NULL;
+	struct json_value	*holdout = NULL, *up = NULL, *report = NULL;
+	char			*cfg = NULL;
+	int			 r = SBXCTL_EXIT_ERROR;
+	enum gates_outcome	 d;
+
+	if (a->binding == NULL || a->metrics == NULL || a->holdout == NULL ||
+	    a->now == NULL || a->trusted == NULL)
+		return out_usage(ctx, "gates evaluate requires --binding <file> "
+		    "--metrics <file> --holdout <file> --now <iso> "
+		    "--trusted-binding-digest <sha256:..>");
+	if (!gates_digest_ok(a->trusted))
+		return out_usage(ctx, "gates evaluate: --trusted-binding-digest "
+		    "must match ^sha256:[0-9a-f]{64}$");
+	memset(&err, 0, sizeof(err));
+	memset(&floors, 0, sizeof(floors));
+	if (setup(ctx, a, &reg, &cfg, &err) == -1)
+		goto out;
+	if (gl_floors(&reg, cfg, &floors, &err) == -1) {
+		gates_prefix(&err, "refusing evaluation: ");
+		goto out;
+	}
+	if (gl_read_doc(a->binding, &binding, &err) == -1 ||
+	    gl_read_doc(a->metrics, &metrics, &err) == -1 ||
+	    gl_read_doc(a->holdout, &hdoc, &err) == -1 ||
+	    gates_load_holdout(hdoc, a->holdout, &holdout, &err) == -1)
+		goto out;
+	if (a->upstream != NULL && (gl_read_doc(a->upstream, &up,
+	    &err) == -1 || gates_load_upstream(up, a->upstream, &err) == -1))
+		goto out;
+	memset(&in, 0, sizeof(in));
+	in.binding = binding;
+	in.trusted_binding_digest = a->trusted;
+	in.holdout = holdout;
+	in.metrics = metrics;
+	in.upstream = up;
+	in.floors = &floors;
+	in.now = a->now;
+	in.attestation = "offline-cli";
+	if (gates_evaluate(&reg, &in, &report, &err) == -1)
+		goto out;
+	print_doc(report);
+	r = SBXCTL_EXIT_OK;
+	if (a->exit_decision) {
+		d = gates_report_decision(report);
+		r = d == GATES_PROMOTE ? SBXCTL_EXIT_OK : d == GATES_HOLD ?
+		    GATES_EXIT_HOLD : GATES_EXIT_ROLLBACK;
+	}
+ out:
+	if (r == SBXCTL_EXIT_ERROR)
+		r = refused(ctx, &err);
+	json_free(report);
+	json_free(binding);
+	json_free(metrics);
+	json_free(hdoc);
+	json_free(holdout);
+	json_free(up);
+	free(cfg);
+	gates_floors_free(&floors);
+	gates_registry_free(&reg);
+	return r;
+}
+
+/* ---- list, show ------------------------------------------------------- */
+
+/*
+ * String.prototype.localeCompare on ids (ICU root collation) for the
+ * ASCII that pack ids are made of: punctuation before digits before
+ * letters, letters case-blind first, lowercase first on a tie.
+ */
+static int
+coll_weight(unsigned char c)
+{
+	static const char	 punct[] = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+	const char		*p;
+
+	if (c >= 'a' && c <= 'z')
+		return 1000 + (c - 'a') * 2;
+	if (c >= 'A' && c <= 'Z')
+		return 1000 + (c - 'A') * 2;
+	if (c >= '0' && c <= '9')
+		return 500 + c;
+	if ((p = strchr(punct, c)) != NULL && c != '\0')
+		return 100 + (int)(p - punct);
+	return 300 + c;
+}
+
+static int
+locale_compare(const char *a, const char *b)
+{
+	const unsigned char	*x = (const unsigned char *)a;
+	const unsigned char	*y = (const unsigned char *)b;
+	size_t			 i;
+	int			 wx, wy;
+
+	for (i = 0; x[i] != '\0' && y[i] != '\0'; i++) {
+		wx = coll_weight(x[i]);
+		wy = coll_weight(y[i]);
+		if (wx != wy)
+			return wx < wy ? -1 : 1;
+	}
+	if (x[i] != y[i])
+		return x[i] == '\0' ? -1 : 1;
+	for (i = 0; x[i] != '\0'; i++)
+		if (x[i] != y[i])
+			return (x[i] >= 'a' && x[i] <= 'z') ? -1 : 1;
+	return 0;
+}
+
+static int
+cmp_packs(const void *a, const void *b)
+{
+	return locale_compare((*(const struct gates_pack *const *)a)->id,
+	    (*(const struct gates_pack *const *)b)->id);
+}
+
+static int
+g_list(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct gates_registry	 reg;
+	struct gates_error	 err;
+	const struct gates_pack	**sorted;
+	struct json_value	 out, *arr, *o;
+	const struct json_value	*meta;
+	char			*cfg = NULL;
+	size_t			 i;
+	int			 r;
+
+	memset(&err, 0, sizeof(err));
+	if (setup(ctx, a, &reg, &cfg, &err) == -1) {
+		free(cfg);
+		gates_registry_free(&reg);
+		return refused(ctx, &err);
+	}
+	free(cfg);
+	sorted = xcalloc(reg.npacks + 1, sizeof(*sorted));
+	for (i = 0; i < reg.npacks; i++)
+		sorted[i] = &reg.packs[i];
+	qsort(sorted, reg.npacks, sizeof(*sorted), cmp_packs);
+	gt_set_obj(&out);
+	gt_set_str(gt_add(&out, "schema"), "aiwg-gates-list/v1");
+	arr = gt_add(&out, "packs");
+	gt_set_arr(arr);
+	for (i = 0; i < reg.npacks; i++) {
+		if (a->ns != NULL && strcmp(sorted[i]->ns, a->ns) != 0)
+			continue;
+		meta = gt_get(sorted[i]->authored, "metadata");
+		o = gt_push(arr);
+		gt_set_obj(o);
+		gt_set_str(gt_add(o, "id"), sorted[i]->id);
+		gt_copy(gt_add(o, "version"), gt_get(meta, "version"));
+		gt_copy(gt_add(o, "description"), gt_get(meta, "description"));
+		gt_set_str(gt_add(o, "digest"), sorted[i]->digest);
+		gt_set_str(gt_add(o, "resolvedDigest"),
+		    sorted[i]->resolved_digest);
+		gt_set_str(gt_add(o, "namespace"), sorted[i]->ns);
+		gt_set_num(gt_add(o, "gates"),
+		    gp_gates(sorted[i]->authored)->u.array.n);
+	}
+	r = print_doc(&out);
+	json_value_clear(&out);
+	free(sorted);
+	gates_registry_free(&reg);
+	return r;
+}
+
+static int
+g_show(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct gates_registry	 reg;
+	struct gates_error	 err, err2;
+	const struct gates_pack	*p, *hit = NULL;
+	struct json_value	 out;
+	const struct json_value	*meta;
+	const char		*needle, *rest, *c;
+	char			*cfg = NULL;
+	size_t			 i, nhits = 0, nl, rl;
+	int			 r;
+
+	if (a->npos != 1)
+		return out_usage(ctx, "gates show: one pack id expected");
+	memset(&err, 0, sizeof(err));
+	if (setup(ctx, a, &reg, &cfg, &err) == -1) {
+		free(cfg);
+		gates_registry_free(&reg);
+		return refused(ctx, &err);
+	}
+	free(cfg);
+	if ((p = gates_registry_lookup(&reg, a->pos[0], &err)) == NULL) {
+		/* A short name owned by exactly one pack. */
+		needle = (c = strchr(a->pos[0], ':')) != NULL ? c + 1 :
+		    a->pos[0];
+		nl = strlen(needle);
+		if (strchr(needle, '/') == NULL && strpbrk(needle,
+		    " \t\n\r\f\v") == NULL) {
+			for (i = 0; i < reg.npacks; i++) {
+				c = strchr(reg.packs[i].id, ':');
+				rest = c != NULL ? c + 1 : reg.packs[i].id;
+				rl = strlen(rest);
+				if (strcmp(rest, needle) == 0 || (rl > nl &&
+				    rest[rl - nl - 1] == '/' &&
+				    strcmp(rest + rl - nl, needle) == 0)) {
+					hit = &reg.packs[i];
+					nhits++;
+				}
+			}
+		}
+		if (nhits == 1)
+			p = hit;
+	}
+	if (p == NULL) {
+		err2 = err;
+		gates_registry_free(&reg);
+		return refused(ctx, &err2);
+	}
+	meta = gt_get(p->authored, "metadata");
+	gt_set_obj(&out);
+	gt_set_str(gt_add(&out, "schema"), "aiwg-gates-show/v1");
+	gt_set_str(gt_add(&out, "id"), p->id);
+	gt_copy(gt_add(&out, "version"), gt_get(meta, "version"));
+	gt_copy(gt_add(&out, "description"), gt_get(meta, "description"));
+	gt_set_str(gt_add(&out, "digest"), p->digest);
+	gt_set_str(gt_add(&out, "resolvedDigest"), p->resolved_digest);
+	gt_copy(gt_add(&out, "pack"), p->composed);
+	r = print_doc(&out);
+	json_value_clear(&out);
+	gates_registry_free(&reg);
+	return r;
+}
+
+/* ---- helpers: digests and seals ---------------------------------------- */
+
+static int
+g_digest(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct json_value	*doc;
+	struct gates_error	 err;
+	char			 d[DIGEST_STR_LEN + 1];
+	int			 r;
+
+	if (a->npos != 1)
+		return out_usage(ctx, "gates digest: one file expected");
+	memset(&err, 0, sizeof(err));
+	if (gl_read_doc(a->pos[0], &doc, &err) == -1)
+		return refused(ctx, &err);
+	r = gates_digest(doc, d, &err) == -1 ? refused(ctx, &err) :
+	    out_string(ctx, "digest", d);
+	json_free(doc);
+	return r;
+}
+
+static int
+g_seal_holdout(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct json_value	*doc, *sealed;
+	struct gates_error	 err;
+	char			 d[DIGEST_STR_LEN + 1];
+	int64_t			 ms;
+	int			 r;
+
+	if (a->binding == NULL || a->npos != 0)
+		return out_usage(ctx, "gates seal-holdout: --binding file "
+		    "expected");
+	if (a->accessed != NULL && gates_date_parse(a->accessed, &ms) == -1)
+		return out_usage(ctx, "gates seal-holdout: --accessed-at is not "
+		    "a date-time");
+	memset(&err, 0, sizeof(err));
+	if (gl_read_doc(a->binding, &doc, &err) == -1)
+		return refused(ctx, &err);
+	/* The frozen record names the binding by its digest. */
+	if (gates_digest(doc, d, &err) == -1 ||
+	    gates_seal_holdout(d, a->accessed, &sealed, &err) == -1) {
+		json_free(doc);
+		return refused(ctx, &err);
+	}
+	r = print_doc(sealed);
+	json_free(sealed);
+	json_free(doc);
+	return r;
+}
+
+static int
+g_seal_upstream(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct json_value	*doc, out;
+	struct gates_error	 err;
+	char			 d[DIGEST_STR_LEN + 1];
+	int			 r;
+
+	if (a->npos != 1)
+		return out_usage(ctx, "gates seal-upstream: one metadata file "
+		    "expected");
+	memset(&err, 0, sizeof(err));
+	if (gl_read_doc(a->pos[0], &doc, &err) == -1)
+		return refused(ctx, &err);
+	if (gates_digest(doc, d, &err) == -1) {
+		json_free(doc);
+		return refused(ctx, &err);
+	}
+	gt_set_obj(&out);
+	*gt_add(&out, "metadata") = *doc;
+	free(doc);
+	gt_set_str(gt_add(&out, "digest"), d);
+	r = print_doc(&out);
+	json_value_clear(&out);
+	return r;
+}
+
+static const struct {
+	const char	*name;
+	int		(*run)(struct sbxctl *, const struct gargs *);
+} subs[] = {
+	{ "validate",		g_validate },
+	{ "evaluate",		g_evaluate },
+	{ "list",		g_list },
+	{ "show",		g_show },
+	{ "digest",		g_digest },
+	{ "seal-holdout",	g_seal_holdout },
+	{ "seal-upstream",	g_seal_upstream },
+};
+
+int
+cmd_gates(struct sbxctl *ctx, int argc, char **argv)
+{
+	struct gargs	 a;
+	char		*name;
+	size_t		 i;
+	int		 r;
+
+	if (argc < 2)
+		return out_usage(ctx, "gates: a subcommand expected");
+	for (i = 0; i < nitems(subs); i++) {
+		if (strcmp(subs[i].name, argv[1]) != 0)
+			continue;
+		if ((r = parse_args(ctx, argc - 2, argv + 2, &a)) != 0)
+			return r;
+		return subs[i].run(ctx, &a);
+	}
+	name = out_name(argv[1]);
+	r = out_usage(ctx, "gates: unknown subcommand \"%s\"", name);
+	free(name);
+	return r;
+}
