@@ -19,8 +19,6 @@
  * offset and the rule.
  */
 #include <errno.h>
-#include <locale.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,21 +108,6 @@ skip_ws(struct parser *ps)
 			return;
 		}
 	}
-}
-
-/*
- * strtod honours LC_NUMERIC; a caller that set a locale with a decimal
- * comma must not change what "0.5" means.
- */
-static locale_t
-c_locale(void)
-{
-	static locale_t	 loc = (locale_t)0;
-
-	if (loc == (locale_t)0 &&
-	    (loc = newlocale(LC_ALL_MASK, "C", (locale_t)0)) == (locale_t)0)
-		fatal("newlocale C");
-	return loc;
 }
 
 /*
@@ -308,10 +291,8 @@ static int
 parse_number(struct parser *ps, struct json_value *v)
 {
 	const unsigned char	*b = ps->buf;
-	size_t			 start = ps->pos, n;
-	char			 sbuf[64], *s, *end;
+	size_t			 start = ps->pos;
 	double			 d;
-	int			 whole;
 
 	if (peek(ps) == '-')
 		ps->pos++;
@@ -342,19 +323,9 @@ parse_number(struct parser *ps, struct json_value *v)
 			ps->pos++;
 	}
 
-	/* The input is not NUL-terminated; strtod needs a copy. */
-	n = ps->pos - start;
-	s = n < sizeof(sbuf) ? sbuf : xmalloc(n + 1);
-	memcpy(s, b + start, n);
-	s[n] = '\0';
-	d = strtod_l(s, &end, c_locale());
-	whole = end == s + n;
-	if (s != sbuf)
-		free(s);
-	if (!whole)
-		return fail(ps, start, "number not convertible");
 	/* Underflow to zero is what JSON.parse does; overflow is refused. */
-	if (!isfinite(d))
+	if (json_number_scan((const char *)b + start, ps->pos - start,
+	    &d) == -1)
 		return fail(ps, start, "number out of range");
 	v->type = JSON_NUMBER;
 	v->u.number = d;
