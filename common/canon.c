@@ -19,7 +19,13 @@ struct cbuf {
 	char	*b;
 	size_t	 len;
 	size_t	 cap;
+	/* json_canonical_stream: a full buffer goes here instead of growing */
+	void	(*sink)(void *, const void *, size_t);
+	void	*arg;
 };
+
+/* What the streaming canonicaliser holds back before it hands it on. */
+#define CBUF_STREAM	(64 * 1024)
 
 int
 json_string_compare(const struct json_string *a, const struct json_string *b)
@@ -65,6 +71,12 @@ cbuf_reserve(struct cbuf *cb, size_t n)
 	}
 	if (cb->len + n + 1 <= cb->cap)
 		return 0;
+	if (cb->sink != NULL && cb->len > 0) {
+		cb->sink(cb->arg, cb->b, cb->len);
+		cb->len = 0;
+		if (n + 1 <= cb->cap)
+			return 0;
+	}
 	ncap = cb->cap == 0 ? 256 : cb->cap;
 	while (ncap < cb->len + n + 1) {
 		if (ncap > SIZE_MAX / 2) {
@@ -299,4 +311,27 @@ json_canonical(const struct json_value *v, char **out, size_t *outlen)
 	*out = cb.b;
 	*outlen = cb.len;
 	return 0;
+}
+
+/*
+ * The same text handed to sink in pieces, never all of it in memory: a
+ * digest of megabytes of records then costs no buffer of that size (and
+ * no page faults to fill one).  0, or -1 with errno as json_canonical.
+ */
+int
+json_canonical_stream(const struct json_value *v,
+    void (*sink)(void *, const void *, size_t), void *arg)
+{
+	struct cbuf	 cb;
+	int		 r;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.b = xmalloc(CBUF_STREAM);
+	cb.cap = CBUF_STREAM;
+	cb.sink = sink;
+	cb.arg = arg;
+	if ((r = put_value(&cb, v, 0)) == 0 && cb.len > 0)
+		sink(arg, cb.b, cb.len);
+	free(cb.b);
+	return r;
 }

@@ -414,6 +414,30 @@ extern const uint64_t pow10_tab[POW10_MAX - POW10_MIN + 1][2];
 int	 json_string_compare(const struct json_string *,
 	    const struct json_string *);
 int	 json_canonical(const struct json_value *, char **out, size_t *outlen);
+/* The same text handed to sink in pieces (a sink's digest is the text's). */
+int	 json_canonical_stream(const struct json_value *,
+	    void (*sink)(void *, const void *, size_t), void *);
+
+/*
+ * sha256.c: SHA-256, incrementally: the CPU's SHA extensions where there
+ * are some, else libsodium's; portable asks for libsodium's (the tests
+ * compare the two).
+ */
+#define SHA256_LEN		32
+struct sha256_ctx {
+	int			 shani;
+	uint32_t		 h[8];
+	uint64_t		 bytes;
+	size_t			 fill;
+	unsigned char		 block[64];
+	union {
+		uint64_t	 align;
+		unsigned char	 state[128];	/* libsodium's */
+	}			 sodium;
+};
+void	 sha256_init(struct sha256_ctx *, int portable);
+void	 sha256_update(struct sha256_ctx *, const void *, size_t);
+void	 sha256_final(struct sha256_ctx *, unsigned char md[SHA256_LEN]);
 
 /* digest.c: "sha256:" and 64 lowercase hex digits. */
 #define DIGEST_PREFIX		"sha256:"

@@ -1,6 +1,6 @@
 /*
  * digest.c: "sha256:<hex>" digests (provider-spec 2, artifactDigest) of
- * bytes and of canonical JSON.  SHA-256 comes from libsodium; the format
+ * bytes and of canonical JSON.  SHA-256 is sha256.c's; the format
  * (prefix, lowercase hex) is what the reference writes and what allowlists
  * and binding pins compare as strings.
  */
@@ -9,54 +9,72 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "common.h"
 
 static void
-digest_init(void)
+hex_of(const unsigned char md[SHA256_LEN], char hex[DIGEST_HEX_LEN + 1])
 {
-	static int	 done;
+	static const char	 x[] = "0123456789abcdef";
+	int			 i;
 
-	if (done)
-		return;
-	/* Without a working libsodium no digest can be trusted. */
-	if (sodium_init() == -1)
-		fatalx("sodium_init failed");
-	done = 1;
+	for (i = 0; i < SHA256_LEN; i++) {
+		hex[2 * i] = x[md[i] >> 4];
+		hex[2 * i + 1] = x[md[i] & 0xf];
+	}
+	hex[DIGEST_HEX_LEN] = '\0';
+}
+
+static void
+digest_str(const unsigned char md[SHA256_LEN], char out[DIGEST_STR_LEN + 1])
+{
+	memcpy(out, DIGEST_PREFIX, sizeof(DIGEST_PREFIX) - 1);
+	hex_of(md, out + sizeof(DIGEST_PREFIX) - 1);
 }
 
 void
 digest_sha256_hex(const void *buf, size_t len, char hex[DIGEST_HEX_LEN + 1])
 {
-	unsigned char	 md[crypto_hash_sha256_BYTES];
+	struct sha256_ctx	 ctx;
+	unsigned char		 md[SHA256_LEN];
 
-	digest_init();
-	crypto_hash_sha256(md, buf, len);
-	sodium_bin2hex(hex, DIGEST_HEX_LEN + 1, md, sizeof(md));
+	sha256_init(&ctx, 0);
+	sha256_update(&ctx, buf, len);
+	sha256_final(&ctx, md);
+	hex_of(md, hex);
 }
 
 void
 digest_bytes(const void *buf, size_t len, char out[DIGEST_STR_LEN + 1])
 {
-	char	 hex[DIGEST_HEX_LEN + 1];
+	struct sha256_ctx	 ctx;
+	unsigned char		 md[SHA256_LEN];
 
-	digest_sha256_hex(buf, len, hex);
-	strlcpy(out, DIGEST_PREFIX, DIGEST_STR_LEN + 1);
-	strlcat(out, hex, DIGEST_STR_LEN + 1);
+	sha256_init(&ctx, 0);
+	sha256_update(&ctx, buf, len);
+	sha256_final(&ctx, md);
+	digest_str(md, out);
+}
+
+static void
+digest_sink(void *arg, const void *buf, size_t len)
+{
+	sha256_update(arg, buf, len);
 }
 
 /* -1 with errno from json_canonical (EDOM, EINVAL, ELOOP, EOVERFLOW). */
 int
 digest_json(const struct json_value *v, char out[DIGEST_STR_LEN + 1])
 {
-	char	*text;
-	size_t	 len;
+	struct sha256_ctx	 ctx;
+	unsigned char		 md[SHA256_LEN];
 
-	if (json_canonical(v, &text, &len) == -1)
+	sha256_init(&ctx, 0);
+	if (json_canonical_stream(v, digest_sink, &ctx) == -1) {
+		explicit_bzero(&ctx, sizeof(ctx));
 		return -1;
-	digest_bytes(text, len, out);
-	free(text);
+	}
+	sha256_final(&ctx, md);
+	digest_str(md, out);
 	return 0;
 }
 
