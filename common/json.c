@@ -37,6 +37,14 @@ struct parser {
 	uint16_t		*scratch;	/* the string being decoded */
 	size_t			 scratchlen;
 	size_t			 scratchcap;
+	/* Elements and members of the containers being parsed, innermost
+	 * last: each container takes one exact allocation when it closes. */
+	struct json_value	*vstack;
+	size_t			 vtop;
+	size_t			 vcap;
+	struct json_member	*mstack;
+	size_t			 mtop;
+	size_t			 mcap;
 };
 
 static int	fail(struct parser *, size_t, const char *, ...)
@@ -243,12 +251,48 @@ parse_escape(struct parser *ps)
 	return 0;
 }
 
+/*
+ * A string without escapes (nearly all of them) is decoded straight into
+ * its own allocation, sized by its byte length, which bounds its length
+ * in UTF-16 code units; anything else goes through the scratch buffer.
+ */
 static int
 parse_string(struct parser *ps, struct json_string *out)
 {
 	const unsigned char	*b = ps->buf;
-	size_t			 start = ps->pos, n;
+	size_t			 start = ps->pos, n, i, k, end;
+	uint16_t		*u;
 	uint32_t		 cp;
+
+	for (end = start + 1; end < ps->len && b[end] != '"' &&
+	    b[end] != '\\' && b[end] >= 0x20; end++)
+		;
+	if (end < ps->len && b[end] == '"') {
+		out->u = NULL;
+		out->len = 0;
+		if (end == start + 1) {
+			ps->pos = end + 1;
+			return 0;
+		}
+		u = xreallocarray(NULL, end - start - 1, sizeof(*u));
+		for (i = start + 1, n = 0; i < end;) {
+			if (b[i] < 0x80) {
+				u[n++] = b[i++];
+				continue;
+			}
+			if ((k = utf8_decode(b + i, end - i, &cp)) == 0) {
+				free(u);
+				return fail(ps, i, "invalid UTF-8 in string "
+				    "(byte 0x%02x)", b[i]);
+			}
+			i += k;
+			n += utf16_put(u + n, cp);
+		}
+		ps->pos = end + 1;
+		out->u = u;
+		out->len = n;
+		return 0;
+	}
 
 	ps->pos++;				/* the opening quote */
 	ps->scratchlen = 0;
@@ -352,22 +396,44 @@ parse_literal(struct parser *ps, const char *word, enum json_type t,
 	return 0;
 }
 
-/*
- * Arrays and objects grow their slots from JSON_SLOTS_MIN by doubling, so
- * at least half of them are used; only containers of more than
- * JSON_SLOTS_KEEP slots give the unused ones back.  Shrinking every one
- * cost a realloc per record (and the free chunks it split off), about a
- * quarter of the time parsing 10,000 small records took; at most half
- * the slots of a small container left unused is the price.
- */
-#define JSON_SLOTS_MIN	2
-#define JSON_SLOTS_KEEP	64
+/* Room for one more element or member on the parser's stacks. */
+static void
+vstack_reserve(struct parser *ps)
+{
+	size_t	 ncap;
 
+	if (ps->vtop < ps->vcap)
+		return;
+	ncap = ps->vcap == 0 ? 64 : ps->vcap * 2;
+	ps->vstack = xreallocarray(ps->vstack, ncap, sizeof(*ps->vstack));
+	ps->vcap = ncap;
+}
+
+static void
+mstack_reserve(struct parser *ps)
+{
+	size_t	 ncap;
+
+	if (ps->mtop < ps->mcap)
+		return;
+	ncap = ps->mcap == 0 ? 64 : ps->mcap * 2;
+	ps->mstack = xreallocarray(ps->mstack, ncap, sizeof(*ps->mstack));
+	ps->mcap = ncap;
+}
+
+/*
+ * A container's elements are parsed onto the parser's stack (a nested
+ * one's go above them) and copied into one allocation of the exact size
+ * when it closes: no slots left unused, and none of the reallocs that
+ * growing each container by doubling cost per small record.  Each value
+ * is parsed into a local first, as the stack may move meanwhile.  On an
+ * error a container frees what it had parsed and is left empty.
+ */
 static int
 parse_array(struct parser *ps, struct json_value *v)
 {
-	struct json_value	*slot;
-	size_t			 cap = 0, ncap;
+	struct json_value	 elem;
+	size_t			 base = ps->vtop, n, i;
 
 	v->type = JSON_ARRAY;
 	v->u.array.v = NULL;
@@ -379,17 +445,13 @@ parse_array(struct parser *ps, struct json_value *v)
 		return 0;
 	}
 	for (;;) {
-		if (v->u.array.n == cap) {
-			ncap = cap == 0 ? JSON_SLOTS_MIN : cap * 2;
-			v->u.array.v = xrecallocarray(v->u.array.v, cap, ncap,
-			    sizeof(*v->u.array.v));
-			cap = ncap;
+		elem.type = JSON_NULL;
+		if (parse_value(ps, &elem) == -1) {
+			json_value_clear(&elem);
+			goto bad;
 		}
-		/* Counted before it is parsed, so an error frees it too. */
-		slot = &v->u.array.v[v->u.array.n++];
-		slot->type = JSON_NULL;
-		if (parse_value(ps, slot) == -1)
-			return -1;
+		vstack_reserve(ps);
+		ps->vstack[ps->vtop++] = elem;
 		skip_ws(ps);
 		if (peek(ps) == ',') {
 			ps->pos++;
@@ -399,12 +461,20 @@ parse_array(struct parser *ps, struct json_value *v)
 			ps->pos++;
 			break;
 		}
-		return expected(ps, "',' or ']'");
+		expected(ps, "',' or ']'");
+		goto bad;
 	}
-	if (cap > JSON_SLOTS_KEEP && v->u.array.n < cap)
-		v->u.array.v = xreallocarray(v->u.array.v, v->u.array.n,
-		    sizeof(*v->u.array.v));
+	n = ps->vtop - base;
+	v->u.array.v = xreallocarray(NULL, n, sizeof(*v->u.array.v));
+	memcpy(v->u.array.v, ps->vstack + base, n * sizeof(*v->u.array.v));
+	v->u.array.n = n;
+	ps->vtop = base;
 	return 0;
+ bad:
+	for (i = base; i < ps->vtop; i++)
+		json_value_clear(&ps->vstack[i]);
+	ps->vtop = base;
+	return -1;
 }
 
 static int
@@ -489,8 +559,8 @@ object_dedupe(struct json_value *v)
 static int
 parse_object(struct parser *ps, struct json_value *v)
 {
-	struct json_member	*mb;
-	size_t			 cap = 0, ncap;
+	struct json_member	 mb;
+	size_t			 base = ps->mtop, n, i;
 
 	v->type = JSON_OBJECT;
 	v->u.object.m = NULL;
@@ -503,26 +573,29 @@ parse_object(struct parser *ps, struct json_value *v)
 	}
 	for (;;) {
 		skip_ws(ps);
-		if (peek(ps) != '"')
-			return expected(ps, "string key");
-		if (v->u.object.n == cap) {
-			ncap = cap == 0 ? JSON_SLOTS_MIN : cap * 2;
-			v->u.object.m = xrecallocarray(v->u.object.m, cap, ncap,
-			    sizeof(*v->u.object.m));
-			cap = ncap;
+		if (peek(ps) != '"') {
+			expected(ps, "string key");
+			goto bad;
 		}
-		mb = &v->u.object.m[v->u.object.n++];
-		mb->key.u = NULL;
-		mb->key.len = 0;
-		mb->value.type = JSON_NULL;
-		if (parse_string(ps, &mb->key) == -1)
-			return -1;
+		mb.key.u = NULL;
+		mb.key.len = 0;
+		mb.value.type = JSON_NULL;
+		if (parse_string(ps, &mb.key) == -1)
+			goto bad;
 		skip_ws(ps);
-		if (peek(ps) != ':')
-			return expected(ps, "':'");
+		if (peek(ps) != ':') {
+			free(mb.key.u);
+			expected(ps, "':'");
+			goto bad;
+		}
 		ps->pos++;
-		if (parse_value(ps, &mb->value) == -1)
-			return -1;
+		if (parse_value(ps, &mb.value) == -1) {
+			free(mb.key.u);
+			json_value_clear(&mb.value);
+			goto bad;
+		}
+		mstack_reserve(ps);
+		ps->mstack[ps->mtop++] = mb;
 		skip_ws(ps);
 		if (peek(ps) == ',') {
 			ps->pos++;
@@ -532,13 +605,23 @@ parse_object(struct parser *ps, struct json_value *v)
 			ps->pos++;
 			break;
 		}
-		return expected(ps, "',' or '}'");
+		expected(ps, "',' or '}'");
+		goto bad;
 	}
-	if (cap > JSON_SLOTS_KEEP && v->u.object.n < cap)
-		v->u.object.m = xreallocarray(v->u.object.m, v->u.object.n,
-		    sizeof(*v->u.object.m));
+	n = ps->mtop - base;
+	v->u.object.m = xreallocarray(NULL, n, sizeof(*v->u.object.m));
+	memcpy(v->u.object.m, ps->mstack + base, n * sizeof(*v->u.object.m));
+	v->u.object.n = n;
+	ps->mtop = base;
 	object_dedupe(v);
 	return 0;
+ bad:
+	for (i = base; i < ps->mtop; i++) {
+		free(ps->mstack[i].key.u);
+		json_value_clear(&ps->mstack[i].value);
+	}
+	ps->mtop = base;
+	return -1;
 }
 
 static int
@@ -626,10 +709,14 @@ json_parse(const void *buf, size_t len, const struct json_limits *lim,
 		goto bad;
 	}
 	free(ps.scratch);
+	free(ps.vstack);
+	free(ps.mstack);
 	*out = v;
 	return 0;
  bad:
 	free(ps.scratch);
+	free(ps.vstack);
+	free(ps.mstack);
 	json_free(v);
 	return -1;
 }
