@@ -21,6 +21,7 @@ _Static_assert(sizeof(crypto_hash_sha256_state) <=
 #define SODIUM(ctx)	((crypto_hash_sha256_state *)(void *)&(ctx)->sodium)
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHANI	1
 #endif
@@ -101,16 +102,18 @@ shani_blocks(uint32_t h[8], const unsigned char *p, size_t n)
 	_mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(cdgh, t, 8));
 }
 
+/* CPUID: SHA is leaf 7 EBX bit 29; SSSE3 and SSE4.1 leaf 1 ECX 9, 19. */
 static int
 shani_usable(void)
 {
 	static int	 usable = -1;
+	unsigned int	 a, b, c, d;
 
 	if (usable == -1) {
-		__builtin_cpu_init();
-		usable = __builtin_cpu_supports("sha") &&
-		    __builtin_cpu_supports("ssse3") &&
-		    __builtin_cpu_supports("sse4.1");
+		usable = 0;
+		if (__get_cpuid(1, &a, &b, &c, &d) && (c & 1U << 9) &&
+		    (c & 1U << 19) && __get_cpuid_count(7, 0, &a, &b, &c, &d))
+			usable = (b & 1U << 29) != 0;
 	}
 	return usable;
 }
