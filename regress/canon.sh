@@ -59,6 +59,67 @@ numbers_body()
 	done
 }
 
+# random_seed: a fresh seed per run, so each run also tries numbers no
+# run tried before; a failure names it (rerun with canon_seed=N).
+random_seed()
+{
+	od -An -N4 -tu4 /dev/urandom | tr -d ' '
+}
+
+# differential MODE COUNT FLAG MIN WHAT SEED: one corpus from node, the
+# same lines through canonify FLAG, compared.
+differential()
+{
+	mode=$1 count=$2 flag=$3 min=$4 what=$5 s=$6
+	node "$(ref)" "$mode" "$s" "$count" ||
+	    atf_fail "canon-ref.mjs $mode $s $count failed"
+	"$(canonify)" "$flag" < input.txt > got.txt ||
+	    atf_fail "canonify $flag failed (seed $s)"
+	n=$(wc -l < expected.txt)
+	[ "$n" -ge "$min" ] || atf_fail "only $n $what generated (< $min)"
+	if ! cmp -s expected.txt got.txt; then
+		paste -d '\n' input.txt expected.txt got.txt |
+		    awk 'NR % 3 == 1 { i = $0 } NR % 3 == 2 { e = $0 }
+		    NR % 3 == 0 && e != $0 { print "input:    " i;
+		    print "node:     " e; print "sbx:      " $0; if (++k == 10) exit }'
+		atf_fail "$(paste -d '\t' expected.txt got.txt |
+		    awk -F '\t' '$1 != $2' | wc -l) of $n $what differ from" \
+		    "node with seed $s (rerun: kyua -v" \
+		    "test_suites.sbx.canon_seed=$s test canon.sh)"
+	fi
+	echo "$n $what agree with node (seed $s)"
+}
+
+atf_test_case formats
+formats_head()
+{
+	atf_set "descr" "numfmt.c equals JSON.stringify on 200,000 doubles" \
+	    "per seed: random bit patterns, subnormals, integers near 2^53," \
+	    "powers of ten and two and their neighbours, the 1e21 and 1e-7" \
+	    "thresholds, 17-digit values; a fixed seed and a random one"
+}
+formats_body()
+{
+	need_node
+	differential formats 200000 -n 200000 numbers "$(seed)"
+	differential formats 200000 -n 200000 numbers "$(random_seed)"
+}
+
+atf_test_case scans
+scans_head()
+{
+	atf_set "descr" "numscan.c equals JSON.parse on number texts: exact" \
+	    "halfway cases and their neighbours, long mantissas, underflow" \
+	    "and overflow; a fixed seed and a random one"
+}
+scans_body()
+{
+	need_node
+	differential scans 60000 -p 30000 "number texts" "$(seed)"
+	differential scans 60000 -p 30000 "number texts" "$(random_seed)"
+	grep -qx error expected.txt || atf_fail "no out-of-range number"
+}
+
 atf_test_case strings
 strings_head()
 {
@@ -222,6 +283,8 @@ usage_body()
 atf_init_test_cases()
 {
 	atf_add_test_case numbers
+	atf_add_test_case formats
+	atf_add_test_case scans
 	atf_add_test_case strings
 	atf_add_test_case documents
 	atf_add_test_case mutants
