@@ -15,16 +15,7 @@
 
 #include "common.h"
 
-struct cbuf {
-	char	*b;
-	size_t	 len;
-	size_t	 cap;
-	/* json_canonical_stream: a full buffer goes here instead of growing */
-	void	(*sink)(void *, const void *, size_t);
-	void	*arg;
-};
-
-/* What the streaming canonicaliser holds back before it hands it on. */
+/* What a streaming writer holds back before it hands it on. */
 #define CBUF_STREAM	(64 * 1024)
 
 int
@@ -40,10 +31,10 @@ json_string_compare(const struct json_string *a, const struct json_string *b)
 	return a->len < b->len ? -1 : 1;
 }
 
-static int	cbuf_reserve(struct cbuf *, size_t);
+static int	cbuf_reserve(struct json_writer *, size_t);
 
 static int
-cbuf_add(struct cbuf *cb, const void *p, size_t n)
+cbuf_add(struct json_writer *cb, const void *p, size_t n)
 {
 	if (cbuf_reserve(cb, n) == -1)
 		return -1;
@@ -54,14 +45,14 @@ cbuf_add(struct cbuf *cb, const void *p, size_t n)
 }
 
 static int
-cbuf_addc(struct cbuf *cb, char c)
+cbuf_addc(struct json_writer *cb, char c)
 {
 	return cbuf_add(cb, &c, 1);
 }
 
 /* Room for n more bytes (and the NUL).  0, or -1 with errno. */
 static int
-cbuf_reserve(struct cbuf *cb, size_t n)
+cbuf_reserve(struct json_writer *cb, size_t n)
 {
 	size_t	 ncap;
 
@@ -97,7 +88,7 @@ cbuf_reserve(struct cbuf *cb, size_t n)
  * are written straight into the buffer.
  */
 static int
-put_string(struct cbuf *cb, const struct json_string *s)
+put_string(struct json_writer *cb, const struct json_string *s)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	unsigned char		*t;
@@ -190,7 +181,7 @@ member_cmp(const void *a, const void *b)
 }
 
 /* depth: containers around v. */
-static int	put_value(struct cbuf *, const struct json_value *, size_t);
+static int	put_value(struct json_writer *, const struct json_value *, size_t);
 
 /*
  * Records are mostly small objects: up to PUT_OBJECT_SMALL members are
@@ -200,7 +191,7 @@ static int	put_value(struct cbuf *, const struct json_value *, size_t);
 #define PUT_OBJECT_SMALL	8
 
 static int
-put_object(struct cbuf *cb, const struct json_value *v, size_t depth)
+put_object(struct json_writer *cb, const struct json_value *v, size_t depth)
 {
 	const struct json_member	 *small[PUT_OBJECT_SMALL], **sorted;
 	const struct json_member	 *m;
@@ -253,7 +244,7 @@ put_object(struct cbuf *cb, const struct json_value *v, size_t depth)
 }
 
 static int
-put_value(struct cbuf *cb, const struct json_value *v, size_t depth)
+put_value(struct json_writer *cb, const struct json_value *v, size_t depth)
 {
 	char	 num[JSON_NUMBER_BUFSZ];
 	size_t	 i;
@@ -299,7 +290,7 @@ put_value(struct cbuf *cb, const struct json_value *v, size_t depth)
 int
 json_canonical(const struct json_value *v, char **out, size_t *outlen)
 {
-	struct cbuf	 cb;
+	struct json_writer	 cb;
 
 	memset(&cb, 0, sizeof(cb));
 	*out = NULL;
@@ -314,24 +305,56 @@ json_canonical(const struct json_value *v, char **out, size_t *outlen)
 }
 
 /*
- * The same text handed to sink in pieces, never all of it in memory: a
- * digest of megabytes of records then costs no buffer of that size (and
- * no page faults to fill one).  0, or -1 with errno as json_canonical.
+ * A canonical text handed to sink in pieces, never all of it in memory:
+ * a digest of megabytes of records then costs no buffer of that size
+ * (and no page faults to fill one).  A writer takes values (at the
+ * depth they sit in the whole text, for the recursion bound) and the
+ * punctuation between them.
  */
+void
+json_writer_open(struct json_writer *w,
+    void (*sink)(void *, const void *, size_t), void *arg)
+{
+	memset(w, 0, sizeof(*w));
+	w->b = xmalloc(CBUF_STREAM);
+	w->cap = CBUF_STREAM;
+	w->sink = sink;
+	w->arg = arg;
+}
+
+/* 0, or -1 with errno as json_canonical. */
+int
+json_writer_value(struct json_writer *w, const struct json_value *v,
+    size_t depth)
+{
+	return put_value(w, v, depth);
+}
+
+int
+json_writer_raw(struct json_writer *w, const char *s, size_t n)
+{
+	return cbuf_add(w, s, n);
+}
+
+/* Hands on what is left (unless the text was abandoned) and frees. */
+void
+json_writer_close(struct json_writer *w, int abandon)
+{
+	if (!abandon && w->len > 0)
+		w->sink(w->arg, w->b, w->len);
+	free(w->b);
+	memset(w, 0, sizeof(*w));
+}
+
 int
 json_canonical_stream(const struct json_value *v,
     void (*sink)(void *, const void *, size_t), void *arg)
 {
-	struct cbuf	 cb;
-	int		 r;
+	struct json_writer	 w;
+	int			 r;
 
-	memset(&cb, 0, sizeof(cb));
-	cb.b = xmalloc(CBUF_STREAM);
-	cb.cap = CBUF_STREAM;
-	cb.sink = sink;
-	cb.arg = arg;
-	if ((r = put_value(&cb, v, 0)) == 0 && cb.len > 0)
-		sink(arg, cb.b, cb.len);
-	free(cb.b);
+	json_writer_open(&w, sink, arg);
+	r = put_value(&w, v, 0);
+	json_writer_close(&w, r == -1);
 	return r;
 }

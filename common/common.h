@@ -374,6 +374,10 @@ struct json_error {
 /* json.c: 0 and *out set, or -1 with err filled in (err may be NULL). */
 int	 json_parse(const void *buf, size_t len, const struct json_limits *,
 	    struct json_value **out, struct json_error *err);
+/* The elements of a top-level array one at a time (see json.c). */
+int	 json_parse_elements(const void *, size_t, const struct json_limits *,
+	    int (*fn)(void *, const struct json_value *, size_t), void *,
+	    int *array, struct json_error *err);
 void	 json_free(struct json_value *);	/* tree from json_parse */
 void	 json_value_clear(struct json_value *);	/* contents only */
 /* Decode UTF-8 (strictly: no overlongs, no surrogates) for building trees
@@ -417,6 +421,20 @@ int	 json_canonical(const struct json_value *, char **out, size_t *outlen);
 /* The same text handed to sink in pieces (a sink's digest is the text's). */
 int	 json_canonical_stream(const struct json_value *,
 	    void (*sink)(void *, const void *, size_t), void *);
+/* The same, built from values and punctuation, for json_parse_elements. */
+struct json_writer {
+	char		*b;
+	size_t		 len;
+	size_t		 cap;
+	void		(*sink)(void *, const void *, size_t);
+	void		*arg;
+};
+void	 json_writer_open(struct json_writer *,
+	    void (*sink)(void *, const void *, size_t), void *);
+int	 json_writer_value(struct json_writer *, const struct json_value *,
+	    size_t depth);
+int	 json_writer_raw(struct json_writer *, const char *, size_t);
+void	 json_writer_close(struct json_writer *, int abandon);
 
 /*
  * sha256.c: SHA-256, incrementally: the CPU's SHA extensions where there

@@ -669,55 +669,164 @@ parse_value(struct parser *ps, struct json_value *v)
 	}
 }
 
+static void
+parser_init(struct parser *ps, const void *buf, size_t len,
+    const struct json_limits *lim, struct json_error *err)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->buf = buf;
+	ps->len = len;
+	ps->err = err;
+	if (lim != NULL)
+		ps->lim = *lim;
+	if (ps->lim.max_bytes == 0)
+		ps->lim.max_bytes = JSON_MAX_BYTES_DEFAULT;
+	if (ps->lim.max_depth == 0)
+		ps->lim.max_depth = JSON_MAX_DEPTH_DEFAULT;
+	if (ps->lim.max_depth > JSON_MAX_DEPTH_LIMIT)
+		ps->lim.max_depth = JSON_MAX_DEPTH_LIMIT;
+	if (ps->lim.max_nodes == 0)
+		ps->lim.max_nodes = JSON_MAX_NODES_DEFAULT;
+	if (err != NULL)
+		memset(err, 0, sizeof(*err));
+}
+
+static void
+parser_done(struct parser *ps)
+{
+	free(ps->scratch);
+	free(ps->vstack);
+	free(ps->mstack);
+}
+
+/* Nothing but whitespace may follow the value. */
+static int
+parse_end(struct parser *ps)
+{
+	char	 d[16];
+
+	skip_ws(ps);
+	if (ps->pos == ps->len)
+		return 0;
+	describe(ps->buf[ps->pos], d, sizeof(d));
+	return fail(ps, ps->pos, "unexpected %s after the JSON value", d);
+}
+
 int
 json_parse(const void *buf, size_t len, const struct json_limits *lim,
     struct json_value **out, struct json_error *err)
 {
 	struct parser		 ps;
 	struct json_value	*v;
-	char			 d[16];
 
-	memset(&ps, 0, sizeof(ps));
-	ps.buf = buf;
-	ps.len = len;
-	ps.err = err;
-	if (lim != NULL)
-		ps.lim = *lim;
-	if (ps.lim.max_bytes == 0)
-		ps.lim.max_bytes = JSON_MAX_BYTES_DEFAULT;
-	if (ps.lim.max_depth == 0)
-		ps.lim.max_depth = JSON_MAX_DEPTH_DEFAULT;
-	if (ps.lim.max_depth > JSON_MAX_DEPTH_LIMIT)
-		ps.lim.max_depth = JSON_MAX_DEPTH_LIMIT;
-	if (ps.lim.max_nodes == 0)
-		ps.lim.max_nodes = JSON_MAX_NODES_DEFAULT;
-	if (err != NULL)
-		memset(err, 0, sizeof(*err));
+	parser_init(&ps, buf, len, lim, err);
 	*out = NULL;
-
 	if (len > ps.lim.max_bytes)
 		return fail(&ps, ps.lim.max_bytes, "input exceeds %zu bytes",
 		    ps.lim.max_bytes);
 	v = xcalloc(1, sizeof(*v));
 	v->type = JSON_NULL;
-	if (parse_value(&ps, v) == -1)
-		goto bad;
-	skip_ws(&ps);
-	if (ps.pos != len) {
-		describe(ps.buf[ps.pos], d, sizeof(d));
-		fail(&ps, ps.pos, "unexpected %s after the JSON value", d);
-		goto bad;
+	if (parse_value(&ps, v) == -1 || parse_end(&ps) == -1) {
+		parser_done(&ps);
+		json_free(v);
+		return -1;
 	}
-	free(ps.scratch);
-	free(ps.vstack);
-	free(ps.mstack);
+	parser_done(&ps);
 	*out = v;
 	return 0;
+}
+
+/*
+ * json_parse for a consumer that needs each element of a top-level array
+ * only once, in order (a digest of records): each is handed to fn as
+ * soon as it is parsed, then freed, so only one element's tree exists at
+ * a time -- no megabytes of small allocations to fault in and free
+ * again.  The refusals, their offsets and the limits are json_parse's:
+ * this is its parse_value and parse_array for the outermost '[', step
+ * for step.  Any other document is parsed whole and handed to fn once,
+ * with index SIZE_MAX.  fn returns 0, or -1 to stop (its errno is kept,
+ * err->msg names it).  *array says whether the document was an array.
+ */
+int
+json_parse_elements(const void *buf, size_t len,
+    const struct json_limits *lim,
+    int (*fn)(void *, const struct json_value *, size_t), void *arg,
+    int *array, struct json_error *err)
+{
+	struct parser		 ps;
+	struct json_value	*v, elem;
+	size_t			 i = 0;
+	int			 r, saved;
+
+	parser_init(&ps, buf, len, lim, err);
+	*array = 0;
+	if (len > ps.lim.max_bytes)
+		return fail(&ps, ps.lim.max_bytes, "input exceeds %zu bytes",
+		    ps.lim.max_bytes);
+	skip_ws(&ps);
+	if (peek(&ps) != '[') {
+		if (json_parse(buf, len, lim, &v, err) == -1)
+			return -1;
+		r = fn(arg, v, SIZE_MAX);
+		saved = errno;
+		json_free(v);
+		errno = saved;
+		goto called;
+	}
+	/* parse_value's checks for a container, then parse_array's loop */
+	if (ps.nodes >= ps.lim.max_nodes)
+		return fail(&ps, ps.pos, "more than %zu values",
+		    ps.lim.max_nodes);
+	ps.nodes++;
+	if (ps.depth >= ps.lim.max_depth)
+		return fail(&ps, ps.pos, "nesting deeper than %zu",
+		    ps.lim.max_depth);
+	ps.depth++;
+	*array = 1;
+	ps.pos++;				/* '[' */
+	skip_ws(&ps);
+	r = 0;
+	if (peek(&ps) == ']')
+		ps.pos++;
+	else {
+		for (;;) {
+			elem.type = JSON_NULL;
+			if (parse_value(&ps, &elem) == -1) {
+				json_value_clear(&elem);
+				goto bad;
+			}
+			r = fn(arg, &elem, i++);
+			saved = errno;
+			json_value_clear(&elem);
+			errno = saved;
+			if (r == -1)
+				break;
+			skip_ws(&ps);
+			if (peek(&ps) == ',') {
+				ps.pos++;
+				continue;
+			}
+			if (peek(&ps) == ']') {
+				ps.pos++;
+				break;
+			}
+			expected(&ps, "',' or ']'");
+			goto bad;
+		}
+	}
+	ps.depth--;
+	if (r == 0 && parse_end(&ps) == -1)
+		goto bad;
+	parser_done(&ps);
+ called:
+	if (r == -1 && err != NULL) {
+		saved = errno;
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(saved));
+		errno = saved;
+	}
+	return r;
  bad:
-	free(ps.scratch);
-	free(ps.vstack);
-	free(ps.mstack);
-	json_free(v);
+	parser_done(&ps);
 	return -1;
 }
 

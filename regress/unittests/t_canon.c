@@ -692,6 +692,56 @@ ATF_TC_BODY(limits, tc)
 	free(s);
 }
 
+/*
+ * digest_json_text digests a top-level array element by element as it
+ * parses; it must refuse what json_parse refuses, at the same offset for
+ * the same reason, under every limit, and otherwise digest the same text.
+ */
+ATF_TC_WITHOUT_HEAD(digest_text_elements);
+ATF_TC_BODY(digest_text_elements, tc)
+{
+	static const char	*docs[] = {
+		"[]", " [ ] ", "[1]", "[1,2,3]", "[[],{}]", "[[1,[2,[3]]]]",
+		"[{\"b\":1,\"a\":[true,null]},\"x\",-0,1e21]",
+		"{\"a\":[1,2]}", "\"s\"", "5", "null", "[1,]", "[1 2]",
+		"[1", "[", "]", "[1]]", "[1] x", "[,1]", "[\"\\ud800\"]",
+		"[1e400]", "[[[[[[]]]]]]", "[{\"a\":1,\"a\":2}]", "",
+		"[\"\xff\"]", "[{}, [{}], 3.5e-7 ]\n",
+	};
+	struct json_limits	 lim[4];
+	struct json_value	*v;
+	struct json_error	 e1, e2;
+	char			 d1[DIGEST_STR_LEN + 1], d2[DIGEST_STR_LEN + 1];
+	size_t			 i, j;
+	int			 r1, r2;
+
+	memset(lim, 0, sizeof(lim));
+	lim[1].max_depth = 1;
+	lim[2].max_depth = 3;
+	lim[2].max_nodes = 4;
+	lim[3].max_bytes = 5;
+	for (j = 0; j < nitems(lim); j++) {
+		for (i = 0; i < nitems(docs); i++) {
+			r1 = json_parse(docs[i], strlen(docs[i]), &lim[j], &v,
+			    &e1);
+			if (r1 == 0) {
+				ATF_REQUIRE(digest_json(v, d1) == 0);
+				json_free(v);
+			}
+			r2 = digest_json_text(docs[i], strlen(docs[i]),
+			    &lim[j], d2, &e2);
+			ATF_CHECK_EQ_MSG(r1, r2, "%s, limits %zu", docs[i], j);
+			if (r1 == 0 && r2 == 0)
+				ATF_CHECK_STREQ_MSG(d1, d2, "%s", docs[i]);
+			if (r1 == -1 && r2 == -1) {
+				ATF_CHECK_EQ_MSG(e1.offset, e2.offset, "%s",
+				    docs[i]);
+				ATF_CHECK_STREQ(e1.msg, e2.msg);
+			}
+		}
+	}
+}
+
 ATF_TC_WITHOUT_HEAD(hand_built_refusals);
 ATF_TC_BODY(hand_built_refusals, tc)
 {
@@ -776,6 +826,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, tree_shape);
 	ATF_TP_ADD_TC(tp, parse_errors);
 	ATF_TP_ADD_TC(tp, limits);
+	ATF_TP_ADD_TC(tp, digest_text_elements);
 	ATF_TP_ADD_TC(tp, hand_built_refusals);
 	return atf_no_error();
 }
