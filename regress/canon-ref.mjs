@@ -11,6 +11,8 @@
 //   node canon-ref.mjs docs SEED COUNT DIR   DIR/doc-N.json; DIR/expected
 //   node canon-ref.mjs mutants SEED COUNT    > input.txt; expected.txt
 //   node canon-ref.mjs records SEED COUNT FILE  COUNT benchmark records
+//   node canon-ref.mjs limits DIR            documents at and over the
+//                                            reference's digest limits
 //   node canon-ref.mjs digest FILE           the digest of one file
 //
 // Output files are written in the current directory.
@@ -453,6 +455,122 @@ function expectCanon(text) {
 	}
 }
 
+// The reference's admitEntry limits (provider-spec 2, artifactDigest):
+// what its records digest refuses as "not digestible".  Values are
+// visited depth first; the root is at depth 0 and counts as a node.
+const ADMIT = { bytes: 262144, depth: 32, keys: 4096, array: 4096,
+    string: 65536, nodes: 8192 };
+const UNSAFE = new Set(['__proto__', 'prototype', 'constructor']);
+export function admit(root) {
+	let bytes = 0, keys = 0, nodes = 0;
+	const utf8 = (t) => Buffer.byteLength(t, 'utf8');
+	const walk = (v, depth) => {
+		if (++nodes > ADMIT.nodes)
+			return 'entry-count';
+		if (depth > ADMIT.depth)
+			return 'nesting-depth';
+		if (Array.isArray(v)) {
+			if (v.length > ADMIT.array)
+				return 'array-length';
+			for (const e of v) {
+				const r = walk(e, depth + 1);
+				if (r)
+					return r;
+			}
+			return null;
+		}
+		if (v !== null && typeof v === 'object') {
+			for (const k of Object.keys(v)) {
+				if (UNSAFE.has(k))
+					return 'unsafe-key';
+				if (++keys > ADMIT.keys)
+					return 'property-count';
+				bytes += utf8(JSON.stringify(k));
+				const r = walk(v[k], depth + 1);
+				if (r)
+					return r;
+			}
+			return bytes > ADMIT.bytes ? 'serialized-bytes' : null;
+		}
+		if (typeof v === 'string' && v.length > ADMIT.string)
+			return 'string-length';
+		if (typeof v === 'number' && !Number.isFinite(v))
+			return 'nonfinite-number';
+		bytes += utf8(JSON.stringify(v));
+		return bytes > ADMIT.bytes ? 'serialized-bytes' : null;
+	};
+	return walk(root, 0) || 'admitted';
+}
+
+// Documents at each limit and one step over it; the last is 50,000
+// records, provider-max-records' default.
+function limitDocs(r) {
+	const rec = (i) => ({ slice: 'café ' + (i % 7), score: r.next(),
+	    failed: i % 3 === 0 });
+	const recs = (n) => Array.from({ length: n }, (_, i) => rec(i));
+	const docs = {};
+	// records: each record is 1 + 3 nodes, 3 keys
+	docs['records-1024'] = recs(1024);		// 4096 nodes, 3072 keys
+	docs['records-4096-flat'] = Array.from({ length: 4096 },
+	    (_, i) => i / 7);
+	docs['records-4097-flat'] = Array.from({ length: 4097 },
+	    (_, i) => i / 7);
+	// nodes: 1 root + 2047 arrays of 3 = 8189; + 3 more singles = 8192
+	const nodes = (n) => {
+		const a = [];
+		let left = n - 1;
+		while (left >= 4) {
+			a.push([left, 1.5, 'é']);
+			left -= 4;
+		}
+		while (left-- > 0)
+			a.push(0.25);
+		return a;
+	};
+	docs['nodes-8192'] = nodes(8192);
+	docs['nodes-8193'] = nodes(8193);
+	// keys: objects of 8 keys with short values
+	const keyed = (n) => {
+		const a = [];
+		for (let k = 0; k < n; k += 8) {
+			const o = {};
+			for (let j = k; j < Math.min(n, k + 8); j++)
+				o['k' + (j % 8) + 'ü'] = j;
+			a.push(o);
+		}
+		return a;
+	};
+	docs['keys-4096'] = keyed(4096);
+	docs['keys-4097'] = keyed(4097);
+	// one long string, in UTF-16 code units, astral pairs included
+	const str = (n) => ['x', '😀'.repeat(n / 4) + 'é'.repeat(n / 2 - 1) +
+	    'a'.repeat(n - (n / 4) * 2 - (n / 2 - 1))];
+	docs['string-65536'] = str(65536);
+	docs['string-65537'] = [docs['string-65536'][0],
+	    docs['string-65536'][1] + 'z'];
+	// serialized scalar bytes: strings of 1000 bytes of JSON text
+	const sized = (total) => {
+		const a = [];
+		while (total >= 1000) {
+			a.push('y'.repeat(998));
+			total -= 1000;
+		}
+		a.push('w'.repeat(total - 2));
+		return a;
+	};
+	docs['bytes-262144'] = sized(262144);
+	docs['bytes-262145'] = sized(262145);
+	// depth: root at 0, 32 levels below it
+	let deep = 1.25;
+	for (let i = 0; i < 32; i++)
+		deep = i % 2 ? [deep] : { d: deep };
+	docs['depth-32'] = deep;
+	docs['depth-33'] = [deep];
+	docs['unsafe-key'] = [JSON.parse('{"__proto__":1,"a":2}')];
+	docs['records-50000'] = recs(50000);
+	return docs;
+}
+
 const [mode, seedArg, countArg, dir] = process.argv.slice(2);
 const r = rng(Number(seedArg));
 const count = Number(countArg);
@@ -576,6 +694,20 @@ case 'records': {
 			failed: r.chance(0.1),
 		});
 	writeFileSync(dir, JSON.stringify(recs));
+	break;
+}
+case 'limits': {
+	// DIR/<name>.json and DIR/expected: "<name> <digest> <admission>".
+	const out = seedArg;
+	mkdirSync(out, { recursive: true });
+	const lines = [];
+	for (const [name, doc] of Object.entries(limitDocs(rng(7)))) {
+		writeFileSync(out + '/' + name + '.json', JSON.stringify(doc));
+		const v = JSON.parse(readFileSync(out + '/' + name + '.json',
+		    'utf8'));
+		lines.push(name + ' ' + digest(v) + ' ' + admit(v));
+	}
+	writeFileSync(out + '/expected', lines.join('\n') + '\n');
 	break;
 }
 case 'digest':

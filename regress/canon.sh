@@ -166,6 +166,42 @@ documents_body()
 	echo "$n documents agree with node (seed $(seed))"
 }
 
+atf_test_case reference_limits
+reference_limits_head()
+{
+	atf_set "descr" "At the reference's digest limits (4,096 elements," \
+	    "8,192 values, 4,096 keys, 65,536-unit strings, 256 KiB of" \
+	    "scalars, depth 32) sbx's records digest is node's; one step" \
+	    "over each, and at 50,000 records, sbx digests the same" \
+	    "canonical form the reference would refuse"
+}
+reference_limits_body()
+{
+	need_node
+	atf_check node "$(ref)" limits lim
+	n=0 over=0
+	while read -r name want admission; do
+		got=$("$(sbxctl)" digest records "lim/$name.json") ||
+		    atf_fail "sbxctl digest records lim/$name.json failed"
+		[ "$got" = "$want" ] ||
+		    atf_fail "$name ($admission): sbx $got, node $want"
+		# The documents must sit where they claim to.
+		case "$name" in
+		records-4097*|nodes-8193|keys-4097|string-65537|bytes-262145|depth-33|unsafe-key|records-50000)
+			[ "$admission" != admitted ] || atf_fail "$name:" \
+			    "the reference would admit it (not over a limit)"
+			over=$((over + 1)) ;;
+		*)
+			[ "$admission" = admitted ] || atf_fail "$name:" \
+			    "the reference would refuse it ($admission)" ;;
+		esac
+		n=$((n + 1))
+	done < lim/expected
+	[ "$n" -ge 15 ] || atf_fail "only $n documents"
+	echo "$n documents agree with node, $over of them beyond the" \
+	    "reference's limits"
+}
+
 atf_test_case mutants
 mutants_head()
 {
@@ -287,6 +323,7 @@ atf_init_test_cases()
 	atf_add_test_case scans
 	atf_add_test_case strings
 	atf_add_test_case documents
+	atf_add_test_case reference_limits
 	atf_add_test_case mutants
 	atf_add_test_case spec_vectors
 	atf_add_test_case invalid_json
