@@ -391,9 +391,8 @@ ATF_TC_BODY(key_order, tc)
 }
 
 /*
- * Containers of every size around the parser's slot growth (2, 4, ...)
- * and past the size above which unused slots are given back (64): each
- * element is there, in order.
+ * Containers of every size up to past the first growth of the parser's
+ * element and member stacks (64): each element is there, in order.
  */
 ATF_TC_WITHOUT_HEAD(slot_sizes);
 ATF_TC_BODY(slot_sizes, tc)
@@ -422,6 +421,19 @@ ATF_TC_BODY(slot_sizes, tc)
 			ATF_CHECK(v->u.object.m[i].value.u.number == (double)i);
 		json_free(v);
 	}
+	/* Nested containers that move the stacks while their parents are
+	 * still open, and an error deep inside them (nothing may leak). */
+	check_canon("[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,"
+	    "22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,"
+	    "43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+	    "64,65,[66,{\"b\":[67,68],\"a\":69}]],70]",
+	    "[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,"
+	    "22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,"
+	    "43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+	    "64,65,[66,{\"a\":69,\"b\":[67,68]}]],70]");
+	ATF_CHECK(json_parse("[[\"a\",{\"k\":[\"b\",{\"x\":\"c\",\"y\":"
+	    "[1,2,x]}]}]]", 41, NULL, &v, &err) == -1);
+	ATF_CHECK_EQ(err.offset, 34);
 }
 
 ATF_TC_WITHOUT_HEAD(duplicate_keys);
