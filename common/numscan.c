@@ -10,10 +10,13 @@
  * the same power of two (w + 1 only when digits were dropped, T + 1
  * only when T is not exact).  Rounding to nearest is monotonic, so when
  * both bounds round to the same double that double is the answer; when
- * they do not (the value lies within about 2^-64 of a rounding
- * boundary, a few inputs in a billion unless crafted) strtod decides.
- * The idea is Clinger's and Lemire's (Number Parsing at a Gigabyte per
- * Second, 2021); the bracketing keeps the proof to that one argument.
+ * they do not, strtod decides.  The bounds are about 2^-126 of the value
+ * apart, or 2^-60 when digits past the 19th were dropped, so strtod sees
+ * only numbers made to sit on a rounding boundary (exact halfway points
+ * between doubles) and about one in two hundred of those longer than 19
+ * digits, which JSON.stringify never writes.  The idea is Clinger's and
+ * Lemire's (Number Parsing at a Gigabyte per Second, 2021); the
+ * bracketing keeps the proof to that one argument.
  */
 #include <locale.h>
 #include <stdlib.h>
