@@ -6,223 +6,17 @@
  *
  * The text is hashed into code and records digests that must equal the
  * reference's, so one differing byte is a refused provider or a forged
- * binding that verifies.  We own the number formatting (a design decision):
- * no library on the system produces ECMAScript's shortest round-trip
- * digits, and the test suite compares this code against node directly.
+ * binding that verifies.  Numbers are numfmt.c's; the test suite compares
+ * both with node directly.
  */
 #include <errno.h>
-#include <locale.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
 
-struct cbuf {
-	char	*b;
-	size_t	 len;
-	size_t	 cap;
-};
-
-/* Enough for "d.dddddddddddddddde-ddd" with the 17 digits of a double. */
-#define NUMTEXT_MAX	40
-#define DIGITS_MAX	17
-
-/*
- * printf and strtod follow LC_NUMERIC; the digits must not depend on a
- * locale some caller chose, so the conversions run in the C locale.
- */
-static locale_t
-canon_c_locale(void)
-{
-	static locale_t	 loc = (locale_t)0;
-
-	if (loc == (locale_t)0 &&
-	    (loc = newlocale(LC_ALL_MASK, "C", (locale_t)0)) == (locale_t)0)
-		fatal("newlocale C");
-	return loc;
-}
-
-/*
- * Split printf's "%.*e" output "d.ddde[+-]x" into its digits and the
- * decimal exponent of the first digit.
- */
-static int
-split_exp(const char *s, char *digits, int *ndigits, int *exp10)
-{
-	const char	*e;
-	int		 n = 0;
-
-	for (; *s != '\0' && *s != 'e'; s++) {
-		if (*s == '.')
-			continue;
-		if (n == DIGITS_MAX)
-			return -1;
-		digits[n++] = *s;
-	}
-	if (*s != 'e' || n == 0)
-		return -1;
-	e = s + 1;
-	*exp10 = (int)strtol(e, NULL, 10);
-	*ndigits = n;
-	return 0;
-}
-
-/* Does "0.d1d2...dn * 10^(exp10+1)" read back as exactly v? */
-static int
-roundtrips(double v, const char *digits, int ndigits, int exp10)
-{
-	char	 text[NUMTEXT_MAX];
-
-	snprintf(text, sizeof(text), "%c.%.*se%d", digits[0], ndigits - 1,
-	    digits + 1, exp10);
-	return strtod(text, NULL) == v;
-}
-
-/*
- * A k-digit decimal that reads back as v (v finite, > 0), the closest to v
- * if there are several: 1 and its digits, or 0 if none exists.  printf's
- * "%.*e" gives the correctly rounded candidate, which is the answer
- * whenever any k-digit decimal reads back, with one exception: at a power
- * of two the interval of decimals that read back as v is twice as wide
- * above v as below, so a candidate rounded down may miss it while the
- * next one up, one unit in the last place away, lies inside.
- */
-static int
-candidate(double v, int k, char *digits, int *ndigits, int *exp10)
-{
-	char	 text[NUMTEXT_MAX], up[DIGITS_MAX];
-	double	 back;
-	int	 i, n, e;
-
-	snprintf(text, sizeof(text), "%.*e", k - 1, v);
-	if (split_exp(text, digits, &n, &e) == -1)
-		fatalx("%s: unexpected printf output \"%s\"", __func__, text);
-	*ndigits = n;
-	*exp10 = e;
-	if ((back = strtod(text, NULL)) == v)
-		return 1;
-	if (back > v)
-		return 0;
-	memcpy(up, digits, n);
-	for (i = n - 1; i >= 0 && up[i] == '9'; i--)
-		up[i] = '0';
-	if (i < 0) {
-		/* 99..9 + 1: the next power of ten. */
-		up[0] = '1';
-		e++;
-	} else
-		up[i]++;
-	if (!roundtrips(v, up, n, e))
-		return 0;
-	memcpy(digits, up, n);
-	*exp10 = e;
-	return 1;
-}
-
-/*
- * The shortest digits that read back as v, the closest to v among those:
- * what ECMAScript Number::toString requires and V8 computes.  Whether
- * some k-digit decimal reads back is monotonic in k (a k-digit decimal is
- * also a (k+1)-digit one) and true at 17, so the least k is found by
- * bisection: about five conversions instead of up to seventeen.
- */
-static void
-shortest_digits(double v, char *digits, int *ndigits, int *exp10)
-{
-	char	 d[DIGITS_MAX];
-	int	 lo = 1, hi = DIGITS_MAX, mid, n, e, have = 0;
-
-	/* Invariant: a hi-digit decimal reads back; none with < lo digits. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (candidate(v, mid, d, &n, &e)) {
-			hi = mid;
-			memcpy(digits, d, n);
-			*ndigits = n;
-			*exp10 = e;
-			have = mid;
-		} else
-			lo = mid + 1;
-	}
-	/* 17 digits always read back (IEEE 754); a libc that breaks that
-	 * must not produce digests. */
-	if (have != hi && !candidate(v, hi, digits, ndigits, exp10))
-		fatalx("%s: %a does not round-trip in %d digits", __func__, v,
-		    hi);
-	/* A carry can leave trailing zeros; they are not significant. */
-	while (*ndigits > 1 && digits[*ndigits - 1] == '0')
-		(*ndigits)--;
-}
-
-int
-json_number_format(double v, char *buf, size_t bufsz)
-{
-	char		 digits[DIGITS_MAX], out[NUMTEXT_MAX];
-	locale_t	 old;
-	size_t		 o = 0;
-	int		 k, n, e, i, neg;
-
-	if (!isfinite(v)) {
-		errno = EDOM;
-		return -1;
-	}
-	/* -0 too: JSON.stringify(-0) is "0". */
-	if (v == 0) {
-		if (bufsz < 2) {
-			errno = ERANGE;
-			return -1;
-		}
-		strlcpy(buf, "0", bufsz);
-		return 1;
-	}
-	if ((neg = v < 0))
-		v = -v;
-	old = uselocale(canon_c_locale());
-	shortest_digits(v, digits, &k, &e);
-	uselocale(old);
-	/* v = 0.d1..dk * 10^n in the terms of ECMA-262 Number::toString. */
-	n = e + 1;
-
-	if (neg)
-		out[o++] = '-';
-	if (k <= n && n <= 21) {
-		memcpy(out + o, digits, k);
-		o += k;
-		for (i = 0; i < n - k; i++)
-			out[o++] = '0';
-	} else if (0 < n && n <= 21) {
-		memcpy(out + o, digits, n);
-		o += n;
-		out[o++] = '.';
-		memcpy(out + o, digits + n, k - n);
-		o += k - n;
-	} else if (-6 < n && n <= 0) {
-		out[o++] = '0';
-		out[o++] = '.';
-		for (i = 0; i < -n; i++)
-			out[o++] = '0';
-		memcpy(out + o, digits, k);
-		o += k;
-	} else {
-		out[o++] = digits[0];
-		if (k > 1) {
-			out[o++] = '.';
-			memcpy(out + o, digits + 1, k - 1);
-			o += k - 1;
-		}
-		o += snprintf(out + o, sizeof(out) - o, "e%c%d",
-		    n - 1 >= 0 ? '+' : '-', abs(n - 1));
-	}
-	if (o + 1 > bufsz) {
-		errno = ERANGE;
-		return -1;
-	}
-	memcpy(buf, out, o);
-	buf[o] = '\0';
-	return (int)o;
-}
+/* What a streaming writer holds back before it hands it on. */
+#define CBUF_STREAM	(64 * 1024)
 
 int
 json_string_compare(const struct json_string *a, const struct json_string *b)
@@ -237,10 +31,10 @@ json_string_compare(const struct json_string *a, const struct json_string *b)
 	return a->len < b->len ? -1 : 1;
 }
 
-static int	cbuf_reserve(struct cbuf *, size_t);
+static int	cbuf_reserve(struct json_writer *, size_t);
 
 static int
-cbuf_add(struct cbuf *cb, const void *p, size_t n)
+cbuf_add(struct json_writer *cb, const void *p, size_t n)
 {
 	if (cbuf_reserve(cb, n) == -1)
 		return -1;
@@ -251,14 +45,14 @@ cbuf_add(struct cbuf *cb, const void *p, size_t n)
 }
 
 static int
-cbuf_addc(struct cbuf *cb, char c)
+cbuf_addc(struct json_writer *cb, char c)
 {
 	return cbuf_add(cb, &c, 1);
 }
 
 /* Room for n more bytes (and the NUL).  0, or -1 with errno. */
 static int
-cbuf_reserve(struct cbuf *cb, size_t n)
+cbuf_reserve(struct json_writer *cb, size_t n)
 {
 	size_t	 ncap;
 
@@ -268,6 +62,12 @@ cbuf_reserve(struct cbuf *cb, size_t n)
 	}
 	if (cb->len + n + 1 <= cb->cap)
 		return 0;
+	if (cb->sink != NULL && cb->len > 0) {
+		cb->sink(cb->arg, cb->b, cb->len);
+		cb->len = 0;
+		if (n + 1 <= cb->cap)
+			return 0;
+	}
 	ncap = cb->cap == 0 ? 256 : cb->cap;
 	while (ncap < cb->len + n + 1) {
 		if (ncap > SIZE_MAX / 2) {
@@ -288,7 +88,7 @@ cbuf_reserve(struct cbuf *cb, size_t n)
  * are written straight into the buffer.
  */
 static int
-put_string(struct cbuf *cb, const struct json_string *s)
+put_string(struct json_writer *cb, const struct json_string *s)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	unsigned char		*t;
@@ -381,7 +181,7 @@ member_cmp(const void *a, const void *b)
 }
 
 /* depth: containers around v. */
-static int	put_value(struct cbuf *, const struct json_value *, size_t);
+static int	put_value(struct json_writer *, const struct json_value *, size_t);
 
 /*
  * Records are mostly small objects: up to PUT_OBJECT_SMALL members are
@@ -391,7 +191,7 @@ static int	put_value(struct cbuf *, const struct json_value *, size_t);
 #define PUT_OBJECT_SMALL	8
 
 static int
-put_object(struct cbuf *cb, const struct json_value *v, size_t depth)
+put_object(struct json_writer *cb, const struct json_value *v, size_t depth)
 {
 	const struct json_member	 *small[PUT_OBJECT_SMALL], **sorted;
 	const struct json_member	 *m;
@@ -444,7 +244,7 @@ put_object(struct cbuf *cb, const struct json_value *v, size_t depth)
 }
 
 static int
-put_value(struct cbuf *cb, const struct json_value *v, size_t depth)
+put_value(struct json_writer *cb, const struct json_value *v, size_t depth)
 {
 	char	 num[JSON_NUMBER_BUFSZ];
 	size_t	 i;
@@ -490,7 +290,7 @@ put_value(struct cbuf *cb, const struct json_value *v, size_t depth)
 int
 json_canonical(const struct json_value *v, char **out, size_t *outlen)
 {
-	struct cbuf	 cb;
+	struct json_writer	 cb;
 
 	memset(&cb, 0, sizeof(cb));
 	*out = NULL;
@@ -502,4 +302,59 @@ json_canonical(const struct json_value *v, char **out, size_t *outlen)
 	*out = cb.b;
 	*outlen = cb.len;
 	return 0;
+}
+
+/*
+ * A canonical text handed to sink in pieces, never all of it in memory:
+ * a digest of megabytes of records then costs no buffer of that size
+ * (and no page faults to fill one).  A writer takes values (at the
+ * depth they sit in the whole text, for the recursion bound) and the
+ * punctuation between them.
+ */
+void
+json_writer_open(struct json_writer *w,
+    void (*sink)(void *, const void *, size_t), void *arg)
+{
+	memset(w, 0, sizeof(*w));
+	w->b = xmalloc(CBUF_STREAM);
+	w->cap = CBUF_STREAM;
+	w->sink = sink;
+	w->arg = arg;
+}
+
+/* 0, or -1 with errno as json_canonical. */
+int
+json_writer_value(struct json_writer *w, const struct json_value *v,
+    size_t depth)
+{
+	return put_value(w, v, depth);
+}
+
+int
+json_writer_raw(struct json_writer *w, const char *s, size_t n)
+{
+	return cbuf_add(w, s, n);
+}
+
+/* Hands on what is left (unless the text was abandoned) and frees. */
+void
+json_writer_close(struct json_writer *w, int abandon)
+{
+	if (!abandon && w->len > 0)
+		w->sink(w->arg, w->b, w->len);
+	free(w->b);
+	memset(w, 0, sizeof(*w));
+}
+
+int
+json_canonical_stream(const struct json_value *v,
+    void (*sink)(void *, const void *, size_t), void *arg)
+{
+	struct json_writer	 w;
+	int			 r;
+
+	json_writer_open(&w, sink, arg);
+	r = put_value(&w, v, 0);
+	json_writer_close(&w, r == -1);
+	return r;
 }

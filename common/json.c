@@ -19,8 +19,6 @@
  * offset and the rule.
  */
 #include <errno.h>
-#include <locale.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +38,14 @@ struct parser {
 	size_t			 scratchlen;
 	size_t			 scratchcap;
 	size_t			 duplicates;	/* keys given again */
+	/* Elements and members of the containers being parsed, innermost
+	 * last: each container takes one exact allocation when it closes. */
+	struct json_value	*vstack;
+	size_t			 vtop;
+	size_t			 vcap;
+	struct json_member	*mstack;
+	size_t			 mtop;
+	size_t			 mcap;
 };
 
 static int	fail(struct parser *, size_t, const char *, ...)
@@ -111,21 +117,6 @@ skip_ws(struct parser *ps)
 			return;
 		}
 	}
-}
-
-/*
- * strtod honours LC_NUMERIC; a caller that set a locale with a decimal
- * comma must not change what "0.5" means.
- */
-static locale_t
-c_locale(void)
-{
-	static locale_t	 loc = (locale_t)0;
-
-	if (loc == (locale_t)0 &&
-	    (loc = newlocale(LC_ALL_MASK, "C", (locale_t)0)) == (locale_t)0)
-		fatal("newlocale C");
-	return loc;
 }
 
 /*
@@ -261,12 +252,48 @@ parse_escape(struct parser *ps)
 	return 0;
 }
 
+/*
+ * A string without escapes (nearly all of them) is decoded straight into
+ * its own allocation, sized by its byte length, which bounds its length
+ * in UTF-16 code units; anything else goes through the scratch buffer.
+ */
 static int
 parse_string(struct parser *ps, struct json_string *out)
 {
 	const unsigned char	*b = ps->buf;
-	size_t			 start = ps->pos, n;
+	size_t			 start = ps->pos, n, i, k, end;
+	uint16_t		*u;
 	uint32_t		 cp;
+
+	for (end = start + 1; end < ps->len && b[end] != '"' &&
+	    b[end] != '\\' && b[end] >= 0x20; end++)
+		;
+	if (end < ps->len && b[end] == '"') {
+		out->u = NULL;
+		out->len = 0;
+		if (end == start + 1) {
+			ps->pos = end + 1;
+			return 0;
+		}
+		u = xreallocarray(NULL, end - start - 1, sizeof(*u));
+		for (i = start + 1, n = 0; i < end;) {
+			if (b[i] < 0x80) {
+				u[n++] = b[i++];
+				continue;
+			}
+			if ((k = utf8_decode(b + i, end - i, &cp)) == 0) {
+				free(u);
+				return fail(ps, i, "invalid UTF-8 in string "
+				    "(byte 0x%02x)", b[i]);
+			}
+			i += k;
+			n += utf16_put(u + n, cp);
+		}
+		ps->pos = end + 1;
+		out->u = u;
+		out->len = n;
+		return 0;
+	}
 
 	ps->pos++;				/* the opening quote */
 	ps->scratchlen = 0;
@@ -309,10 +336,8 @@ static int
 parse_number(struct parser *ps, struct json_value *v)
 {
 	const unsigned char	*b = ps->buf;
-	size_t			 start = ps->pos, n;
-	char			 sbuf[64], *s, *end;
+	size_t			 start = ps->pos;
 	double			 d;
-	int			 whole;
 
 	if (peek(ps) == '-')
 		ps->pos++;
@@ -343,19 +368,9 @@ parse_number(struct parser *ps, struct json_value *v)
 			ps->pos++;
 	}
 
-	/* The input is not NUL-terminated; strtod needs a copy. */
-	n = ps->pos - start;
-	s = n < sizeof(sbuf) ? sbuf : xmalloc(n + 1);
-	memcpy(s, b + start, n);
-	s[n] = '\0';
-	d = strtod_l(s, &end, c_locale());
-	whole = end == s + n;
-	if (s != sbuf)
-		free(s);
-	if (!whole)
-		return fail(ps, start, "number not convertible");
 	/* Underflow to zero is what JSON.parse does; overflow is refused. */
-	if (!isfinite(d))
+	if (json_number_scan((const char *)b + start, ps->pos - start,
+	    &d) == -1)
 		return fail(ps, start, "number out of range");
 	v->type = JSON_NUMBER;
 	v->u.number = d;
@@ -382,22 +397,44 @@ parse_literal(struct parser *ps, const char *word, enum json_type t,
 	return 0;
 }
 
-/*
- * Arrays and objects grow their slots from JSON_SLOTS_MIN by doubling, so
- * at least half of them are used; only containers of more than
- * JSON_SLOTS_KEEP slots give the unused ones back.  Shrinking every one
- * cost a realloc per record (and the free chunks it split off), about a
- * quarter of the time parsing 10,000 small records took; at most half
- * the slots of a small container left unused is the price.
- */
-#define JSON_SLOTS_MIN	2
-#define JSON_SLOTS_KEEP	64
+/* Room for one more element or member on the parser's stacks. */
+static void
+vstack_reserve(struct parser *ps)
+{
+	size_t	 ncap;
 
+	if (ps->vtop < ps->vcap)
+		return;
+	ncap = ps->vcap == 0 ? 64 : ps->vcap * 2;
+	ps->vstack = xreallocarray(ps->vstack, ncap, sizeof(*ps->vstack));
+	ps->vcap = ncap;
+}
+
+static void
+mstack_reserve(struct parser *ps)
+{
+	size_t	 ncap;
+
+	if (ps->mtop < ps->mcap)
+		return;
+	ncap = ps->mcap == 0 ? 64 : ps->mcap * 2;
+	ps->mstack = xreallocarray(ps->mstack, ncap, sizeof(*ps->mstack));
+	ps->mcap = ncap;
+}
+
+/*
+ * A container's elements are parsed onto the parser's stack (a nested
+ * one's go above them) and copied into one allocation of the exact size
+ * when it closes: no slots left unused, and none of the reallocs that
+ * growing each container by doubling cost per small record.  Each value
+ * is parsed into a local first, as the stack may move meanwhile.  On an
+ * error a container frees what it had parsed and is left empty.
+ */
 static int
 parse_array(struct parser *ps, struct json_value *v)
 {
-	struct json_value	*slot;
-	size_t			 cap = 0, ncap;
+	struct json_value	 elem;
+	size_t			 base = ps->vtop, n, i;
 
 	v->type = JSON_ARRAY;
 	v->u.array.v = NULL;
@@ -409,17 +446,13 @@ parse_array(struct parser *ps, struct json_value *v)
 		return 0;
 	}
 	for (;;) {
-		if (v->u.array.n == cap) {
-			ncap = cap == 0 ? JSON_SLOTS_MIN : cap * 2;
-			v->u.array.v = xrecallocarray(v->u.array.v, cap, ncap,
-			    sizeof(*v->u.array.v));
-			cap = ncap;
+		elem.type = JSON_NULL;
+		if (parse_value(ps, &elem) == -1) {
+			json_value_clear(&elem);
+			goto bad;
 		}
-		/* Counted before it is parsed, so an error frees it too. */
-		slot = &v->u.array.v[v->u.array.n++];
-		slot->type = JSON_NULL;
-		if (parse_value(ps, slot) == -1)
-			return -1;
+		vstack_reserve(ps);
+		ps->vstack[ps->vtop++] = elem;
 		skip_ws(ps);
 		if (peek(ps) == ',') {
 			ps->pos++;
@@ -429,12 +462,20 @@ parse_array(struct parser *ps, struct json_value *v)
 			ps->pos++;
 			break;
 		}
-		return expected(ps, "',' or ']'");
+		expected(ps, "',' or ']'");
+		goto bad;
 	}
-	if (cap > JSON_SLOTS_KEEP && v->u.array.n < cap)
-		v->u.array.v = xreallocarray(v->u.array.v, v->u.array.n,
-		    sizeof(*v->u.array.v));
+	n = ps->vtop - base;
+	v->u.array.v = xreallocarray(NULL, n, sizeof(*v->u.array.v));
+	memcpy(v->u.array.v, ps->vstack + base, n * sizeof(*v->u.array.v));
+	v->u.array.n = n;
+	ps->vtop = base;
 	return 0;
+ bad:
+	for (i = base; i < ps->vtop; i++)
+		json_value_clear(&ps->vstack[i]);
+	ps->vtop = base;
+	return -1;
 }
 
 static int
@@ -520,8 +561,8 @@ object_dedupe(struct json_value *v)
 static int
 parse_object(struct parser *ps, struct json_value *v)
 {
-	struct json_member	*mb;
-	size_t			 cap = 0, ncap;
+	struct json_member	 mb;
+	size_t			 base = ps->mtop, n, i;
 
 	v->type = JSON_OBJECT;
 	v->u.object.m = NULL;
@@ -534,26 +575,29 @@ parse_object(struct parser *ps, struct json_value *v)
 	}
 	for (;;) {
 		skip_ws(ps);
-		if (peek(ps) != '"')
-			return expected(ps, "string key");
-		if (v->u.object.n == cap) {
-			ncap = cap == 0 ? JSON_SLOTS_MIN : cap * 2;
-			v->u.object.m = xrecallocarray(v->u.object.m, cap, ncap,
-			    sizeof(*v->u.object.m));
-			cap = ncap;
+		if (peek(ps) != '"') {
+			expected(ps, "string key");
+			goto bad;
 		}
-		mb = &v->u.object.m[v->u.object.n++];
-		mb->key.u = NULL;
-		mb->key.len = 0;
-		mb->value.type = JSON_NULL;
-		if (parse_string(ps, &mb->key) == -1)
-			return -1;
+		mb.key.u = NULL;
+		mb.key.len = 0;
+		mb.value.type = JSON_NULL;
+		if (parse_string(ps, &mb.key) == -1)
+			goto bad;
 		skip_ws(ps);
-		if (peek(ps) != ':')
-			return expected(ps, "':'");
+		if (peek(ps) != ':') {
+			free(mb.key.u);
+			expected(ps, "':'");
+			goto bad;
+		}
 		ps->pos++;
-		if (parse_value(ps, &mb->value) == -1)
-			return -1;
+		if (parse_value(ps, &mb.value) == -1) {
+			free(mb.key.u);
+			json_value_clear(&mb.value);
+			goto bad;
+		}
+		mstack_reserve(ps);
+		ps->mstack[ps->mtop++] = mb;
 		skip_ws(ps);
 		if (peek(ps) == ',') {
 			ps->pos++;
@@ -563,13 +607,23 @@ parse_object(struct parser *ps, struct json_value *v)
 			ps->pos++;
 			break;
 		}
-		return expected(ps, "',' or '}'");
+		expected(ps, "',' or '}'");
+		goto bad;
 	}
-	if (cap > JSON_SLOTS_KEEP && v->u.object.n < cap)
-		v->u.object.m = xreallocarray(v->u.object.m, v->u.object.n,
-		    sizeof(*v->u.object.m));
+	n = ps->mtop - base;
+	v->u.object.m = xreallocarray(NULL, n, sizeof(*v->u.object.m));
+	memcpy(v->u.object.m, ps->mstack + base, n * sizeof(*v->u.object.m));
+	v->u.object.n = n;
+	ps->mtop = base;
 	ps->duplicates += object_dedupe(v);
 	return 0;
+ bad:
+	for (i = base; i < ps->mtop; i++) {
+		free(ps->mstack[i].key.u);
+		json_value_clear(&ps->mstack[i].value);
+	}
+	ps->mtop = base;
+	return -1;
 }
 
 static int
@@ -617,53 +671,166 @@ parse_value(struct parser *ps, struct json_value *v)
 	}
 }
 
+static void
+parser_init(struct parser *ps, const void *buf, size_t len,
+    const struct json_limits *lim, struct json_error *err)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->buf = buf;
+	ps->len = len;
+	ps->err = err;
+	if (lim != NULL)
+		ps->lim = *lim;
+	if (ps->lim.max_bytes == 0)
+		ps->lim.max_bytes = JSON_MAX_BYTES_DEFAULT;
+	if (ps->lim.max_depth == 0)
+		ps->lim.max_depth = JSON_MAX_DEPTH_DEFAULT;
+	if (ps->lim.max_depth > JSON_MAX_DEPTH_LIMIT)
+		ps->lim.max_depth = JSON_MAX_DEPTH_LIMIT;
+	if (ps->lim.max_nodes == 0)
+		ps->lim.max_nodes = JSON_MAX_NODES_DEFAULT;
+	if (err != NULL)
+		memset(err, 0, sizeof(*err));
+}
+
+static void
+parser_done(struct parser *ps)
+{
+	free(ps->scratch);
+	free(ps->vstack);
+	free(ps->mstack);
+}
+
+/* Nothing but whitespace may follow the value. */
+static int
+parse_end(struct parser *ps)
+{
+	char	 d[16];
+
+	skip_ws(ps);
+	if (ps->pos == ps->len)
+		return 0;
+	describe(ps->buf[ps->pos], d, sizeof(d));
+	return fail(ps, ps->pos, "unexpected %s after the JSON value", d);
+}
+
 int
 json_parse(const void *buf, size_t len, const struct json_limits *lim,
     struct json_value **out, struct json_error *err)
 {
 	struct parser		 ps;
 	struct json_value	*v;
-	char			 d[16];
 
-	memset(&ps, 0, sizeof(ps));
-	ps.buf = buf;
-	ps.len = len;
-	ps.err = err;
-	if (lim != NULL)
-		ps.lim = *lim;
-	if (ps.lim.max_bytes == 0)
-		ps.lim.max_bytes = JSON_MAX_BYTES_DEFAULT;
-	if (ps.lim.max_depth == 0)
-		ps.lim.max_depth = JSON_MAX_DEPTH_DEFAULT;
-	if (ps.lim.max_depth > JSON_MAX_DEPTH_LIMIT)
-		ps.lim.max_depth = JSON_MAX_DEPTH_LIMIT;
-	if (ps.lim.max_nodes == 0)
-		ps.lim.max_nodes = JSON_MAX_NODES_DEFAULT;
-	if (err != NULL)
-		memset(err, 0, sizeof(*err));
+	parser_init(&ps, buf, len, lim, err);
 	*out = NULL;
-
 	if (len > ps.lim.max_bytes)
 		return fail(&ps, ps.lim.max_bytes, "input exceeds %zu bytes",
 		    ps.lim.max_bytes);
 	v = xcalloc(1, sizeof(*v));
 	v->type = JSON_NULL;
-	if (parse_value(&ps, v) == -1)
-		goto bad;
-	skip_ws(&ps);
-	if (ps.pos != len) {
-		describe(ps.buf[ps.pos], d, sizeof(d));
-		fail(&ps, ps.pos, "unexpected %s after the JSON value", d);
-		goto bad;
+	if (parse_value(&ps, v) == -1 || parse_end(&ps) == -1) {
+		parser_done(&ps);
+		json_free(v);
+		return -1;
 	}
-	free(ps.scratch);
 	if (err != NULL)
 		err->duplicates = ps.duplicates;
+	parser_done(&ps);
 	*out = v;
 	return 0;
+}
+
+/*
+ * json_parse for a consumer that needs each element of a top-level array
+ * only once, in order (a digest of records): each is handed to fn as
+ * soon as it is parsed, then freed, so only one element's tree exists at
+ * a time -- no megabytes of small allocations to fault in and free
+ * again.  The refusals, their offsets and the limits are json_parse's:
+ * this is its parse_value and parse_array for the outermost '[', step
+ * for step.  Any other document is parsed whole and handed to fn once,
+ * with index SIZE_MAX.  fn returns 0, or -1 to stop (its errno is kept,
+ * err->msg names it).  *array says whether the document was an array.
+ */
+int
+json_parse_elements(const void *buf, size_t len,
+    const struct json_limits *lim,
+    int (*fn)(void *, const struct json_value *, size_t), void *arg,
+    int *array, struct json_error *err)
+{
+	struct parser		 ps;
+	struct json_value	*v, elem;
+	size_t			 i = 0;
+	int			 r, saved;
+
+	parser_init(&ps, buf, len, lim, err);
+	*array = 0;
+	if (len > ps.lim.max_bytes)
+		return fail(&ps, ps.lim.max_bytes, "input exceeds %zu bytes",
+		    ps.lim.max_bytes);
+	skip_ws(&ps);
+	if (peek(&ps) != '[') {
+		if (json_parse(buf, len, lim, &v, err) == -1)
+			return -1;
+		r = fn(arg, v, SIZE_MAX);
+		saved = errno;
+		json_free(v);
+		errno = saved;
+		goto called;
+	}
+	/* parse_value's checks for a container, then parse_array's loop */
+	if (ps.nodes >= ps.lim.max_nodes)
+		return fail(&ps, ps.pos, "more than %zu values",
+		    ps.lim.max_nodes);
+	ps.nodes++;
+	if (ps.depth >= ps.lim.max_depth)
+		return fail(&ps, ps.pos, "nesting deeper than %zu",
+		    ps.lim.max_depth);
+	ps.depth++;
+	*array = 1;
+	ps.pos++;				/* '[' */
+	skip_ws(&ps);
+	r = 0;
+	if (peek(&ps) == ']')
+		ps.pos++;
+	else {
+		for (;;) {
+			elem.type = JSON_NULL;
+			if (parse_value(&ps, &elem) == -1) {
+				json_value_clear(&elem);
+				goto bad;
+			}
+			r = fn(arg, &elem, i++);
+			saved = errno;
+			json_value_clear(&elem);
+			errno = saved;
+			if (r == -1)
+				break;
+			skip_ws(&ps);
+			if (peek(&ps) == ',') {
+				ps.pos++;
+				continue;
+			}
+			if (peek(&ps) == ']') {
+				ps.pos++;
+				break;
+			}
+			expected(&ps, "',' or ']'");
+			goto bad;
+		}
+	}
+	ps.depth--;
+	if (r == 0 && parse_end(&ps) == -1)
+		goto bad;
+	parser_done(&ps);
+ called:
+	if (r == -1 && err != NULL) {
+		saved = errno;
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(saved));
+		errno = saved;
+	}
+	return r;
  bad:
-	free(ps.scratch);
-	json_free(v);
+	parser_done(&ps);
 	return -1;
 }
 

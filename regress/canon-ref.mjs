@@ -5,9 +5,14 @@
 // by JSON.stringify, sha256 over the UTF-8 text).
 //
 //   node canon-ref.mjs numbers SEED COUNT    > hex lines; expected.txt
+//   node canon-ref.mjs formats SEED COUNT    > input.txt; expected.txt
+//   node canon-ref.mjs scans SEED COUNT      > input.txt; expected.txt
 //   node canon-ref.mjs strings SEED COUNT    > input.txt; expected.txt
 //   node canon-ref.mjs docs SEED COUNT DIR   DIR/doc-N.json; DIR/expected
 //   node canon-ref.mjs mutants SEED COUNT    > input.txt; expected.txt
+//   node canon-ref.mjs records SEED COUNT FILE  COUNT benchmark records
+//   node canon-ref.mjs limits DIR            documents at and over the
+//                                            reference's digest limits
 //   node canon-ref.mjs digest FILE           the digest of one file
 //
 // Output files are written in the current directory.
@@ -115,6 +120,169 @@ function numberCorpus(r, count) {
 	for (let i = 0; i < count / 10; i++)
 		out.push(r.int(2 ** 31) - 2 ** 30, 2 ** 53 - r.int(1e6),
 		    r.int(2 ** 30) * 2 ** (r.int(60)));
+	return out;
+}
+
+// ---- the number formatter and scanner, exhaustively-ish ---------------
+// formats: COUNT doubles in classes that each stress one part of
+// numfmt.c; input.txt holds their bit patterns, expected.txt what
+// JSON.stringify writes.
+function formatCorpus(r, count) {
+	const out = [];
+	const per = Math.max(1, Math.floor(count / 10));
+	const bits = (hi, lo) => fromBits(hi, lo);
+	const add = (d) => { if (Number.isFinite(d)) out.push(d); };
+	const sgn = (d) => (r.chance(0.5) ? d : -d);
+	// 1. uniformly random bit patterns (all exponents alike)
+	for (let i = 0; i < 3 * per; i++)
+		add(bits(r.u32(), r.u32()));
+	// 2. subnormals: random, and the smallest few thousand exactly
+	for (let i = 0; i < per / 2; i++)
+		add(sgn(bits(r.int(0x100000), r.u32())));
+	for (let c = 1; c <= per / 2; c++)
+		add(c * 2 ** -1074);
+	// 3. integers near 2^53 (both sides) and larger ones up to 2^70
+	for (let i = 0; i < per / 2; i++) {
+		add(sgn(2 ** 53 + (r.int(2e6) - 1e6) * 2));
+		add(sgn(r.int(2 ** 30) * 2 ** (23 + r.int(40)) + r.int(2 ** 23)));
+	}
+	// 4. powers of ten and their neighbours, a few ulps either way
+	for (let i = 0; i < per / 2; i++) {
+		let d = Number('1e' + (r.int(632) - 323));
+		const k = r.int(6);
+		for (let j = 0; j < k; j++)
+			d = r.chance(0.5) || d === 2 ** -1074 ? nextUp(d) :
+			    nextDown(d);
+		add(sgn(d));
+	}
+	// 5. the thresholds where the layout changes: 1e21 and 1e-7 (and
+	//    1e-6), walked a few hundred ulps either way, and short
+	//    decimals just inside and outside them
+	for (const t of [1e21, 1e-7, 1e-6]) {
+		let up = t, down = t;
+		for (let j = 0; j < per / 6; j++) {
+			add(up); add(down); add(-up);
+			up = nextUp(up); down = nextDown(down);
+		}
+	}
+	for (let i = 0; i < per / 2; i++) {
+		const e = r.pick([-8, -7, -6, 20, 21, 22]);
+		add(sgn(Number(String(1 + r.int(999999)) + 'e' + (e - r.int(6)))));
+	}
+	// 6. 17 significant digits, the longest shortest form
+	for (let i = 0; i < per; i++) {
+		let m = String(1 + r.int(9));
+		for (let j = 0; j < 16; j++)
+			m += String(r.int(10));
+		add(sgn(Number(m[0] + '.' + m.slice(1) + 'e' +
+		    (r.int(600) - 300))));
+	}
+	// 7. short decimals (1 to 15 digits): the multiple-of-ten case
+	for (let i = 0; i < per; i++)
+		add(sgn(Number(String(1 + r.int(10 ** (1 + r.int(15)))) + 'e' +
+		    (r.int(640) - 330))));
+	// 8. powers of two (the narrower lower interval) and neighbours
+	for (let i = 0; i < per / 2; i++) {
+		const p = 2 ** (r.int(2098) - 1074);
+		add(sgn(r.pick([p, nextUp(p), p === 2 ** -1074 ? p :
+		    nextDown(p)])));
+	}
+	// 9. fractions as programs compute them
+	for (let i = 0; i < per; i++)
+		add(sgn(r.pick([r.next(), r.next() * 100 / 3,
+		    Math.round(r.next() * 1e6) / 1000, 1 / (1 + r.int(1e6))])));
+	return out;
+}
+
+// scans: number texts; expected is the bit pattern JSON.parse gives, or
+// "error" where sbx must refuse (the value is beyond a double).
+const exactDecimal = (m, e) => {
+	// m * 2^e exactly, as decimal text (BigInt m >= 0).
+	if (e >= 0)
+		return (m << BigInt(e)).toString();
+	const k = -e;
+	const s = (m * 5n ** BigInt(k)).toString().padStart(k + 1, '0');
+	return (s.slice(0, s.length - k) + '.' + s.slice(s.length - k))
+	    .replace(/\.?0+$/, '');
+};
+const decompose = (d) => {
+	const b = Buffer.alloc(8);
+	b.writeDoubleBE(d);
+	const x = b.readBigUInt64BE(0);
+	const be = Number((x >> 52n) & 0x7ffn), f = x & ((1n << 52n) - 1n);
+	return be === 0 ? [f, -1074] : [f | 1n << 52n, be - 1075];
+};
+function scanCorpus(r, count) {
+	const out = [];
+	const per = Math.max(1, Math.floor(count / 6));
+	const sgn = (t) => (r.chance(0.5) ? t : '-' + t);
+	const spell = (d) => r.pick([JSON.stringify(d),
+	    d.toExponential().replace('e', r.pick(['e', 'E'])),
+	    d.toExponential(Math.min(100, 17 + r.int(10)))]);
+	// 1. shortest and long spellings of random doubles
+	for (let i = 0; i < per; i++) {
+		let d;
+		do
+			d = fromBits(r.u32(), r.u32());
+		while (!Number.isFinite(d));
+		out.push(spell(d));
+	}
+	// 2. exactly halfway between two doubles, and a hair either side:
+	//    the inputs no fast path can decide
+	for (let i = 0; i < per; i++) {
+		let d;
+		do
+			d = Math.abs(fromBits(r.u32(), r.u32()));
+		while (!Number.isFinite(d) || d === Number.MAX_VALUE);
+		if (r.chance(0.3))
+			d = Math.abs(fromBits(r.int(0x100000), r.u32()));
+		const [m, e] = decompose(d);
+		let t = exactDecimal(2n * m + 1n, e - 1);
+		if (t.length > 780)	// keep lines short; still halfway
+			continue;
+		const tweak = r.int(3);
+		if (tweak === 1)
+			t += t.includes('.') ? '0000000001' : '.0000000001';
+		else if (tweak === 2)
+			t = t.replace(/(\d)$/, (c) => c === '0' ? '0' :
+			    String(Number(c) - 1) + '999999');
+		out.push(sgn(t));
+	}
+	// 3. decimals of 1 to 40 digits with exponents over the whole range
+	//    and beyond it (underflow to zero, overflow refused)
+	for (let i = 0; i < per; i++) {
+		let m = String(1 + r.int(9));
+		const n = r.int(40);
+		for (let j = 0; j < n; j++)
+			m += String(r.int(10));
+		const dot = r.int(m.length + 1);
+		const text = dot === 0 || dot === m.length ? m :
+		    m.slice(0, dot) + '.' + m.slice(dot);
+		out.push(sgn(text + r.pick(['e', 'E']) + r.pick(['', '+', '-']) +
+		    String(r.int(700))));
+	}
+	// 4. near the ends of the range
+	const ends = ['1.7976931348623157e308', '1.7976931348623158e308',
+	    '1.7976931348623159e308', '179769313486231580793728971405301e276',
+	    '2.4703282292062327e-324', '2.4703282292062328e-324',
+	    '4.9406564584124654e-324', '2.2250738585072011e-308',
+	    '2.2250738585072012e-308', '0.0', '0e999999999999', '1e-999999999',
+	    '1e999999999', '9007199254740993', '9007199254740995',
+	    '18446744073709551615', '18446744073709551616', '1e23',
+	    '8.98846567431158e307', '0.1', '0.30000000000000004'];
+	for (const t of ends)
+		out.push(t, '-' + t);
+	for (let i = 0; i < per / 2; i++) {
+		const d = nextDown(Number.MAX_VALUE) * (1 + r.next() * 1e-15);
+		if (Number.isFinite(d))
+			out.push(d.toExponential(16 + r.int(8)));
+		out.push((r.int(1e6) * 2 ** -1074).toExponential(r.int(25)));
+	}
+	// 5. integers around 2^53 and 2^64 with many digits
+	for (let i = 0; i < per / 2; i++) {
+		const b = r.chance(0.5) ? 2n ** 53n : 2n ** 64n;
+		out.push(sgn((b + BigInt(r.int(2e6)) - 1000000n).toString()));
+	}
 	return out;
 }
 
@@ -287,6 +455,122 @@ function expectCanon(text) {
 	}
 }
 
+// The reference's admitEntry limits (provider-spec 2, artifactDigest):
+// what its records digest refuses as "not digestible".  Values are
+// visited depth first; the root is at depth 0 and counts as a node.
+const ADMIT = { bytes: 262144, depth: 32, keys: 4096, array: 4096,
+    string: 65536, nodes: 8192 };
+const UNSAFE = new Set(['__proto__', 'prototype', 'constructor']);
+export function admit(root) {
+	let bytes = 0, keys = 0, nodes = 0;
+	const utf8 = (t) => Buffer.byteLength(t, 'utf8');
+	const walk = (v, depth) => {
+		if (++nodes > ADMIT.nodes)
+			return 'entry-count';
+		if (depth > ADMIT.depth)
+			return 'nesting-depth';
+		if (Array.isArray(v)) {
+			if (v.length > ADMIT.array)
+				return 'array-length';
+			for (const e of v) {
+				const r = walk(e, depth + 1);
+				if (r)
+					return r;
+			}
+			return null;
+		}
+		if (v !== null && typeof v === 'object') {
+			for (const k of Object.keys(v)) {
+				if (UNSAFE.has(k))
+					return 'unsafe-key';
+				if (++keys > ADMIT.keys)
+					return 'property-count';
+				bytes += utf8(JSON.stringify(k));
+				const r = walk(v[k], depth + 1);
+				if (r)
+					return r;
+			}
+			return bytes > ADMIT.bytes ? 'serialized-bytes' : null;
+		}
+		if (typeof v === 'string' && v.length > ADMIT.string)
+			return 'string-length';
+		if (typeof v === 'number' && !Number.isFinite(v))
+			return 'nonfinite-number';
+		bytes += utf8(JSON.stringify(v));
+		return bytes > ADMIT.bytes ? 'serialized-bytes' : null;
+	};
+	return walk(root, 0) || 'admitted';
+}
+
+// Documents at each limit and one step over it; the last is 50,000
+// records, provider-max-records' default.
+function limitDocs(r) {
+	const rec = (i) => ({ slice: 'café ' + (i % 7), score: r.next(),
+	    failed: i % 3 === 0 });
+	const recs = (n) => Array.from({ length: n }, (_, i) => rec(i));
+	const docs = {};
+	// records: each record is 1 + 3 nodes, 3 keys
+	docs['records-1024'] = recs(1024);		// 4096 nodes, 3072 keys
+	docs['records-4096-flat'] = Array.from({ length: 4096 },
+	    (_, i) => i / 7);
+	docs['records-4097-flat'] = Array.from({ length: 4097 },
+	    (_, i) => i / 7);
+	// nodes: 1 root + 2047 arrays of 3 = 8189; + 3 more singles = 8192
+	const nodes = (n) => {
+		const a = [];
+		let left = n - 1;
+		while (left >= 4) {
+			a.push([left, 1.5, 'é']);
+			left -= 4;
+		}
+		while (left-- > 0)
+			a.push(0.25);
+		return a;
+	};
+	docs['nodes-8192'] = nodes(8192);
+	docs['nodes-8193'] = nodes(8193);
+	// keys: objects of 8 keys with short values
+	const keyed = (n) => {
+		const a = [];
+		for (let k = 0; k < n; k += 8) {
+			const o = {};
+			for (let j = k; j < Math.min(n, k + 8); j++)
+				o['k' + (j % 8) + 'ü'] = j;
+			a.push(o);
+		}
+		return a;
+	};
+	docs['keys-4096'] = keyed(4096);
+	docs['keys-4097'] = keyed(4097);
+	// one long string, in UTF-16 code units, astral pairs included
+	const str = (n) => ['x', '😀'.repeat(n / 4) + 'é'.repeat(n / 2 - 1) +
+	    'a'.repeat(n - (n / 4) * 2 - (n / 2 - 1))];
+	docs['string-65536'] = str(65536);
+	docs['string-65537'] = [docs['string-65536'][0],
+	    docs['string-65536'][1] + 'z'];
+	// serialized scalar bytes: strings of 1000 bytes of JSON text
+	const sized = (total) => {
+		const a = [];
+		while (total >= 1000) {
+			a.push('y'.repeat(998));
+			total -= 1000;
+		}
+		a.push('w'.repeat(total - 2));
+		return a;
+	};
+	docs['bytes-262144'] = sized(262144);
+	docs['bytes-262145'] = sized(262145);
+	// depth: root at 0, 32 levels below it
+	let deep = 1.25;
+	for (let i = 0; i < 32; i++)
+		deep = i % 2 ? [deep] : { d: deep };
+	docs['depth-32'] = deep;
+	docs['depth-33'] = [deep];
+	docs['unsafe-key'] = [JSON.parse('{"__proto__":1,"a":2}')];
+	docs['records-50000'] = recs(50000);
+	return docs;
+}
+
 const [mode, seedArg, countArg, dir] = process.argv.slice(2);
 const r = rng(Number(seedArg));
 const count = Number(countArg);
@@ -297,6 +581,22 @@ case 'numbers': {
 	writeFileSync('input.txt', nums.map(hexOf).join('\n') + '\n');
 	writeFileSync('expected.txt', nums.map((d) => JSON.stringify(d))
 	    .join('\n') + '\n');
+	break;
+}
+case 'formats': {
+	const nums = formatCorpus(r, count);
+	writeFileSync('input.txt', nums.map(hexOf).join('\n') + '\n');
+	writeFileSync('expected.txt', nums.map((d) => JSON.stringify(d))
+	    .join('\n') + '\n');
+	break;
+}
+case 'scans': {
+	const texts = scanCorpus(r, count);
+	writeFileSync('input.txt', texts.join('\n') + '\n');
+	writeFileSync('expected.txt', texts.map((t) => {
+		const d = JSON.parse(t);
+		return Number.isFinite(d) ? hexOf(d) : 'error';
+	}).join('\n') + '\n');
 	break;
 }
 case 'strings': {
@@ -376,6 +676,38 @@ case 'mutants': {
 	}
 	writeFileSync('input.txt', inp.join('\n') + '\n');
 	writeFileSync('expected.txt', exp.join('\n') + '\n');
+	break;
+}
+case 'records': {
+	// Records as a provider's input might be (regress/bench/b_digest.sh):
+	// numbers with fractions (a score as JavaScript computes it, mostly
+	// 15 to 17 significant digits, and a latency in milliseconds), a
+	// boolean, and a slice name in non-ASCII text.
+	const words = ['déjà vu', 'naïve', 'Ελληνικά', 'русский', '日本語',
+	    'emoji 😀', 'straße', 'ça va', 'Zürich', 'København'];
+	const recs = [];
+	for (let i = 0; i < count; i++)
+		recs.push({
+			slice: r.pick(words) + ' ' + (i % 32),
+			score: r.next(),
+			latencyMs: Math.round(r.next() * 1e6) / 1000,
+			failed: r.chance(0.1),
+		});
+	writeFileSync(dir, JSON.stringify(recs));
+	break;
+}
+case 'limits': {
+	// DIR/<name>.json and DIR/expected: "<name> <digest> <admission>".
+	const out = seedArg;
+	mkdirSync(out, { recursive: true });
+	const lines = [];
+	for (const [name, doc] of Object.entries(limitDocs(rng(7)))) {
+		writeFileSync(out + '/' + name + '.json', JSON.stringify(doc));
+		const v = JSON.parse(readFileSync(out + '/' + name + '.json',
+		    'utf8'));
+		lines.push(name + ' ' + digest(v) + ' ' + admit(v));
+	}
+	writeFileSync(out + '/expected', lines.join('\n') + '\n');
 	break;
 }
 case 'digest':

@@ -59,6 +59,67 @@ numbers_body()
 	done
 }
 
+# random_seed: a fresh seed per run, so each run also tries numbers no
+# run tried before; a failure names it (rerun with canon_seed=N).
+random_seed()
+{
+	od -An -N4 -tu4 /dev/urandom | tr -d ' '
+}
+
+# differential MODE COUNT FLAG MIN WHAT SEED: one corpus from node, the
+# same lines through canonify FLAG, compared.
+differential()
+{
+	mode=$1 count=$2 flag=$3 min=$4 what=$5 s=$6
+	node "$(ref)" "$mode" "$s" "$count" ||
+	    atf_fail "canon-ref.mjs $mode $s $count failed"
+	"$(canonify)" "$flag" < input.txt > got.txt ||
+	    atf_fail "canonify $flag failed (seed $s)"
+	n=$(wc -l < expected.txt)
+	[ "$n" -ge "$min" ] || atf_fail "only $n $what generated (< $min)"
+	if ! cmp -s expected.txt got.txt; then
+		paste -d '\n' input.txt expected.txt got.txt |
+		    awk 'NR % 3 == 1 { i = $0 } NR % 3 == 2 { e = $0 }
+		    NR % 3 == 0 && e != $0 { print "input:    " i;
+		    print "node:     " e; print "sbx:      " $0; if (++k == 10) exit }'
+		atf_fail "$(paste -d '\t' expected.txt got.txt |
+		    awk -F '\t' '$1 != $2' | wc -l) of $n $what differ from" \
+		    "node with seed $s (rerun: kyua -v" \
+		    "test_suites.sbx.canon_seed=$s test canon.sh)"
+	fi
+	echo "$n $what agree with node (seed $s)"
+}
+
+atf_test_case formats
+formats_head()
+{
+	atf_set "descr" "numfmt.c equals JSON.stringify on 200,000 doubles" \
+	    "per seed: random bit patterns, subnormals, integers near 2^53," \
+	    "powers of ten and two and their neighbours, the 1e21 and 1e-7" \
+	    "thresholds, 17-digit values; a fixed seed and a random one"
+}
+formats_body()
+{
+	need_node
+	differential formats 200000 -n 200000 numbers "$(seed)"
+	differential formats 200000 -n 200000 numbers "$(random_seed)"
+}
+
+atf_test_case scans
+scans_head()
+{
+	atf_set "descr" "numscan.c equals JSON.parse on number texts: exact" \
+	    "halfway cases and their neighbours, long mantissas, underflow" \
+	    "and overflow; a fixed seed and a random one"
+}
+scans_body()
+{
+	need_node
+	differential scans 60000 -p 30000 "number texts" "$(seed)"
+	differential scans 60000 -p 30000 "number texts" "$(random_seed)"
+	grep -qx error expected.txt || atf_fail "no out-of-range number"
+}
+
 atf_test_case strings
 strings_head()
 {
@@ -103,6 +164,42 @@ documents_body()
 		    "$(sbxctl)" digest records "docs/$name" --json
 	done
 	echo "$n documents agree with node (seed $(seed))"
+}
+
+atf_test_case reference_limits
+reference_limits_head()
+{
+	atf_set "descr" "At the reference's digest limits (4,096 elements," \
+	    "8,192 values, 4,096 keys, 65,536-unit strings, 256 KiB of" \
+	    "scalars, depth 32) sbx's records digest is node's; one step" \
+	    "over each, and at 50,000 records, sbx digests the same" \
+	    "canonical form the reference would refuse"
+}
+reference_limits_body()
+{
+	need_node
+	atf_check node "$(ref)" limits lim
+	n=0 over=0
+	while read -r name want admission; do
+		got=$("$(sbxctl)" digest records "lim/$name.json") ||
+		    atf_fail "sbxctl digest records lim/$name.json failed"
+		[ "$got" = "$want" ] ||
+		    atf_fail "$name ($admission): sbx $got, node $want"
+		# The documents must sit where they claim to.
+		case "$name" in
+		records-4097*|nodes-8193|keys-4097|string-65537|bytes-262145|depth-33|unsafe-key|records-50000)
+			[ "$admission" != admitted ] || atf_fail "$name:" \
+			    "the reference would admit it (not over a limit)"
+			over=$((over + 1)) ;;
+		*)
+			[ "$admission" = admitted ] || atf_fail "$name:" \
+			    "the reference would refuse it ($admission)" ;;
+		esac
+		n=$((n + 1))
+	done < lim/expected
+	[ "$n" -ge 15 ] || atf_fail "only $n documents"
+	echo "$n documents agree with node, $over of them beyond the" \
+	    "reference's limits"
 }
 
 atf_test_case mutants
@@ -222,8 +319,11 @@ usage_body()
 atf_init_test_cases()
 {
 	atf_add_test_case numbers
+	atf_add_test_case formats
+	atf_add_test_case scans
 	atf_add_test_case strings
 	atf_add_test_case documents
+	atf_add_test_case reference_limits
 	atf_add_test_case mutants
 	atf_add_test_case spec_vectors
 	atf_add_test_case invalid_json

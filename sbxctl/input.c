@@ -1,6 +1,8 @@
 /*
  * input.c: reading a command's input file, or standard input for "-".
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,10 +20,11 @@
 int
 input_read(const char *path, size_t max, char **bufp, size_t *lenp)
 {
-	char	*buf = NULL;
-	size_t	 len = 0, cap = 0, ncap;
-	ssize_t	 n;
-	int	 fd, saved;
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 len = 0, cap = 0, ncap;
+	ssize_t		 n;
+	int		 fd, saved;
 
 	*bufp = NULL;
 	*lenp = 0;
@@ -33,6 +36,16 @@ input_read(const char *path, size_t max, char **bufp, size_t *lenp)
 		fd = STDIN_FILENO;
 	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
+	/*
+	 * A regular file's size is known: one buffer of that size (and one
+	 * byte more, to see the end) instead of doubling from 64 KiB, which
+	 * copied and faulted in every byte of a large records file twice.
+	 */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size <= max) {
+		cap = (size_t)st.st_size + 1;
+		buf = xreallocarray(NULL, cap, 1);
+	}
 	for (;;) {
 		if (len == cap) {
 			if (cap > max)

@@ -7,6 +7,9 @@
  *			and us); prints json_number_format of it
  *   canonify -j	each input line is a JSON document; prints its
  *			canonical text, or "error <offset>: <reason>"
+ *   canonify -p	each input line is a JSON number; prints the bit
+ *			pattern of the double it parses to as 16 hex digits,
+ *			or "error"
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +23,7 @@
 static __dead void
 usage(void)
 {
-	fprintf(stderr, "usage: canonify -n | -j\n");
+	fprintf(stderr, "usage: canonify -n | -j | -p\n");
 	exit(2);
 }
 
@@ -42,6 +45,24 @@ number_line(const char *line, size_t len)
 		printf("error: %s\n", strerror(errno));
 	else
 		printf("%s\n", buf);
+}
+
+static void
+parse_line(const char *line, size_t len)
+{
+	struct json_value	*v;
+	struct json_error	 err;
+	uint64_t		 bits;
+
+	if (json_parse(line, len, NULL, &v, &err) == -1) {
+		printf("error\n");
+		return;
+	}
+	if (v->type != JSON_NUMBER)
+		fatalx("parse line \"%s\": not a number", line);
+	memcpy(&bits, &v->u.number, sizeof(bits));
+	printf("%016" PRIx64 "\n", bits);
+	json_free(v);
 }
 
 static void
@@ -72,10 +93,11 @@ main(int argc, char *argv[])
 	ssize_t	 len;
 	int	 ch, mode = 0;
 
-	while ((ch = getopt(argc, argv, "nj")) != -1) {
+	while ((ch = getopt(argc, argv, "njp")) != -1) {
 		switch (ch) {
 		case 'n':
 		case 'j':
+		case 'p':
 			mode = ch;
 			break;
 		default:
@@ -89,6 +111,8 @@ main(int argc, char *argv[])
 			line[--len] = '\0';
 		if (mode == 'n')
 			number_line(line, (size_t)len);
+		else if (mode == 'p')
+			parse_line(line, (size_t)len);
 		else
 			json_line(line, (size_t)len);
 	}

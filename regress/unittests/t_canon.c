@@ -391,9 +391,8 @@ ATF_TC_BODY(key_order, tc)
 }
 
 /*
- * Containers of every size around the parser's slot growth (2, 4, ...)
- * and past the size above which unused slots are given back (64): each
- * element is there, in order.
+ * Containers of every size up to past the first growth of the parser's
+ * element and member stacks (64): each element is there, in order.
  */
 ATF_TC_WITHOUT_HEAD(slot_sizes);
 ATF_TC_BODY(slot_sizes, tc)
@@ -422,6 +421,19 @@ ATF_TC_BODY(slot_sizes, tc)
 			ATF_CHECK(v->u.object.m[i].value.u.number == (double)i);
 		json_free(v);
 	}
+	/* Nested containers that move the stacks while their parents are
+	 * still open, and an error deep inside them (nothing may leak). */
+	check_canon("[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,"
+	    "22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,"
+	    "43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+	    "64,65,[66,{\"b\":[67,68],\"a\":69}]],70]",
+	    "[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,"
+	    "22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,"
+	    "43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,"
+	    "64,65,[66,{\"a\":69,\"b\":[67,68]}]],70]");
+	ATF_CHECK(json_parse("[[\"a\",{\"k\":[\"b\",{\"x\":\"c\",\"y\":"
+	    "[1,2,x]}]}]]", 41, NULL, &v, &err) == -1);
+	ATF_CHECK_EQ(err.offset, 34);
 }
 
 ATF_TC_WITHOUT_HEAD(duplicate_keys);
@@ -692,6 +704,56 @@ ATF_TC_BODY(limits, tc)
 	free(s);
 }
 
+/*
+ * digest_json_text digests a top-level array element by element as it
+ * parses; it must refuse what json_parse refuses, at the same offset for
+ * the same reason, under every limit, and otherwise digest the same text.
+ */
+ATF_TC_WITHOUT_HEAD(digest_text_elements);
+ATF_TC_BODY(digest_text_elements, tc)
+{
+	static const char	*docs[] = {
+		"[]", " [ ] ", "[1]", "[1,2,3]", "[[],{}]", "[[1,[2,[3]]]]",
+		"[{\"b\":1,\"a\":[true,null]},\"x\",-0,1e21]",
+		"{\"a\":[1,2]}", "\"s\"", "5", "null", "[1,]", "[1 2]",
+		"[1", "[", "]", "[1]]", "[1] x", "[,1]", "[\"\\ud800\"]",
+		"[1e400]", "[[[[[[]]]]]]", "[{\"a\":1,\"a\":2}]", "",
+		"[\"\xff\"]", "[{}, [{}], 3.5e-7 ]\n",
+	};
+	struct json_limits	 lim[4];
+	struct json_value	*v;
+	struct json_error	 e1, e2;
+	char			 d1[DIGEST_STR_LEN + 1], d2[DIGEST_STR_LEN + 1];
+	size_t			 i, j;
+	int			 r1, r2;
+
+	memset(lim, 0, sizeof(lim));
+	lim[1].max_depth = 1;
+	lim[2].max_depth = 3;
+	lim[2].max_nodes = 4;
+	lim[3].max_bytes = 5;
+	for (j = 0; j < nitems(lim); j++) {
+		for (i = 0; i < nitems(docs); i++) {
+			r1 = json_parse(docs[i], strlen(docs[i]), &lim[j], &v,
+			    &e1);
+			if (r1 == 0) {
+				ATF_REQUIRE(digest_json(v, d1) == 0);
+				json_free(v);
+			}
+			r2 = digest_json_text(docs[i], strlen(docs[i]),
+			    &lim[j], d2, &e2);
+			ATF_CHECK_EQ_MSG(r1, r2, "%s, limits %zu", docs[i], j);
+			if (r1 == 0 && r2 == 0)
+				ATF_CHECK_STREQ_MSG(d1, d2, "%s", docs[i]);
+			if (r1 == -1 && r2 == -1) {
+				ATF_CHECK_EQ_MSG(e1.offset, e2.offset, "%s",
+				    docs[i]);
+				ATF_CHECK_STREQ(e1.msg, e2.msg);
+			}
+		}
+	}
+}
+
 ATF_TC_WITHOUT_HEAD(hand_built_refusals);
 ATF_TC_BODY(hand_built_refusals, tc)
 {
@@ -776,6 +838,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, tree_shape);
 	ATF_TP_ADD_TC(tp, parse_errors);
 	ATF_TP_ADD_TC(tp, limits);
+	ATF_TP_ADD_TC(tp, digest_text_elements);
 	ATF_TP_ADD_TC(tp, hand_built_refusals);
 	return atf_no_error();
 }
