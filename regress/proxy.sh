@@ -379,6 +379,35 @@ upstream_cleanup() {
 	px_cleanup
 }
 
+atf_test_case backpressure cleanup
+backpressure_head() {
+	atf_set "descr" "a reader that stalls never grows the proxy's memory: 60 MB answers and a 40 MB request body wait in bounded buffers, both ways, tunnels too"
+}
+backpressure_body() {
+	px_init
+	px_start -a allowed.test -c 127.0.0.1/32
+	pid=$(awk '/^pid/ { print $2; exit }' run.out)
+	# hwm: the proxy's peak resident set, in kB.
+	hwm() {
+		awk '/^VmHWM/ { print $2 }' "/proc/$pid/status"
+	}
+	printf "GET http://allowed.test:$UP/big/60000000 HTTP/1.1\r\nHost: allowed.test:$UP\r\nConnection: close\r\n\r\n" |
+	    "$RAW" -c -w 3000 -t 20000 "$P" > out || atf_fail "download cut"
+	grep -q "^bytes 60000" out || atf_fail "download: $(cat out)"
+	printf "CONNECT allowed.test:$UP HTTP/1.1\r\nHost: allowed.test:$UP\r\n\r\nGET /big/60000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" |
+	    "$RAW" -c -w 3000 -t 20000 "$P" > out || atf_fail "tunnel cut"
+	grep -q "^bytes 60000" out || atf_fail "tunnel: $(cat out)"
+	head -c 40000000 /dev/zero > big
+	status 200 "http://allowed.test:$UP/stall" -H "Expect:" --data-binary @big
+	[ "$(wc -c < body)" -eq 40000004 ] || atf_fail "upload: $(wc -c < body)"
+	kb=$(hwm)
+	echo "peak resident set: $kb kB"
+	[ "$kb" -lt 20000 ] || atf_fail "the proxy grew to $kb kB"
+}
+backpressure_cleanup() {
+	px_cleanup
+}
+
 atf_test_case limits cleanup
 limits_head() {
 	atf_set "descr" "a sandbox's connection cap answers 503 beyond it; the end of a sandbox closes its listeners and connections"
@@ -419,5 +448,6 @@ atf_init_test_cases() {
 	atf_add_test_case slowloris
 	atf_add_test_case connect
 	atf_add_test_case upstream
+	atf_add_test_case backpressure
 	atf_add_test_case limits
 }

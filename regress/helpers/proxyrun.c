@@ -9,7 +9,8 @@
  *	    [-H header_ms] [-I idle_ms] [-C connect_ms] [-O io_ms]
  *	    [-m max_conns] [-s sandbox] [-u uid] [-v] PROXY
  *
- * Prints "port N" once the listener is handed over.  Commands on stdin:
+ * Prints "pid N" (the proxy's) and "port N" once the listener is handed
+ * over.  Commands on stdin:
  * "end" (IMSG_PROXY_END), "listen" (one more listener, "port N" again),
  * "quit".  With -A (PROXY_F_AUDIT) each IMSG_PROXY_AUDIT is printed as
  * one "audit ..." line.  EOF on stdin ends it, and the proxy with it
@@ -255,6 +256,7 @@ main(int argc, char *argv[])
 		errx(1, "expected READY, got %u", imsg_get_type(&imsg));
 	imsg_free(&imsg);
 
+	printf("pid %d\n", (int)pid);
 	send_msg(IMSG_PROXY_POLICY, -1, &pol, sizeof(pol));
 	for (i = 0; i < nrules; i++) {
 		rules[i].sandbox = pol.sandbox;
