@@ -670,7 +670,8 @@ request_done(struct proxy_conn *c)
 	next_request(c);
 }
 
-static void
+/* -1 when the connection was answered and is gone. */
+static int
 request_body(struct proxy_conn *c)
 {
 	const char	*why;
@@ -678,24 +679,25 @@ request_body(struct proxy_conn *c)
 	int		 done;
 
 	if (c->req_done || c->ubev == NULL)
-		return;
+		return 0;
 	if (c->req_body == HTTP_BODY_LENGTH) {
 		n = move(c, c->cbev, c->ubev, c->req_remain);
 		c->up += n;
 		c->req_remain -= n;
 		if (c->req_remain == 0)
 			c->req_done = 1;
-		return;
+		return 0;
 	}
 	if (move_chunked(c, c->cbev, c->ubev, &c->req_chunk, &c->up, &done,
 	    &why) == -1) {
 		snprintf(c->reason, sizeof(c->reason), "malformed chunked "
 		    "request body: %s", why);
 		answer(c, 400, 0);
-		return;
+		return -1;
 	}
 	if (done)
 		c->req_done = 1;
+	return 0;
 }
 
 static int
@@ -762,7 +764,8 @@ response_head(struct proxy_conn *c)
 	return 1;
 }
 
-static void
+/* -1 when the connection was answered and is gone. */
+static int
 response_body(struct proxy_conn *c)
 {
 	const char	*why;
@@ -783,7 +786,7 @@ response_body(struct proxy_conn *c)
 			snprintf(c->reason, sizeof(c->reason), "malformed "
 			    "chunked response from upstream: %s", why);
 			answer(c, 502, 1);
-			return;
+			return -1;
 		}
 		if (done)
 			c->rstate = R_DONE;
@@ -795,6 +798,7 @@ response_body(struct proxy_conn *c)
 		c->rstate = R_DONE;
 		break;
 	}
+	return 0;
 }
 
 static void
@@ -819,8 +823,8 @@ up_read(struct bufferevent *bev, void *arg)
 		if ((r = response_head(c)) <= 0)
 			return;		/* more needed, or answered */
 	}
-	if (c->rstate == R_BODY)
-		response_body(c);
+	if (c->rstate == R_BODY && response_body(c) == -1)
+		return;
 	if (c->state == C_REQUEST && c->rstate == R_DONE)
 		request_done(c);
 }
@@ -837,8 +841,9 @@ client_read(struct bufferevent *bev, void *arg)
 		head_try(c);
 		break;
 	case C_REQUEST:
-		request_body(c);
-		if (c->state == C_REQUEST && c->req_done) {
+		if (request_body(c) == -1)
+			return;
+		if (c->req_done) {
 			bufferevent_disable(c->cbev, EV_READ);
 			request_done(c);
 		}
