@@ -993,11 +993,13 @@ client_event(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	/* The client is gone (or broke): so is everything of it.  A
-	 * request in flight is recorded with what it moved. */
-	if (c->state == C_TUNNEL || c->state == C_REQUEST) {
-		snprintf(c->reason, sizeof(c->reason), "%s",
-		    c->state == C_TUNNEL ? "tunnel closed by the client" :
-		    "client closed the connection during the request");
+	 * request it made is recorded with what it moved. */
+	if (c->state == C_RESOLVE || c->state == C_CONNECT ||
+	    c->state == C_TUNNEL || c->state == C_REQUEST) {
+		strlcpy(c->reason, c->rule, sizeof(c->reason));
+		strlcat(c->reason, c->state == C_TUNNEL ? "; tunnel closed "
+		    "by the client" : "; the client closed the connection "
+		    "during the request", sizeof(c->reason));
 		decision(c, 1, c->status);
 	}
 	conn_free(c);
