@@ -408,6 +408,53 @@ backpressure_cleanup() {
 	px_cleanup
 }
 
+atf_test_case sandboxes cleanup
+sandboxes_head() {
+	atf_set "descr" "each listener answers with its own sandbox's policy; the end of one sandbox leaves the other; a miscounted policy ends the proxy (closed protocol)"
+}
+sandboxes_body() {
+	px_init
+	px_start -a allowed.test -c 127.0.0.1/32
+	P7=$P
+	echo "sandbox 8 a:a.wild.test c:127.0.0.1/32" >&3
+	i=0
+	until [ "$(grep -c '^port' run.out)" -eq 2 ]; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no second listener"
+		sleep 0.1
+	done
+	P8=$(awk '/^port/ { p = $2 } END { print p }' run.out)
+	P=$P7
+	status 200 "http://allowed.test:$UP/"
+	refused "http://a.wild.test:$UP/" "no allow-domain matches"
+	P=$P8
+	status 200 "http://a.wild.test:$UP/"
+	refused "http://allowed.test:$UP/" "no allow-domain matches"
+	sleep 0.2
+	grep -q "sandbox=8 uid=4242 method=GET host=a.wild.test port=$UP addr=127.0.0.1 decision=allow" proxy.log ||
+	    atf_fail "sandbox 8's audit line: $(cat proxy.log)"
+	echo "end 8" >&3
+	i=0
+	until grep -q '^ended' run.out; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no end"; sleep 0.1
+	done
+	got=$(get "http://a.wild.test:$UP/")
+	[ "$got" = 000 ] || atf_fail "sandbox 8's listener still open: $got"
+	P=$P7
+	status 200 "http://allowed.test:$UP/"
+	# The monitor's messages must add up, or the role ends.
+	echo badend >&3
+	i=0
+	while kill -0 "$(awk '/^pid/ { print $2; exit }' run.out)" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "proxy survived a bad policy"
+		sleep 0.1
+	done
+	grep -q "POLICY_END for sandbox 99: [0-9]* rules announced, [0-9]* sent" proxy.log ||
+	    atf_fail "no reason logged"
+}
+sandboxes_cleanup() {
+	px_cleanup
+}
+
 atf_test_case limits cleanup
 limits_head() {
 	atf_set "descr" "a sandbox's connection cap answers 503 beyond it; the end of a sandbox closes its listeners and connections"
@@ -449,5 +496,6 @@ atf_init_test_cases() {
 	atf_add_test_case connect
 	atf_add_test_case upstream
 	atf_add_test_case backpressure
+	atf_add_test_case sandboxes
 	atf_add_test_case limits
 }

@@ -12,7 +12,10 @@
  * Prints "pid N" (the proxy's) and "port N" once the listener is handed
  * over.  Commands on stdin:
  * "end" (IMSG_PROXY_END), "listen" (one more listener, "port N" again),
- * "quit".  With -A (PROXY_F_AUDIT) each IMSG_PROXY_AUDIT is printed as
+ * "sandbox ID RULE..." (another sandbox, with rules "a:NAME", "d:NAME",
+ * "c:CIDR", and a listener of its own: "port N" again), "end ID",
+ * "badend" (a policy whose POLICY_END miscounts its rules: the proxy
+ * must die), "quit".  With -A (PROXY_F_AUDIT) each IMSG_PROXY_AUDIT is printed as
  * one "audit ..." line.  EOF on stdin ends it, and the proxy with it
  * (it dies with its parent).  The proxy's stderr is a pipe, as the
  * monitor makes it ("rlimit fsize 0" kills a role writing to a file):
@@ -98,6 +101,53 @@ cidr(const char *s)
 	pol.ncidr++;
 }
 
+static void	 send_msg(uint32_t, int, const void *, size_t);
+static void	 listener(void);
+
+/* Send the policy and rules gathered so far, then a listener. */
+static void
+send_policy(int miscount)
+{
+	struct proxy_policy_end	 end;
+	size_t			 i;
+
+	send_msg(IMSG_PROXY_POLICY, -1, &pol, sizeof(pol));
+	for (i = 0; i < nrules; i++) {
+		rules[i].sandbox = pol.sandbox;
+		send_msg(IMSG_PROXY_RULE, -1, &rules[i], sizeof(rules[i]));
+	}
+	end.sandbox = pol.sandbox;
+	end.nrules = nrules + miscount;
+	send_msg(IMSG_PROXY_POLICY_END, -1, &end, sizeof(end));
+	if (!miscount)
+		listener();
+}
+
+/* "sandbox ID a:NAME d:NAME c:CIDR ...": a second sandbox. */
+static void
+another(char *line)
+{
+	char	*w, *last;
+
+	nrules = 0;
+	pol.nallow = pol.ndeny = pol.ncidr = 0;
+	if ((w = strtok_r(line, " \n", &last)) == NULL ||
+	    (w = strtok_r(NULL, " \n", &last)) == NULL)
+		errx(1, "sandbox: no id");
+	pol.sandbox = atoi(w);
+	while ((w = strtok_r(NULL, " \n", &last)) != NULL) {
+		if (strncmp(w, "a:", 2) == 0)
+			domain(PROXY_RULE_ALLOW, w + 2);
+		else if (strncmp(w, "d:", 2) == 0)
+			domain(PROXY_RULE_DENY, w + 2);
+		else if (strncmp(w, "c:", 2) == 0)
+			cidr(w + 2);
+		else
+			errx(1, "sandbox: rule %s", w);
+	}
+	send_policy(0);
+}
+
 static void
 send_msg(uint32_t type, int fd, const void *p, size_t len)
 {
@@ -159,14 +209,12 @@ audits(void)
 int
 main(int argc, char *argv[])
 {
-	struct proxy_policy_end	 end;
 	struct proxy_sandbox_msg m;
 	struct imsg		 imsg;
 	struct pollfd		 pfd[3];
-	char			 line[64], *av[5], logbuf[4096];
+	char			 line[512], *av[5], logbuf[4096];
 	ssize_t			 ln;
 	int			 lp[2];
-	size_t			 i;
 	pid_t			 pid;
 	int			 sp[2], ch, n, ac = 0, verbose = 0;
 
@@ -257,15 +305,7 @@ main(int argc, char *argv[])
 	imsg_free(&imsg);
 
 	printf("pid %d\n", (int)pid);
-	send_msg(IMSG_PROXY_POLICY, -1, &pol, sizeof(pol));
-	for (i = 0; i < nrules; i++) {
-		rules[i].sandbox = pol.sandbox;
-		send_msg(IMSG_PROXY_RULE, -1, &rules[i], sizeof(rules[i]));
-	}
-	end.sandbox = pol.sandbox;
-	end.nrules = nrules;
-	send_msg(IMSG_PROXY_POLICY_END, -1, &end, sizeof(end));
-	listener();
+	send_policy(0);
 
 	pfd[0].fd = STDIN_FILENO;
 	pfd[0].events = POLLIN;
@@ -296,8 +336,19 @@ main(int argc, char *argv[])
 			send_msg(IMSG_PROXY_END, -1, &m, sizeof(m));
 			printf("ended\n");
 			fflush(stdout);
+		} else if (strncmp(line, "end ", 4) == 0) {
+			m.sandbox = atoi(line + 4);
+			send_msg(IMSG_PROXY_END, -1, &m, sizeof(m));
+			printf("ended\n");
+			fflush(stdout);
 		} else if (strcmp(line, "listen\n") == 0)
 			listener();
+		else if (strncmp(line, "sandbox ", 8) == 0)
+			another(line);
+		else if (strcmp(line, "badend\n") == 0) {
+			pol.sandbox = 99;
+			send_policy(1);
+		}
 		else if (strcmp(line, "quit\n") == 0)
 			break;
 	}
