@@ -408,6 +408,39 @@ backpressure_cleanup() {
 	px_cleanup
 }
 
+atf_test_case dns cleanup
+dns_head() {
+	atf_set "descr" "names resolved by a name server over UDP (evdns under the proxy's filter) are checked like any other: refused as loopback, allowed with allow-cidr; unknown names are 502"
+}
+dns_body() {
+	px_init
+	python3 "$TOP/regress/proxy-dns.py" dns.port > dns.log 2>&1 &
+	echo $! > dns.pid
+	i=0
+	until [ -s dns.port ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "name server did not start"
+		sleep 0.1
+	done
+	echo "nameserver 127.0.0.1:$(cat dns.port)" > resolv.conf
+	px_start -a '*.dns.test' -a nowhere.test
+	refused "http://www.dns.test:$UP/" "127.0.0.1 is loopback"
+	status 502 "http://nowhere.test:$UP/"
+	grep -q "^X-Sbx-Error: cannot resolve nowhere.test" head ||
+	    atf_fail "unknown name: $(cat head)"
+	px_stop
+	px_start -a '*.dns.test' -c 127.0.0.1/32
+	status 200 "http://www.dns.test:$UP/via-dns"
+	grep -q "^path /via-dns" body || atf_fail "$(cat body)"
+	# Still alive: the filter let every lookup through.
+	kill -0 "$(awk '/^pid/ { print $2; exit }' run.out)" ||
+	    atf_fail "the proxy died"
+}
+dns_cleanup() {
+	[ -f dns.pid ] && kill "$(cat dns.pid)" 2>/dev/null
+	px_cleanup
+}
+
 atf_test_case sandboxes cleanup
 sandboxes_head() {
 	atf_set "descr" "each listener answers with its own sandbox's policy; the end of one sandbox leaves the other; a miscounted policy ends the proxy (closed protocol)"
@@ -496,6 +529,7 @@ atf_init_test_cases() {
 	atf_add_test_case connect
 	atf_add_test_case upstream
 	atf_add_test_case backpressure
+	atf_add_test_case dns
 	atf_add_test_case sandboxes
 	atf_add_test_case limits
 }
