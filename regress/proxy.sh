@@ -435,9 +435,28 @@ dns_body() {
 	# Still alive: the filter let every lookup through.
 	kill -0 "$(awk '/^pid/ { print $2; exit }' run.out)" ||
 	    atf_fail "the proxy died"
+	px_stop
+	# A name server that never answers: 504 at the connect deadline.
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+time.sleep(60)' silent.port &
+	echo $! > silent.pid
+	i=0
+	until [ -s silent.port ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || atf_fail "no silent server"
+		sleep 0.1
+	done
+	echo "nameserver 127.0.0.1:$(cat silent.port)" > resolv.conf
+	px_start -a '*.dns.test' -C 1000
+	status 504 "http://www.dns.test:$UP/"
+	grep -q "^X-Sbx-Error: resolving www.dns.test:$UP took longer than 1000 ms" head ||
+	    atf_fail "resolution timeout: $(cat head)"
 }
 dns_cleanup() {
 	[ -f dns.pid ] && kill "$(cat dns.pid)" 2>/dev/null
+	[ -f silent.pid ] && kill "$(cat silent.pid)" 2>/dev/null
 	px_cleanup
 }
 
