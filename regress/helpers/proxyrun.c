@@ -49,78 +49,79 @@ static size_t			 nrules;
 static struct proxy_policy_msg	 pol;
 static struct imsgbuf		 ibuf;
 
+/* "name", "*.name", "name:port", as sbx.conf spells them. */
 static void
 domain(uint32_t kind, const char *s)
 {
-	struct proxy_rule_msg	*r;
-	const char		*colon;
-	size_t			 i;
+	char	 host[PROXY_HOST_MAX], *colon;
+	int	 wild = 0, port = 0;
 
 	if (nrules == MAXRULES)
 		errx(1, "too many rules");
-	r = &rules[nrules++];
-	memset(r, 0, sizeof(*r));
-	r->kind = kind;
 	if (strncmp(s, "*.", 2) == 0) {
-		r->wildcard = 1;
+		wild = 1;
 		s += 2;
 	}
-	if ((colon = strchr(s, ':')) != NULL)
-		r->port = (uint16_t)atoi(colon + 1);
-	for (i = 0; s[i] != '\0' && s + i != colon && i + 1 <
-	    sizeof(r->host); i++)
-		r->host[i] = s[i];
-	if (kind == PROXY_RULE_ALLOW)
-		pol.nallow++;
-	else
-		pol.ndeny++;
+	strlcpy(host, s, sizeof(host));
+	if ((colon = strchr(host, ':')) != NULL) {
+		*colon = '\0';
+		port = atoi(colon + 1);
+	}
+	if (proxy_rule_domain(&rules[nrules++], kind == PROXY_RULE_DENY,
+	    host, wild, (uint16_t)port) == -1)
+		err(1, "%s", s);
 }
 
 static void
 cidr(const char *s)
 {
-	struct proxy_rule_msg	*r;
-	char			 buf[64], *slash;
+	uint8_t	 a[16];
+	char	 buf[64], *slash;
+	int	 r;
 
 	if (nrules == MAXRULES)
 		errx(1, "too many rules");
-	r = &rules[nrules++];
-	memset(r, 0, sizeof(*r));
-	r->kind = PROXY_RULE_CIDR;
 	strlcpy(buf, s, sizeof(buf));
 	if ((slash = strchr(buf, '/')) != NULL)
 		*slash++ = '\0';
-	if (inet_pton(AF_INET, buf, r->addr) == 1) {
-		r->af = AF_INET;
-		r->prefixlen = slash ? atoi(slash) : 32;
-	} else if (inet_pton(AF_INET6, buf, r->addr) == 1) {
-		r->af = AF_INET6;
-		r->prefixlen = slash ? atoi(slash) : 128;
-	} else
+	if (inet_pton(AF_INET, buf, a) == 1)
+		r = proxy_rule_cidr(&rules[nrules++], AF_INET, a,
+		    slash ? atoi(slash) : 32);
+	else if (inet_pton(AF_INET6, buf, a) == 1)
+		r = proxy_rule_cidr(&rules[nrules++], AF_INET6, a,
+		    slash ? atoi(slash) : 128);
+	else
 		errx(1, "%s: not an address", s);
-	pol.ncidr++;
+	if (r == -1)
+		err(1, "%s", s);
 }
 
 static void	 send_msg(uint32_t, int, const void *, size_t);
 static void	 listener(void);
 
-/* Send the policy and rules gathered so far, then a listener. */
+/*
+ * Send the policy and rules gathered so far (as the monitor would, with
+ * proxy_send_policy), then a listener.  miscount: by hand, announcing
+ * one rule that never comes.
+ */
 static void
 send_policy(int miscount)
 {
 	struct proxy_policy_end	 end;
-	size_t			 i;
 
-	send_msg(IMSG_PROXY_POLICY, -1, &pol, sizeof(pol));
-	for (i = 0; i < nrules; i++) {
-		rules[i].sandbox = pol.sandbox;
-		send_msg(IMSG_PROXY_RULE, -1, &rules[i], sizeof(rules[i]));
-	}
-	end.sandbox = pol.sandbox;
-	end.nrules = nrules + miscount;
-	send_msg(IMSG_PROXY_POLICY_END, -1, &end, sizeof(end));
-	if (!miscount)
+	if (!miscount) {
+		if (proxy_send_policy(&ibuf, &pol, rules, nrules) == -1 ||
+		    imsgbuf_flush(&ibuf) == -1)
+			err(1, "sending the policy");
 		listener();
+		return;
+	}
+	pol.nallow = 1;
+	pol.ndeny = pol.ncidr = 0;
+	send_msg(IMSG_PROXY_POLICY, -1, &pol, sizeof(pol));
+	end.sandbox = pol.sandbox;
+	end.nrules = 1;
+	send_msg(IMSG_PROXY_POLICY_END, -1, &end, sizeof(end));
 }
 
 /* "sandbox ID a:NAME d:NAME c:CIDR ...": a second sandbox. */
@@ -130,7 +131,6 @@ another(char *line)
 	char	*w, *last;
 
 	nrules = 0;
-	pol.nallow = pol.ndeny = pol.ncidr = 0;
 	if ((w = strtok_r(line, " \n", &last)) == NULL ||
 	    (w = strtok_r(NULL, " \n", &last)) == NULL)
 		errx(1, "sandbox: no id");
@@ -160,7 +160,6 @@ send_msg(uint32_t type, int fd, const void *p, size_t len)
 static void
 listener(void)
 {
-	struct proxy_sandbox_msg m = { pol.sandbox };
 	struct sockaddr_in	 sin;
 	socklen_t		 len = sizeof(sin);
 	int			 fd;
@@ -176,7 +175,9 @@ listener(void)
 		err(1, "listener");
 	printf("port %u\n", ntohs(sin.sin_port));
 	fflush(stdout);
-	send_msg(IMSG_PROXY_LISTEN, fd, &m, sizeof(m));
+	if (proxy_send_listener(&ibuf, pol.sandbox, fd) == -1 ||
+	    imsgbuf_flush(&ibuf) == -1)
+		err(1, "sending the listener");
 }
 
 static void
@@ -209,7 +210,6 @@ audits(void)
 int
 main(int argc, char *argv[])
 {
-	struct proxy_sandbox_msg m;
 	struct imsg		 imsg;
 	struct pollfd		 pfd[3];
 	char			 line[512], *av[5], logbuf[4096];
@@ -332,13 +332,17 @@ main(int argc, char *argv[])
 		if (fgets(line, sizeof(line), stdin) == NULL)
 			break;
 		if (strcmp(line, "end\n") == 0) {
-			m.sandbox = pol.sandbox;
-			send_msg(IMSG_PROXY_END, -1, &m, sizeof(m));
+			if (proxy_send_end(&ibuf, pol.sandbox) == -1)
+				err(1, "end");
+			if (imsgbuf_flush(&ibuf) == -1)
+				err(1, "flush");
 			printf("ended\n");
 			fflush(stdout);
 		} else if (strncmp(line, "end ", 4) == 0) {
-			m.sandbox = atoi(line + 4);
-			send_msg(IMSG_PROXY_END, -1, &m, sizeof(m));
+			if (proxy_send_end(&ibuf, atoi(line + 4)) == -1)
+				err(1, "end");
+			if (imsgbuf_flush(&ibuf) == -1)
+				err(1, "flush");
 			printf("ended\n");
 			fflush(stdout);
 		} else if (strcmp(line, "listen\n") == 0)
