@@ -929,4 +929,16 @@ struct proxy_audit {
 	char		 reason[PROXY_AUDIT_REASON];
 };
 
+/* proxy_msg.c: building and queueing the messages above. */
+void	 proxy_policy_init(struct proxy_policy_msg *, uint32_t sandbox,
+	    uint32_t uid);
+int	 proxy_rule_domain(struct proxy_rule_msg *, int deny, const char *host,
+	    int wildcard, uint16_t port);
+int	 proxy_rule_cidr(struct proxy_rule_msg *, int af, const void *addr,
+	    unsigned int prefixlen);
+int	 proxy_send_policy(struct imsgbuf *, struct proxy_policy_msg *,
+	    struct proxy_rule_msg *, size_t);
+int	 proxy_send_listener(struct imsgbuf *, uint32_t sandbox, int fd);
+int	 proxy_send_end(struct imsgbuf *, uint32_t sandbox);
+
 #endif /* SBX_COMMON_H */

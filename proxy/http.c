@@ -309,6 +309,11 @@ parse_fields(const char *p, const char *end, struct http_msg *msg,
 	if (ncl && nte)
 		return fail(err, status, "both Content-Length and "
 		    "Transfer-Encoding");
+	/* HTTP/1.0 has no chunked framing: RFC 9112 6.1 calls such a
+	 * message's framing faulty. */
+	if (nte && msg->minor == 0)
+		return fail(err, status, "Transfer-Encoding in an HTTP/1.0 "
+		    "message");
 	for (i = 0; i < msg->nfields; i++)
 		if (field_is(&msg->fields[i], "connection") &&
 		    connection_tokens(msg, &msg->fields[i], &close, err,

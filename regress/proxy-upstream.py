@@ -3,7 +3,8 @@
 # keep-alive.  GET /... echoes the path and the request's headers;
 # /chunked/... answers the same in 7-byte chunks; /big/N sends N bytes;
 # /hang never answers; /bad answers with two Content-Lengths.  POST and
-# PUT echo the body, read by Content-Length or chunked.
+# PUT echo the body, read by Content-Length or chunked (POST /stall only
+# after 3 seconds).
 import http.server
 import socketserver
 import sys
@@ -49,6 +50,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_HEAD = do_GET
 
     def do_POST(self):
+        if self.path == "/stall":
+            time.sleep(3)
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             data = b""
             while True:

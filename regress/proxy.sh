@@ -379,6 +379,134 @@ upstream_cleanup() {
 	px_cleanup
 }
 
+atf_test_case backpressure cleanup
+backpressure_head() {
+	atf_set "descr" "a reader that stalls never grows the proxy's memory: 60 MB answers and a 40 MB request body wait in bounded buffers, both ways, tunnels too"
+}
+backpressure_body() {
+	px_init
+	px_start -a allowed.test -c 127.0.0.1/32
+	pid=$(awk '/^pid/ { print $2; exit }' run.out)
+	# hwm: the proxy's peak resident set, in kB.
+	hwm() {
+		awk '/^VmHWM/ { print $2 }' "/proc/$pid/status"
+	}
+	printf "GET http://allowed.test:$UP/big/60000000 HTTP/1.1\r\nHost: allowed.test:$UP\r\nConnection: close\r\n\r\n" |
+	    "$RAW" -c -w 3000 -t 20000 "$P" > out || atf_fail "download cut"
+	grep -q "^bytes 60000" out || atf_fail "download: $(cat out)"
+	printf "CONNECT allowed.test:$UP HTTP/1.1\r\nHost: allowed.test:$UP\r\n\r\nGET /big/60000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" |
+	    "$RAW" -c -w 3000 -t 20000 "$P" > out || atf_fail "tunnel cut"
+	grep -q "^bytes 60000" out || atf_fail "tunnel: $(cat out)"
+	head -c 40000000 /dev/zero > big
+	status 200 "http://allowed.test:$UP/stall" -H "Expect:" --data-binary @big
+	[ "$(wc -c < body)" -eq 40000004 ] || atf_fail "upload: $(wc -c < body)"
+	kb=$(hwm)
+	echo "peak resident set: $kb kB"
+	[ "$kb" -lt 20000 ] || atf_fail "the proxy grew to $kb kB"
+}
+backpressure_cleanup() {
+	px_cleanup
+}
+
+atf_test_case dns cleanup
+dns_head() {
+	atf_set "descr" "names resolved by a name server over UDP (evdns under the proxy's filter) are checked like any other: refused as loopback, allowed with allow-cidr; unknown names are 502"
+}
+dns_body() {
+	px_init
+	python3 "$TOP/regress/proxy-dns.py" dns.port > dns.log 2>&1 &
+	echo $! > dns.pid
+	i=0
+	until [ -s dns.port ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "name server did not start"
+		sleep 0.1
+	done
+	echo "nameserver 127.0.0.1:$(cat dns.port)" > resolv.conf
+	px_start -a '*.dns.test' -a nowhere.test
+	refused "http://www.dns.test:$UP/" "127.0.0.1 is loopback"
+	status 502 "http://nowhere.test:$UP/"
+	grep -q "^X-Sbx-Error: cannot resolve nowhere.test" head ||
+	    atf_fail "unknown name: $(cat head)"
+	px_stop
+	px_start -a '*.dns.test' -c 127.0.0.1/32
+	status 200 "http://www.dns.test:$UP/via-dns"
+	grep -q "^path /via-dns" body || atf_fail "$(cat body)"
+	# Still alive: the filter let every lookup through.
+	kill -0 "$(awk '/^pid/ { print $2; exit }' run.out)" ||
+	    atf_fail "the proxy died"
+	px_stop
+	# A name server that never answers: 504 at the connect deadline.
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+time.sleep(60)' silent.port &
+	echo $! > silent.pid
+	i=0
+	until [ -s silent.port ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || atf_fail "no silent server"
+		sleep 0.1
+	done
+	echo "nameserver 127.0.0.1:$(cat silent.port)" > resolv.conf
+	px_start -a '*.dns.test' -C 1000
+	status 504 "http://www.dns.test:$UP/"
+	grep -q "^X-Sbx-Error: resolving www.dns.test:$UP took longer than 1000 ms" head ||
+	    atf_fail "resolution timeout: $(cat head)"
+}
+dns_cleanup() {
+	[ -f dns.pid ] && kill "$(cat dns.pid)" 2>/dev/null
+	[ -f silent.pid ] && kill "$(cat silent.pid)" 2>/dev/null
+	px_cleanup
+}
+
+atf_test_case sandboxes cleanup
+sandboxes_head() {
+	atf_set "descr" "each listener answers with its own sandbox's policy; the end of one sandbox leaves the other; a miscounted policy ends the proxy (closed protocol)"
+}
+sandboxes_body() {
+	px_init
+	px_start -a allowed.test -c 127.0.0.1/32
+	P7=$P
+	echo "sandbox 8 a:a.wild.test c:127.0.0.1/32" >&3
+	i=0
+	until [ "$(grep -c '^port' run.out)" -eq 2 ]; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no second listener"
+		sleep 0.1
+	done
+	P8=$(awk '/^port/ { p = $2 } END { print p }' run.out)
+	P=$P7
+	status 200 "http://allowed.test:$UP/"
+	refused "http://a.wild.test:$UP/" "no allow-domain matches"
+	P=$P8
+	status 200 "http://a.wild.test:$UP/"
+	refused "http://allowed.test:$UP/" "no allow-domain matches"
+	sleep 0.2
+	grep -q "sandbox=8 uid=4242 method=GET host=a.wild.test port=$UP addr=127.0.0.1 decision=allow" proxy.log ||
+	    atf_fail "sandbox 8's audit line: $(cat proxy.log)"
+	echo "end 8" >&3
+	i=0
+	until grep -q '^ended' run.out; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no end"; sleep 0.1
+	done
+	got=$(get "http://a.wild.test:$UP/")
+	[ "$got" = 000 ] || atf_fail "sandbox 8's listener still open: $got"
+	P=$P7
+	status 200 "http://allowed.test:$UP/"
+	# The monitor's messages must add up, or the role ends.
+	echo badend >&3
+	i=0
+	while kill -0 "$(awk '/^pid/ { print $2; exit }' run.out)" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "proxy survived a bad policy"
+		sleep 0.1
+	done
+	grep -q "POLICY_END for sandbox 99: [0-9]* rules announced, [0-9]* sent" proxy.log ||
+	    atf_fail "no reason logged"
+}
+sandboxes_cleanup() {
+	px_cleanup
+}
+
 atf_test_case limits cleanup
 limits_head() {
 	atf_set "descr" "a sandbox's connection cap answers 503 beyond it; the end of a sandbox closes its listeners and connections"
@@ -419,5 +547,8 @@ atf_init_test_cases() {
 	atf_add_test_case slowloris
 	atf_add_test_case connect
 	atf_add_test_case upstream
+	atf_add_test_case backpressure
+	atf_add_test_case dns
+	atf_add_test_case sandboxes
 	atf_add_test_case limits
 }

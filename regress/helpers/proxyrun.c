@@ -9,9 +9,13 @@
  *	    [-H header_ms] [-I idle_ms] [-C connect_ms] [-O io_ms]
  *	    [-m max_conns] [-s sandbox] [-u uid] [-v] PROXY
  *
- * Prints "port N" once the listener is handed over.  Commands on stdin:
+ * Prints "pid N" (the proxy's) and "port N" once the listener is handed
+ * over.  Commands on stdin:
  * "end" (IMSG_PROXY_END), "listen" (one more listener, "port N" again),
- * "quit".  With -A (PROXY_F_AUDIT) each IMSG_PROXY_AUDIT is printed as
+ * "sandbox ID RULE..." (another sandbox, with rules "a:NAME", "d:NAME",
+ * "c:CIDR", and a listener of its own: "port N" again), "end ID",
+ * "badend" (a policy whose POLICY_END miscounts its rules: the proxy
+ * must die), "quit".  With -A (PROXY_F_AUDIT) each IMSG_PROXY_AUDIT is printed as
  * one "audit ..." line.  EOF on stdin ends it, and the proxy with it
  * (it dies with its parent).  The proxy's stderr is a pipe, as the
  * monitor makes it ("rlimit fsize 0" kills a role writing to a file):
@@ -45,56 +49,103 @@ static size_t			 nrules;
 static struct proxy_policy_msg	 pol;
 static struct imsgbuf		 ibuf;
 
+/* "name", "*.name", "name:port", as sbx.conf spells them. */
 static void
 domain(uint32_t kind, const char *s)
 {
-	struct proxy_rule_msg	*r;
-	const char		*colon;
-	size_t			 i;
+	char	 host[PROXY_HOST_MAX], *colon;
+	int	 wild = 0, port = 0;
 
 	if (nrules == MAXRULES)
 		errx(1, "too many rules");
-	r = &rules[nrules++];
-	memset(r, 0, sizeof(*r));
-	r->kind = kind;
 	if (strncmp(s, "*.", 2) == 0) {
-		r->wildcard = 1;
+		wild = 1;
 		s += 2;
 	}
-	if ((colon = strchr(s, ':')) != NULL)
-		r->port = (uint16_t)atoi(colon + 1);
-	for (i = 0; s[i] != '\0' && s + i != colon && i + 1 <
-	    sizeof(r->host); i++)
-		r->host[i] = s[i];
-	if (kind == PROXY_RULE_ALLOW)
-		pol.nallow++;
-	else
-		pol.ndeny++;
+	strlcpy(host, s, sizeof(host));
+	if ((colon = strchr(host, ':')) != NULL) {
+		*colon = '\0';
+		port = atoi(colon + 1);
+	}
+	if (proxy_rule_domain(&rules[nrules++], kind == PROXY_RULE_DENY,
+	    host, wild, (uint16_t)port) == -1)
+		err(1, "%s", s);
 }
 
 static void
 cidr(const char *s)
 {
-	struct proxy_rule_msg	*r;
-	char			 buf[64], *slash;
+	uint8_t	 a[16];
+	char	 buf[64], *slash;
+	int	 r;
 
 	if (nrules == MAXRULES)
 		errx(1, "too many rules");
-	r = &rules[nrules++];
-	memset(r, 0, sizeof(*r));
-	r->kind = PROXY_RULE_CIDR;
 	strlcpy(buf, s, sizeof(buf));
 	if ((slash = strchr(buf, '/')) != NULL)
 		*slash++ = '\0';
-	if (inet_pton(AF_INET, buf, r->addr) == 1) {
-		r->af = AF_INET;
-		r->prefixlen = slash ? atoi(slash) : 32;
-	} else if (inet_pton(AF_INET6, buf, r->addr) == 1) {
-		r->af = AF_INET6;
-		r->prefixlen = slash ? atoi(slash) : 128;
-	} else
+	if (inet_pton(AF_INET, buf, a) == 1)
+		r = proxy_rule_cidr(&rules[nrules++], AF_INET, a,
+		    slash ? atoi(slash) : 32);
+	else if (inet_pton(AF_INET6, buf, a) == 1)
+		r = proxy_rule_cidr(&rules[nrules++], AF_INET6, a,
+		    slash ? atoi(slash) : 128);
+	else
 		errx(1, "%s: not an address", s);
-	pol.ncidr++;
+	if (r == -1)
+		err(1, "%s", s);
+}
+
+static void	 send_msg(uint32_t, int, const void *, size_t);
+static void	 listener(void);
+
+/*
+ * Send the policy and rules gathered so far (as the monitor would, with
+ * proxy_send_policy), then a listener.  miscount: by hand, announcing
+ * one rule that never comes.
+ */
+static void
+send_policy(int miscount)
+{
+	struct proxy_policy_end	 end;
+
+	if (!miscount) {
+		if (proxy_send_policy(&ibuf, &pol, rules, nrules) == -1 ||
+		    imsgbuf_flush(&ibuf) == -1)
+			err(1, "sending the policy");
+		listener();
+		return;
+	}
+	pol.nallow = 1;
+	pol.ndeny = pol.ncidr = 0;
+	send_msg(IMSG_PROXY_POLICY, -1, &pol, sizeof(pol));
+	end.sandbox = pol.sandbox;
+	end.nrules = 1;
+	send_msg(IMSG_PROXY_POLICY_END, -1, &end, sizeof(end));
+}
+
+/* "sandbox ID a:NAME d:NAME c:CIDR ...": a second sandbox. */
+static void
+another(char *line)
+{
+	char	*w, *last;
+
+	nrules = 0;
+	if ((w = strtok_r(line, " \n", &last)) == NULL ||
+	    (w = strtok_r(NULL, " \n", &last)) == NULL)
+		errx(1, "sandbox: no id");
+	pol.sandbox = atoi(w);
+	while ((w = strtok_r(NULL, " \n", &last)) != NULL) {
+		if (strncmp(w, "a:", 2) == 0)
+			domain(PROXY_RULE_ALLOW, w + 2);
+		else if (strncmp(w, "d:", 2) == 0)
+			domain(PROXY_RULE_DENY, w + 2);
+		else if (strncmp(w, "c:", 2) == 0)
+			cidr(w + 2);
+		else
+			errx(1, "sandbox: rule %s", w);
+	}
+	send_policy(0);
 }
 
 static void
@@ -109,7 +160,6 @@ send_msg(uint32_t type, int fd, const void *p, size_t len)
 static void
 listener(void)
 {
-	struct proxy_sandbox_msg m = { pol.sandbox };
 	struct sockaddr_in	 sin;
 	socklen_t		 len = sizeof(sin);
 	int			 fd;
@@ -125,7 +175,9 @@ listener(void)
 		err(1, "listener");
 	printf("port %u\n", ntohs(sin.sin_port));
 	fflush(stdout);
-	send_msg(IMSG_PROXY_LISTEN, fd, &m, sizeof(m));
+	if (proxy_send_listener(&ibuf, pol.sandbox, fd) == -1 ||
+	    imsgbuf_flush(&ibuf) == -1)
+		err(1, "sending the listener");
 }
 
 static void
@@ -158,14 +210,11 @@ audits(void)
 int
 main(int argc, char *argv[])
 {
-	struct proxy_policy_end	 end;
-	struct proxy_sandbox_msg m;
 	struct imsg		 imsg;
 	struct pollfd		 pfd[3];
-	char			 line[64], *av[5], logbuf[4096];
+	char			 line[512], *av[5], logbuf[4096];
 	ssize_t			 ln;
 	int			 lp[2];
-	size_t			 i;
 	pid_t			 pid;
 	int			 sp[2], ch, n, ac = 0, verbose = 0;
 
@@ -255,15 +304,8 @@ main(int argc, char *argv[])
 		errx(1, "expected READY, got %u", imsg_get_type(&imsg));
 	imsg_free(&imsg);
 
-	send_msg(IMSG_PROXY_POLICY, -1, &pol, sizeof(pol));
-	for (i = 0; i < nrules; i++) {
-		rules[i].sandbox = pol.sandbox;
-		send_msg(IMSG_PROXY_RULE, -1, &rules[i], sizeof(rules[i]));
-	}
-	end.sandbox = pol.sandbox;
-	end.nrules = nrules;
-	send_msg(IMSG_PROXY_POLICY_END, -1, &end, sizeof(end));
-	listener();
+	printf("pid %d\n", (int)pid);
+	send_policy(0);
 
 	pfd[0].fd = STDIN_FILENO;
 	pfd[0].events = POLLIN;
@@ -290,12 +332,27 @@ main(int argc, char *argv[])
 		if (fgets(line, sizeof(line), stdin) == NULL)
 			break;
 		if (strcmp(line, "end\n") == 0) {
-			m.sandbox = pol.sandbox;
-			send_msg(IMSG_PROXY_END, -1, &m, sizeof(m));
+			if (proxy_send_end(&ibuf, pol.sandbox) == -1)
+				err(1, "end");
+			if (imsgbuf_flush(&ibuf) == -1)
+				err(1, "flush");
+			printf("ended\n");
+			fflush(stdout);
+		} else if (strncmp(line, "end ", 4) == 0) {
+			if (proxy_send_end(&ibuf, atoi(line + 4)) == -1)
+				err(1, "end");
+			if (imsgbuf_flush(&ibuf) == -1)
+				err(1, "flush");
 			printf("ended\n");
 			fflush(stdout);
 		} else if (strcmp(line, "listen\n") == 0)
 			listener();
+		else if (strncmp(line, "sandbox ", 8) == 0)
+			another(line);
+		else if (strcmp(line, "badend\n") == 0) {
+			pol.sandbox = 99;
+			send_policy(1);
+		}
 		else if (strcmp(line, "quit\n") == 0)
 			break;
 	}

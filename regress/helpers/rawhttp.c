@@ -3,9 +3,12 @@
  * tests need requests no well-behaved client would send) and print what
  * comes back until the peer closes or TIMEOUT ms pass without a byte.
  *
- *	rawhttp [-d DELAY_MS] [-t TIMEOUT_MS] [-e] PORT < request
+ *	rawhttp [-d DELAY_MS] [-t TIMEOUT_MS] [-w WAIT_MS] [-c] [-e] PORT
+ *	    < request
  *
- * -d sends one byte every DELAY_MS (slowloris); -e prints the elapsed
+ * -d sends one byte every DELAY_MS (slowloris); -w reads nothing for
+ * WAIT_MS after sending (a stalled reader); -c prints only the number
+ * of bytes received, as "bytes N"; -e prints the elapsed
  * milliseconds on stderr as "elapsed N".  Exit 0 when the peer closed,
  * 2 on the timeout.
  */
@@ -44,15 +47,22 @@ main(int argc, char *argv[])
 	ssize_t			 n;
 	uint64_t		 start, next = 0;
 	int			 ch, fd, delay = 0, timeout = 5000, elapsed = 0;
-	int			 wait;
+	int			 wait, stall = 0, count = 0;
+	uint64_t		 total = 0;
 
-	while ((ch = getopt(argc, argv, "d:et:")) != -1) {
+	while ((ch = getopt(argc, argv, "cd:et:w:")) != -1) {
 		switch (ch) {
 		case 'd':
 			delay = atoi(optarg);
 			break;
+		case 'c':
+			count = 1;
+			break;
 		case 'e':
 			elapsed = 1;
+			break;
+		case 'w':
+			stall = atoi(optarg);
 			break;
 		case 't':
 			timeout = atoi(optarg);
@@ -79,6 +89,8 @@ main(int argc, char *argv[])
 			if ((n = write(fd, req + off, len - off)) == -1)
 				err(1, "write");
 	}
+	if (stall > 0)
+		poll(NULL, 0, stall);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	for (;;) {
@@ -104,11 +116,16 @@ main(int argc, char *argv[])
 		}
 		if ((n = read(fd, buf, sizeof(buf))) <= 0)
 			break;
-		fwrite(buf, 1, n, stdout);
-		fflush(stdout);
+		total += n;
+		if (!count) {
+			fwrite(buf, 1, n, stdout);
+			fflush(stdout);
+		}
 	}
 	if (elapsed)
 		fprintf(stderr, "elapsed %llu\n",
 		    (unsigned long long)(now_ms() - start));
+	if (count)
+		printf("bytes %llu\n", (unsigned long long)total);
 	return 0;
 }

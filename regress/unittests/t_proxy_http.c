@@ -143,6 +143,8 @@ ATF_TC_BODY(smuggling, tc)
 	    400, "names the framing header");
 	bad(H("Connection: Transfer-Encoding\r\n\r\n"), 400, "framing");
 	bad(H(": x\r\n\r\n"), 400, "empty header name");
+	bad("POST http://example.org/ HTTP/1.0\r\nTransfer-Encoding: chunked"
+	    "\r\n\r\n", 400, "Transfer-Encoding in an HTTP/1.0 message");
 	bad(H("X(A): x\r\n\r\n"), 400, "invalid character in a header name");
 	bad(H("NoColon\r\n\r\n"), 400, "without ':'");
 	bad("CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n"
@@ -311,6 +313,8 @@ ATF_TC_BODY(responses, tc)
 	RBAD("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
 	    "other than");
 	RBAD("HTTP/1.1 2000 OK\r\n\r\n", "malformed status line");
+	RBAD("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+	    "HTTP/1.0");
 	RBAD("HTTP/1.1 20x OK\r\n\r\n", "malformed status code");
 	RBAD("HTTP/2.0 200 OK\r\n\r\n", "not supported");
 	RBAD("ICY 200 OK\r\n\r\n", "malformed");
