@@ -8,7 +8,7 @@
  * The proxy's decisions come back as audit records for the audit log.
  *
  * The monitor parses none of the traffic: it only moves descriptors and
- * fixed-size records between the two roles.
+ * fixed-size records between the two roles (built by common/proxy_msg.c).
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -21,104 +21,70 @@
 #include "common.h"
 #include "monitor.h"
 
-static void
-send_proxy(uint32_t type, uint32_t id, int fd, const void *data, size_t len)
-{
-	struct role	*r = &roles[ROLE_PROXY];
-
-	if (imsg_compose(&r->ibuf, type, id, 0, fd, data, len) == -1)
-		fatal("%s: compose", __func__);
-	proc_event_add(r);
-}
+/* parse.c allows no more than PROXY_RULES_MAX of each kind. */
+#define EGRESS_RULES_MAX	(3 * PROXY_RULES_MAX)
 
 static size_t
-count_domains(const struct conf_domains *list)
+add_domains(struct proxy_rule_msg *r, size_t n, int deny,
+    const struct conf_domains *list)
 {
 	const struct conf_domain	*d;
-	size_t				 n = 0;
-
-	TAILQ_FOREACH(d, list, entry)
-		n++;
-	return n;
-}
-
-static void
-send_domains(uint32_t id, uint32_t kind, const struct conf_domains *list)
-{
-	const struct conf_domain	*d;
-	struct proxy_rule_msg		 m;
 
 	TAILQ_FOREACH(d, list, entry) {
-		memset(&m, 0, sizeof(m));
-		m.sandbox = id;
-		m.kind = kind;
-		m.port = d->port;
-		m.wildcard = d->wildcard != 0;
-		strlcpy(m.host, d->host, sizeof(m.host));
-		send_proxy(IMSG_PROXY_RULE, id, -1, &m, sizeof(m));
+		if (n == EGRESS_RULES_MAX ||
+		    proxy_rule_domain(&r[n], deny, d->host, d->wildcard,
+		    d->port) == -1)
+			fatalx("%s: rule \"%s\" does not fit", __func__,
+			    d->host);
+		n++;
 	}
+	return n;
 }
 
 /* The profile's rules as they are now, for the sandbox's whole life. */
 void
 egress_policy(uint32_t id, uid_t uid, const struct conf_profile *prof)
 {
-	const struct conf_cidr	*c;
-	struct proxy_policy_msg	 p;
-	struct proxy_rule_msg	 m;
-	struct proxy_policy_end	 e;
-	size_t			 ncidr = 0;
+	static struct proxy_rule_msg	 rules[EGRESS_RULES_MAX];
+	const struct conf_cidr		*c;
+	struct proxy_policy_msg		 p;
+	struct role			*r = &roles[ROLE_PROXY];
+	size_t				 n = 0;
 
-	TAILQ_FOREACH(c, &prof->allow_cidrs, entry)
-		ncidr++;
-	memset(&p, 0, sizeof(p));
-	p.sandbox = id;
-	p.uid = (uint32_t)uid;
-	p.flags = PROXY_F_AUDIT;
-	p.nallow = (uint32_t)count_domains(&prof->allow_domains);
-	p.ndeny = (uint32_t)count_domains(&prof->deny_domains);
-	p.ncidr = (uint32_t)ncidr;
-	send_proxy(IMSG_PROXY_POLICY, id, -1, &p, sizeof(p));
-	send_domains(id, PROXY_RULE_ALLOW, &prof->allow_domains);
-	send_domains(id, PROXY_RULE_DENY, &prof->deny_domains);
+	n = add_domains(rules, n, 0, &prof->allow_domains);
+	n = add_domains(rules, n, 1, &prof->deny_domains);
 	TAILQ_FOREACH(c, &prof->allow_cidrs, entry) {
-		memset(&m, 0, sizeof(m));
-		m.sandbox = id;
-		m.kind = PROXY_RULE_CIDR;
-		m.af = (uint8_t)c->af;
-		m.prefixlen = c->prefixlen;
-		if (c->af == AF_INET)
-			memcpy(m.addr, &c->addr.v4, sizeof(c->addr.v4));
-		else
-			memcpy(m.addr, &c->addr.v6, sizeof(c->addr.v6));
-		send_proxy(IMSG_PROXY_RULE, id, -1, &m, sizeof(m));
+		if (n == EGRESS_RULES_MAX || proxy_rule_cidr(&rules[n], c->af,
+		    &c->addr, c->prefixlen) == -1)
+			fatalx("%s: allow-cidr does not fit", __func__);
+		n++;
 	}
-	memset(&e, 0, sizeof(e));
-	e.sandbox = id;
-	e.nrules = p.nallow + p.ndeny + p.ncidr;
-	send_proxy(IMSG_PROXY_POLICY_END, id, -1, &e, sizeof(e));
+	proxy_policy_init(&p, id, (uint32_t)uid);
+	p.flags = PROXY_F_AUDIT;
+	if (proxy_send_policy(&r->ibuf, &p, rules, n) == -1)
+		fatal("%s: sandbox %u", __func__, id);
+	proc_event_add(r);
 }
 
 /* A listener of the sandbox's, from the launcher: the proxy takes it. */
 void
 egress_listener(uint32_t id, int fd)
 {
-	struct proxy_sandbox_msg	 m;
+	struct role	*r = &roles[ROLE_PROXY];
 
-	memset(&m, 0, sizeof(m));
-	m.sandbox = id;
-	/* imsg owns (and closes) the descriptor once queued. */
-	send_proxy(IMSG_PROXY_LISTEN, id, fd, &m, sizeof(m));
+	if (proxy_send_listener(&r->ibuf, id, fd) == -1)
+		fatal("%s: sandbox %u", __func__, id);
+	proc_event_add(r);
 }
 
 void
 egress_end(uint32_t id)
 {
-	struct proxy_sandbox_msg	 m;
+	struct role	*r = &roles[ROLE_PROXY];
 
-	memset(&m, 0, sizeof(m));
-	m.sandbox = id;
-	send_proxy(IMSG_PROXY_END, id, -1, &m, sizeof(m));
+	if (proxy_send_end(&r->ibuf, id) == -1)
+		fatal("%s: sandbox %u", __func__, id);
+	proc_event_add(r);
 }
 
 /* One decision of the proxy: one line of the audit log. */

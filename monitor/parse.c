@@ -1192,9 +1192,10 @@ kw_domain(struct parser *p, const struct keyword *kw)
 			return -1;
 		}
 	}
-	if (n >= SBX_CONF_MAXLIST) {
-		perr(p, p->line, "%s: too many rules (max %d)", kw->name,
-		    SBX_CONF_MAXLIST);
+	/* sbx-proxy takes at most PROXY_RULES_MAX of each kind. */
+	if (n >= PROXY_RULES_MAX) {
+		perr(p, p->line, "%s: too many rules (max %d per profile, "
+		    "what sbx-proxy holds)", kw->name, PROXY_RULES_MAX);
 		return -1;
 	}
 	e = xmalloc(sizeof(*e));
@@ -1227,9 +1228,10 @@ kw_cidr(struct parser *p, const struct keyword *kw)
 			return -1;
 		}
 	}
-	if (n >= SBX_CONF_MAXLIST) {
-		perr(p, p->line, "%s: too many rules (max %d)", kw->name,
-		    SBX_CONF_MAXLIST);
+	/* sbx-proxy takes at most PROXY_RULES_MAX of each kind. */
+	if (n >= PROXY_RULES_MAX) {
+		perr(p, p->line, "%s: too many rules (max %d per profile, "
+		    "what sbx-proxy holds)", kw->name, PROXY_RULES_MAX);
 		return -1;
 	}
 	e = xmalloc(sizeof(*e));
