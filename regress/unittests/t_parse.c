@@ -512,6 +512,32 @@ ATF_TC_BODY(error_cap, tc)
 	    != NULL);
 }
 
+/* sbx-proxy holds at most PROXY_RULES_MAX rules of a kind per sandbox. */
+ATF_TC_WITHOUT_HEAD(proxy_rule_cap);
+ATF_TC_BODY(proxy_rule_cap, tc)
+{
+	static char	 text[65536], full[65536];
+	char		 line[64];
+	struct errs	 e;
+	struct sbx_conf	*conf;
+	int		 i;
+
+	strlcpy(text, "profile \"p\" {\n\tnetwork proxy\n", sizeof(text));
+	for (i = 0; i < PROXY_RULES_MAX; i++) {
+		snprintf(line, sizeof(line), "\tallow-domain \"h%d.example\"\n",
+		    i);
+		strlcat(text, line, sizeof(text));
+	}
+	snprintf(full, sizeof(full), "%s}\n", text);
+	ATF_REQUIRE((conf = parse_ok(full)) != NULL);
+	conf_free(conf);
+	snprintf(full, sizeof(full), "%s\tallow-domain \"one-more.example\"\n"
+	    "}\n", text);
+	ATF_CHECK(parse_text(full, &e) == NULL);
+	ATF_CHECK_MSG(strstr(e.buf, "allow-domain: too many rules (max 128 "
+	    "per profile, what sbx-proxy holds)") != NULL, "%s", e.buf);
+}
+
 ATF_TC_WITHOUT_HEAD(hostile_values_escaped);
 ATF_TC_BODY(hostile_values_escaped, tc)
 {
@@ -1128,6 +1154,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, all_errors_reported);
 	ATF_TP_ADD_TC(tp, error_cap);
 	ATF_TP_ADD_TC(tp, hostile_values_escaped);
+	ATF_TP_ADD_TC(tp, proxy_rule_cap);
 	ATF_TP_ADD_TC(tp, nul_byte);
 	ATF_TP_ADD_TC(tp, missing_file);
 	ATF_TP_ADD_TC(tp, file_secrecy);
