@@ -516,7 +516,7 @@ ATF_TC_BODY(error_cap, tc)
 ATF_TC_WITHOUT_HEAD(proxy_rule_cap);
 ATF_TC_BODY(proxy_rule_cap, tc)
 {
-	static char	 text[65536], full[65536];
+	static char	 text[8192], full[8192 + 64];
 	char		 line[64];
 	struct errs	 e;
 	struct sbx_conf	*conf;
