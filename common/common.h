@@ -542,6 +542,10 @@ struct sbx_spec {
 	uint64_t	 fsize;		/* RLIMIT_FSIZE or UNLIMITED */
 	int		 cgroup;	/* set by the launcher: memory and
 					   pids are capped by a cgroup */
+	int		 cgroup_wait;	/* launcher only, never on the wire:
+					   pid 1 is moved into its cgroups
+					   while it builds the sandbox and
+					   waits for that before the payload */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);

@@ -400,35 +400,91 @@ cgroup_collect(struct sandbox *sb, struct sandbox_exit *ex)
 /*
  * pid 1 is reaped only after every process of its pid namespace exited,
  * so the cgroups are empty; a v1 memory cgroup may still be busy for a
- * moment while its charges move up, hence the short retry.
+ * moment while its charges move up.  Removing one can take a while, so
+ * it is done when the launcher is idle (after the exit report went out
+ * and the next spawn was served): names wait here, EBUSY ones stay for
+ * the next idle moment.  Only a full queue, or the launcher's end, waits
+ * for them.
  */
+#define PENDING_MAX	64
+static char	 pending[PENDING_MAX][64];
+static size_t	 npending;
+static int	 pend_mem = -1, pend_pids = -1;
+
+static int
+v1_try_rmdir(const char *name)
+{
+	int	 m, p;
+
+	m = unlinkat(pend_mem, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
+	if (!m && errno != EBUSY)
+		log_warn("cgroup memory/%s: rmdir", name);
+	p = unlinkat(pend_pids, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
+	if (!p && errno != EBUSY)
+		log_warn("cgroup pids/%s: rmdir", name);
+	return m && p;
+}
+
+/* Idle work: remove what can be, keep what is still busy. */
 static void
-v1_rmdir(int dfd, const char *name)
+v1_reap(int wait)
 {
 	struct timespec	 ms = { 0, 1000 * 1000 };
-	int		 i;
+	size_t		 i, kept;
+	int		 tries;
 
-	for (i = 0; i < 50; i++) {
-		if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-			return;
-		if (errno != EBUSY)
-			break;
-		nanosleep(&ms, NULL);
+	for (tries = 0; npending > 0 && tries < (wait ? 50 : 1); tries++) {
+		if (tries > 0)
+			nanosleep(&ms, NULL);
+		for (i = kept = 0; i < npending; i++)
+			if (!v1_try_rmdir(pending[i]))
+				memmove(pending[kept++], pending[i],
+				    sizeof(pending[i]));
+		npending = kept;
 	}
-	log_warn("cgroup %s: rmdir", name);
+	if (wait && npending > 0) {
+		log_warnx("%zu cgroups still busy; the next launcher removes "
+		    "them", npending);
+		npending = 0;
+	}
+}
+
+static void
+v1_release(struct sandbox *sb)
+{
+	pend_mem = sb->cgv1_mem;
+	pend_pids = sb->cgv1_pids != -1 ? sb->cgv1_pids : sb->cgv1_mem;
+	if (npending == PENDING_MAX)
+		v1_reap(1);
+	strlcpy(pending[npending++], sb->cgroup, sizeof(pending[0]));
+	sb->cgv1_mem = sb->cgv1_pids = -1;
+}
+
+/* The launcher is idle: old cgroups go, the next pair is made. */
+void
+cgroup_v1_idle(const struct launcher_conf *conf)
+{
+	if (!conf->cgv1)
+		return;
+	v1_reap(0);
+	cgroup_v1_spare(conf);
+}
+
+/* The launcher ends: every cgroup of its own goes now. */
+void
+cgroup_v1_flush(const struct launcher_conf *conf)
+{
+	if (!conf->cgv1)
+		return;
+	v1_reap(1);
+	cgroup_v1_spare_drop(conf);
 }
 
 void
 cgroup_destroy(struct sandbox *sb)
 {
-	if (sb->cgv1_mem != -1) {
-		v1_rmdir(sb->cgv1_mem, sb->cgroup);
-		sb->cgv1_mem = -1;
-	}
-	if (sb->cgv1_pids != -1) {
-		v1_rmdir(sb->cgv1_pids, sb->cgroup);
-		sb->cgv1_pids = -1;
-	}
+	if (sb->cgv1_mem != -1)
+		v1_release(sb);
 	if (sb->cgroupfd != -1) {
 		close(sb->cgroupfd);
 		sb->cgroupfd = -1;

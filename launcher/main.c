@@ -69,18 +69,19 @@ launch_term(int sig, short event, void *arg)
 	(void)arg;
 	while ((l = TAILQ_FIRST(&launches)) != NULL)
 		launch_free(l);
-	cgroup_v1_spare_drop(&lconf);
+	cgroup_v1_flush(&lconf);
 	exit(0);
 }
 
-/* Idle work: the next sandbox's cgroups, once this spawn is answered. */
+/* Idle work, once a spawn or an exit is answered: ended sandboxes'
+ * cgroups go, the next sandbox's are made. */
 static void
 spare_make(int fd, short event, void *arg)
 {
 	(void)fd;
 	(void)event;
 	(void)arg;
-	cgroup_v1_spare(&lconf);
+	cgroup_v1_idle(&lconf);
 }
 
 static void
@@ -231,6 +232,7 @@ launch_check(int fd, short event, void *arg)
 	}
 	send_exit(l->id, &ex);
 	launch_free(l);
+	spare_later();
 }
 
 static void

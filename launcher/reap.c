@@ -167,8 +167,8 @@ sandbox_poll(struct sandbox *sb, struct sandbox_exit *ex)
 		return 0;
 	sb->reaped = 1;
 	collect(sb, &si, ex);
+	/* The cgroups go with sandbox_release, after the report. */
 	cgroup_collect(sb, ex);
-	cgroup_destroy(sb);
 	return 1;
 }
 

@@ -62,6 +62,7 @@ struct child {
 	uid_t			 uid;
 	gid_t			 gid;
 	int			 dropgroups;
+	int			 keep_suid;	/* cgroup v1: see below */
 	const struct sbx_spec	*spec;		/* parsed, checked */
 	void			(*scrub)(void);
 };
@@ -140,7 +141,15 @@ child_main(const struct child *c)
 		child_fail(sfd, "setresgid");
 	if (prctl(PR_SET_KEEPCAPS, 1UL, 0UL, 0UL, 0UL) == -1)
 		child_fail(sfd, "keepcaps");
-	if (syscall(SYS_setresuid, c->uid, c->uid, c->uid) == -1)
+	/*
+	 * cgroup v1 lets the launcher move a process only while that
+	 * process's real or saved uid is the launcher's: the saved uid stays
+	 * the launcher's (unmapped here, so nothing can switch to it) until
+	 * the move is done, and the shim sets it to the sandbox id before
+	 * the payload exists (shim.c, cgroups_joined).
+	 */
+	if (syscall(SYS_setresuid, c->uid, c->uid,
+	    c->keep_suid ? (uid_t)-1 : c->uid) == -1)
 		child_fail(sfd, "setresuid");
 	if (child_caps() == -1)
 		child_fail(sfd, "shim capabilities");
@@ -334,6 +343,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		if (cgroup_v1_create(sb, conf, &sp, err, errlen) == -1)
 			return -1;
 		sp.cgroup = 1;
+		sp.cgroup_wait = 1;
 		sb->limits = SBX_LIMIT_CGROUP;
 	}
 	if (pipe2(spipe, O_CLOEXEC) == -1 || pipe2(life, O_CLOEXEC) == -1) {
@@ -365,6 +375,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.status = spipe[1];
 	c.uid = conf->sandbox_uid;
 	c.gid = conf->sandbox_gid;
+	c.keep_suid = sp.cgroup_wait;
 	c.dropgroups = idmap_privileged();
 	/* The child's copy of sp: the strings point into the caller's
 	 * buffers, which the child's copy of memory holds too. */
@@ -400,16 +411,31 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		sandbox_release(sb);
 		return -1;
 	}
-	/* Nor outside its cgroups: it waits on the lifeline until then. */
-	if (cgroup_v1_attach(sb, pid, err, errlen) == -1) {
-		sandbox_release(sb);
-		return -1;
-	}
 	if (write(sb->lifeline, "g", 1) != 1) {
 		snprintf(err, errlen, "release sandbox: %s",
 		    sbx_errname(errno));
 		sandbox_release(sb);
 		return -1;
+	}
+	/*
+	 * cgroup v1 has no CLONE_INTO_CGROUP, and moving a process takes the
+	 * kernel's cgroup_threadgroup_rwsem, which may wait for an RCU grace
+	 * period: pid 1 moves in while it builds the sandbox, and waits for
+	 * this second byte before its payload exists, so no payload process
+	 * runs outside the sandbox's cgroups and the move costs no latency
+	 * of its own.  A failed move kills the sandbox.
+	 */
+	if (sp.cgroup_wait) {
+		if (cgroup_v1_attach(sb, pid, err, errlen) == -1) {
+			sandbox_release(sb);
+			return -1;
+		}
+		if (write(sb->lifeline, "c", 1) != 1) {
+			snprintf(err, errlen, "release sandbox to its payload: "
+			    "%s", sbx_errname(errno));
+			sandbox_release(sb);
+			return -1;
+		}
 	}
 	sb->deadline = monotonic_ms() + sp.timeout_ms;
 	return 0;

@@ -56,6 +56,28 @@ die_with_parent(void)
 		_exit(SHIM_EXIT_SETUP);
 }
 
+/*
+ * cgroup v1: the launcher moved this process into the sandbox's cgroups
+ * while it built the sandbox; the payload starts only once it says so.
+ * Anything but its byte (the launcher gone, or a failed move) ends pid 1
+ * and the sandbox with it.
+ */
+static void
+cgroups_joined(void)
+{
+	char	 c;
+	ssize_t	 n;
+
+	do {
+		n = read(SBX_SHIM_FD_LIFELINE, &c, 1);
+	} while (n == -1 && errno == EINTR);
+	if (n != 1 || c != 'c')
+		shim_fail(n == -1 ? errno : EPIPE, "cgroups: not joined");
+	/* Moved: the saved uid, kept for the move, is the sandbox's too. */
+	if (setresuid(getuid(), getuid(), getuid()) == -1)
+		shim_fail(errno, "setresuid after the cgroup move");
+}
+
 void
 shim_main(const struct sbx_spec *sp)
 {
@@ -95,5 +117,7 @@ shim_main(const struct sbx_spec *sp)
 		shim_fail(errno, "prctl PR_SET_NO_NEW_PRIVS");
 	shim_landlock(sp);
 	limits = shim_limits(sp);
+	if (sp->cgroup_wait)
+		cgroups_joined();
 	shim_run(sp, limits);
 }
