@@ -460,14 +460,16 @@ v1_release(struct sandbox *sb)
 	sb->cgv1_mem = sb->cgv1_pids = -1;
 }
 
-/* The launcher is idle: old cgroups go, the next pair is made. */
-void
+/* The launcher is idle: old cgroups go, the next pair is made.  How
+ * many are still busy (the caller comes back for them). */
+size_t
 cgroup_v1_idle(const struct launcher_conf *conf)
 {
 	if (!conf->cgv1)
-		return;
+		return 0;
 	v1_reap(0);
 	cgroup_v1_spare(conf);
+	return npending;
 }
 
 /* The launcher ends: every cgroup of its own goes now. */

@@ -116,7 +116,7 @@ int	 cgroup_v1_open(struct launcher_conf *, char *, size_t);
 void	 cgroup_v1_sweep(const struct launcher_conf *);
 void	 cgroup_v1_spare(const struct launcher_conf *);
 void	 cgroup_v1_spare_drop(const struct launcher_conf *);
-void	 cgroup_v1_idle(const struct launcher_conf *);
+size_t	 cgroup_v1_idle(const struct launcher_conf *);
 void	 cgroup_v1_flush(const struct launcher_conf *);
 int	 cgroup_v1_create(struct sandbox *, const struct launcher_conf *,
 	    const struct sbx_spec *, char *, size_t);

@@ -78,10 +78,14 @@ launch_term(int sig, short event, void *arg)
 static void
 spare_make(int fd, short event, void *arg)
 {
+	struct timeval	 later = { 0, 20 * 1000 };
+
 	(void)fd;
 	(void)event;
 	(void)arg;
-	cgroup_v1_idle(&lconf);
+	/* A memory cgroup still busy: another try in 20 ms. */
+	if (cgroup_v1_idle(&lconf) > 0)
+		evtimer_add(&spare_ev, &later);
 }
 
 static void

@@ -137,7 +137,14 @@ nothing_left_body() {
 		i=$((i + 1))
 	done
 	if [ -n "$CG" ]; then
-		# At most the launcher's one spare pair, made ahead.
+		# At most the launcher's one spare pair, made ahead; ended
+		# sandboxes' go when the launcher is idle (a busy memory
+		# cgroup a moment later).
+		i=0
+		while [ "$(cgroups | wc -l)" -gt 1 ] && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
 		n=$(cgroups | wc -l)
 		[ "$n" -le 1 ] || { cgroups; atf_fail "$n cgroups left"; }
 	fi
