@@ -433,14 +433,24 @@ int	 digest_json_text(const void *, size_t, const struct json_limits *,
 						   without an exec */
 
 #define SBX_NET_NONE		1		/* empty netns, lo up */
+#define SBX_NET_PROXY		2		/* the same, and pid 1 makes the
+						   proxy's listeners in it */
+#define SBX_PROXY_PORT		3128		/* 127.0.0.1 and [::1] inside */
 
 #define SBX_MOUNT_RO		1		/* read-only bind */
 #define SBX_MOUNT_RW		2		/* read-write bind */
 #define SBX_MOUNT_TMPFS		3		/* sized tmpfs */
+#define SBX_MOUNT_SYMLINK	4		/* symlink dst -> src, made in
+						   the root tmpfs (merged /usr) */
+
+#define SBX_MOUNT_F_NOEXEC	0x1		/* rw bind, tmpfs: no execute */
+#define SBX_MOUNT_F_ALL		SBX_MOUNT_F_NOEXEC
 
 struct sbx_mount {
 	uint32_t	 kind;		/* SBX_MOUNT_* */
-	const char	*src;		/* host path (binds), NULL for tmpfs */
+	uint32_t	 flags;		/* SBX_MOUNT_F_* */
+	const char	*src;		/* host path (binds), NULL for tmpfs;
+					   the relative target (symlink) */
 	const char	*dst;		/* absolute path inside the sandbox */
 	uint64_t	 size;		/* tmpfs bytes, 0 for binds */
 };
@@ -459,6 +469,8 @@ struct sbx_spec {
 	uint64_t	 root_size;	/* tmpfs root, read-only after setup */
 	uint64_t	 tmp_size;	/* /tmp; also /dev/shm when asked */
 	int		 dev_shm;	/* 1: a /dev/shm tmpfs */
+	int		 tmp_noexec;	/* 1: /tmp (and /dev/shm) noexec */
+	int		 workdir_noexec;	/* 1: the workdir noexec */
 	uint64_t	 timeout_ms;	/* wall clock, then SIGKILL */
 	uint64_t	 memory;	/* bytes */
 	uint64_t	 pids;		/* processes, the shim included */
@@ -474,6 +486,8 @@ int	 sbx_spec_add_arg(struct sbx_spec *, const char *);
 int	 sbx_spec_add_env(struct sbx_spec *, const char *);
 int	 sbx_spec_add_mount(struct sbx_spec *, uint32_t kind, const char *src,
 	    const char *dst, uint64_t size);
+int	 sbx_spec_add_mount_flags(struct sbx_spec *, uint32_t kind,
+	    uint32_t flags, const char *src, const char *dst, uint64_t size);
 int	 sbx_spec_check(const struct sbx_spec *, char *err, size_t errlen);
 int	 sbx_spec_serialise(const struct sbx_spec *, uint8_t *buf,
 	    size_t buflen, size_t *lenp, char *err, size_t errlen);
@@ -488,7 +502,9 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 #define SBX_SHIM_FD_STATUS	3	/* status pipe, shim -> launcher */
 #define SBX_SHIM_FD_LIFELINE	4	/* read end; HUP when launcher died */
 #define SBX_SHIM_FD_WORKDIR	5	/* optional workdir directory */
-#define SBX_SHIM_NFDS		6
+#define SBX_SHIM_FD_PROXY	6	/* network proxy: a unix socket the
+					   listeners go out on, shim -> launcher */
+#define SBX_SHIM_NFDS		7
 
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */
@@ -550,6 +566,11 @@ enum role_imsg {
 	IMSG_LAUNCH_DEADLINE,		/* monitor -> launcher: struct
 					      launch_deadline (peerid: the
 					      sandbox id) */
+	IMSG_LAUNCH_LISTENER,		/* launcher -> monitor: struct
+					      launch_listener + a listening
+					      socket made in the sandbox's
+					      network namespace (network
+					      proxy; peerid: the sandbox id) */
 };
 
 /* Bulk bytes travel in chunks below the channel cap (DESIGN 3). */
@@ -675,8 +696,20 @@ struct launch_fd {
 	uint32_t	 slot;		/* LAUNCH_SLOT_* */
 };
 
+/*
+ * Whose host identity a sandbox has (DESIGN 1).  The monitor decides it
+ * from the requesting peer's SO_PEERCRED and the profile; the launcher
+ * checks it again and never maps host id 0.
+ */
+#define SBX_IDENTITY_SERVICE	0	/* the launcher's own uid/gid */
+#define SBX_IDENTITY_CALLER	1	/* the peer's uid/gid */
+#define SBX_IDENTITY_RANGE	2	/* a fresh id of sandbox-uid-range */
+
 struct launch_start {
 	uint32_t	 slots;		/* bit per LAUNCH_SLOT_* sent */
+	uint32_t	 identity;	/* SBX_IDENTITY_* */
+	uint32_t	 host_uid;	/* CALLER, RANGE: the host ids that */
+	uint32_t	 host_gid;	/* the sandbox's id 1000 maps to */
 };
 
 struct launch_signal {
@@ -686,6 +719,10 @@ struct launch_signal {
 /* Replace a running sandbox's deadline: it ends timeout_ms from now. */
 struct launch_deadline {
 	uint32_t	 timeout_ms;
+};
+
+struct launch_listener {
+	uint32_t	 family;	/* AF_INET or AF_INET6 */
 };
 
 struct launch_started {
@@ -723,11 +760,106 @@ struct role_handler {
 };
 
 /* Parse "-P name [-dv]", check fd 3, die with the monitor, apply the
- * privilege file, send READY.  Any failure is fatal. */
+ * privilege file, send READY.  Any failure is fatal.  role_before_priv
+ * names a function role_init runs just before the privilege file is
+ * applied (once the event base, role_base(), exists). */
+struct event_base;
+void	 role_before_priv(void (*)(void));
+struct event_base *role_base(void);
 void	 role_init(int, char *[], const char *, const struct priv_table *,
 	    struct imsgbuf *);
 __dead void role_serve(struct imsgbuf *, const struct role_handler *,
 	    size_t);
 void	 role_event_add(void);		/* after queueing a reply */
+
+/* ---- monitor <-> proxy (DESIGN 1; sbx-protocol(7)) -------------------- */
+/*
+ * A sandbox's network policy is sent once, when the sandbox starts, and
+ * the proxy keeps it unchanged for the sandbox's life (a reload does not
+ * widen a running sandbox).  Then come its listeners, each a listening
+ * TCP socket the sandbox's pid 1 made in the sandbox's network namespace;
+ * END closes them and every connection of the sandbox.  Numbered apart
+ * from enum role_imsg so that neither list renumbers the other.  "->" is
+ * monitor to proxy, "<-" proxy to monitor.
+ */
+enum proxy_imsg {
+	IMSG_PROXY_POLICY = 64,		/* -> struct proxy_policy_msg */
+	IMSG_PROXY_RULE,		/* -> struct proxy_rule_msg, n times */
+	IMSG_PROXY_POLICY_END,		/* -> struct proxy_policy_end */
+	IMSG_PROXY_LISTEN,		/* -> struct proxy_sandbox_msg + fd */
+	IMSG_PROXY_END,			/* -> struct proxy_sandbox_msg */
+	IMSG_PROXY_AUDIT		/* <- struct proxy_audit (only with
+					      PROXY_F_AUDIT) */
+};
+
+#define PROXY_F_AUDIT		0x1	/* send IMSG_PROXY_AUDIT per decision */
+
+/* Limits; 0 in a message means the default. */
+#define PROXY_HEADER_MS		10000	/* a request head, first byte to last */
+#define PROXY_IDLE_MS		30000	/* keep-alive wait for the next request */
+#define PROXY_CONNECT_MS	10000	/* upstream connect */
+#define PROXY_IO_MS		120000	/* silence within a request or tunnel */
+#define PROXY_SANDBOX_CONNS	64	/* client connections of one sandbox */
+#define PROXY_CONNS_MAX		1024	/* all of them (nofile 4096: two
+					   sockets each, and the listeners) */
+#define PROXY_RULES_MAX		128	/* each of allow, deny, cidr */
+
+struct proxy_policy_msg {
+	uint32_t	 sandbox;	/* the monitor's sandbox id */
+	uint32_t	 uid;		/* the peer that started it (audit) */
+	uint32_t	 flags;		/* PROXY_F_* */
+	uint32_t	 max_conns;
+	uint32_t	 header_ms;
+	uint32_t	 idle_ms;
+	uint32_t	 connect_ms;
+	uint32_t	 io_ms;
+	uint32_t	 nallow;	/* rules that follow, by kind */
+	uint32_t	 ndeny;
+	uint32_t	 ncidr;
+};
+
+#define PROXY_RULE_ALLOW	1	/* allow-domain */
+#define PROXY_RULE_DENY		2	/* deny-domain */
+#define PROXY_RULE_CIDR		3	/* allow-cidr */
+#define PROXY_HOST_MAX		256	/* NUL-terminated, <= 253 chars */
+
+struct proxy_rule_msg {
+	uint32_t	 sandbox;
+	uint32_t	 kind;		/* PROXY_RULE_* */
+	uint16_t	 port;		/* domains: 0 any */
+	uint8_t		 wildcard;	/* domains: "*." */
+	uint8_t		 prefixlen;	/* cidr */
+	uint8_t		 af;		/* cidr: AF_INET or AF_INET6 */
+	uint8_t		 pad[3];
+	uint8_t		 addr[16];	/* cidr, network order, host bits 0 */
+	char		 host[PROXY_HOST_MAX];	/* domains, lower case */
+};
+
+struct proxy_policy_end {
+	uint32_t	 sandbox;
+	uint32_t	 nrules;	/* all three kinds */
+};
+
+struct proxy_sandbox_msg {
+	uint32_t	 sandbox;
+};
+
+#define PROXY_AUDIT_REASON	320
+struct proxy_audit {
+	uint32_t	 sandbox;
+	uint32_t	 uid;
+	uint32_t	 status;	/* HTTP status answered (200 for a
+					   tunnel), 0 for none */
+	uint32_t	 allowed;	/* 1 allowed, 0 refused */
+	uint64_t	 bytes_up;	/* client to upstream */
+	uint64_t	 bytes_down;
+	uint64_t	 duration_ms;
+	uint16_t	 port;
+	uint8_t		 pad[6];
+	char		 method[16];
+	char		 host[PROXY_HOST_MAX];
+	char		 addr[48];	/* the address connected, or "-" */
+	char		 reason[PROXY_AUDIT_REASON];
+};
 
 #endif /* SBX_COMMON_H */

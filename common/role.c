@@ -32,6 +32,25 @@ static size_t			 role_ntable;
 static struct event		 role_ev;
 static short			 role_events;
 static const char		*role_name;
+static struct event_base	*role_evbase;
+static void			(*role_prepare)(void);
+
+/*
+ * What a role must do with the host's file system and sockets still in
+ * reach, after the event base exists and before its privilege file is
+ * applied (the proxy reads /etc/resolv.conf and its host's addresses).
+ */
+void
+role_before_priv(void (*fn)(void))
+{
+	role_prepare = fn;
+}
+
+struct event_base *
+role_base(void)
+{
+	return role_evbase;
+}
 
 static __dead void
 role_usage(const char *name)
@@ -99,7 +118,7 @@ role_init(int argc, char *argv[], const char *name,
 		fatal("fcntl descriptor %d", ROLE_FD);
 	/* The event base (an epoll fd) exists before the filter forbids
 	 * creating one; roles add their events after role_init(). */
-	event_init();
+	role_evbase = event_init();
 
 	/*
 	 * Everything READY needs is gathered and queued first: after the
@@ -117,6 +136,8 @@ role_init(int argc, char *argv[], const char *name,
 	    sizeof(rr)) == -1)
 		fatal("composing ready");
 
+	if (role_prepare != NULL)
+		role_prepare();
 	if (priv_apply(priv, err, sizeof(err)) == -1)
 		fatalx("%s: %s", priv->file, err);
 

@@ -9,7 +9,7 @@
  *	u64 root_size, tmp_size, timeout_ms, memory, pids, nofile, fsize
  *	u32 argc, u32 envc, u32 nmounts, u32 reserved (0)
  *	argc strings, envc strings, one workdir string (length 0: none)
- *	nmounts times: u32 kind, u32 reserved (0), u64 size, string src,
+ *	nmounts times: u32 kind, u32 flags, u64 size, string src,
  *	    string dst
  *
  * A string is a u32 length followed by that many bytes; a non-empty string
@@ -28,8 +28,11 @@
 #define SPEC_F_DEV_SHM		0x1
 #define SPEC_F_WORKDIR_FD	0x2
 #define SPEC_F_CGROUP		0x4
+#define SPEC_F_TMP_NOEXEC	0x8
+#define SPEC_F_WORKDIR_NOEXEC	0x10
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
-				    SPEC_F_CGROUP)
+				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
+				    SPEC_F_WORKDIR_NOEXEC)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -104,6 +107,13 @@ int
 sbx_spec_add_mount(struct sbx_spec *sp, uint32_t kind, const char *src,
     const char *dst, uint64_t size)
 {
+	return sbx_spec_add_mount_flags(sp, kind, 0, src, dst, size);
+}
+
+int
+sbx_spec_add_mount_flags(struct sbx_spec *sp, uint32_t kind, uint32_t flags,
+    const char *src, const char *dst, uint64_t size)
+{
 	struct sbx_mount	*m;
 
 	if (dst == NULL || sp->nmounts >= SBX_SPEC_MAXMOUNTS) {
@@ -112,6 +122,7 @@ sbx_spec_add_mount(struct sbx_spec *sp, uint32_t kind, const char *src,
 	}
 	m = &sp->mounts[sp->nmounts++];
 	m->kind = kind;
+	m->flags = flags;
 	m->src = src;
 	m->dst = dst;
 	m->size = size;
@@ -267,6 +278,27 @@ check_env(const struct sbx_spec *sp, char *err, size_t errlen)
 }
 
 /*
+ * A symlink's target: relative to the root and canonical ("usr/bin"), so
+ * it resolves inside the sandbox the way the host's merged-/usr links do,
+ * and never climbs out with "..".
+ */
+static const char *
+link_problem(const char *target)
+{
+	char	 abs[SBX_SPEC_STRMAX + 1];
+	size_t	 n;
+
+	n = strnlen(target, SBX_SPEC_STRMAX);
+	if (n == 0 || n >= SBX_SPEC_STRMAX - 1)
+		return "empty or longer than the string limit";
+	if (target[0] == '/')
+		return "the target must be relative to the root";
+	abs[0] = '/';
+	memcpy(abs + 1, target, n + 1);
+	return path_problem(abs);
+}
+
+/*
  * Mount layout.  A destination inside a bind would make the shim create
  * its mount point in the caller's file system (stray directories on the
  * host), so only tmpfs mounts (and /tmp) may hold other mounts.  A later
@@ -312,6 +344,28 @@ check_mounts(const struct sbx_spec *sp, char *err, size_t errlen)
 				return -1;
 			}
 			break;
+		case SBX_MOUNT_SYMLINK:
+			if (m->src == NULL ||
+			    (why = link_problem(m->src)) != NULL) {
+				seterr(err, errlen, "symlink %zu \"%.200s\" -> "
+				    "\"%.200s\": %s", i, m->dst,
+				    m->src ? m->src : "", m->src ? why :
+				    "a symlink needs a target");
+				return -1;
+			}
+			if (m->size != 0 || m->flags != 0) {
+				seterr(err, errlen, "symlink %zu \"%.200s\": "
+				    "a symlink has no size or flags", i,
+				    m->dst);
+				return -1;
+			}
+			if (strchr(m->dst + 1, '/') != NULL) {
+				seterr(err, errlen, "symlink %zu \"%.200s\": "
+				    "only a top-level name of the root may be "
+				    "a symlink", i, m->dst);
+				return -1;
+			}
+			break;
 		case SBX_MOUNT_TMPFS:
 			if (m->src != NULL) {
 				seterr(err, errlen, "mount %zu \"%.200s\": a "
@@ -331,6 +385,14 @@ check_mounts(const struct sbx_spec *sp, char *err, size_t errlen)
 			    m->kind);
 			return -1;
 		}
+		if ((m->flags & ~SBX_MOUNT_F_ALL) != 0 ||
+		    ((m->flags & SBX_MOUNT_F_NOEXEC) &&
+		    m->kind == SBX_MOUNT_RO)) {
+			seterr(err, errlen, "mount %zu \"%.200s\": flags 0x%x "
+			    "(noexec is for rw binds and tmpfs mounts)", i,
+			    m->dst, m->flags);
+			return -1;
+		}
 		for (j = 0; j < i; j++) {
 			o = &sp->mounts[j];
 			if (strcmp(o->dst, m->dst) == 0) {
@@ -340,6 +402,8 @@ check_mounts(const struct sbx_spec *sp, char *err, size_t errlen)
 			}
 			if (path_within(m->dst, o->dst) &&
 			    o->kind != SBX_MOUNT_TMPFS) {
+				/* A name under a symlink would be made through
+				 * it, in whatever it points to. */
 				seterr(err, errlen, "mount %zu \"%.200s\": "
 				    "lies inside bind mount %zu \"%.200s\"",
 				    i, m->dst, j, o->dst);
@@ -448,13 +512,25 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 		    SBX_CLASS_PROVIDER, SBX_CLASS_SELFTEST);
 		return -1;
 	}
-	if (sp->net != SBX_NET_NONE) {
-		seterr(err, errlen, "net %u: only none (%d) is supported",
-		    sp->net, SBX_NET_NONE);
+	if (sp->net != SBX_NET_NONE && sp->net != SBX_NET_PROXY) {
+		seterr(err, errlen, "net %u: not none (%d) or proxy (%d)",
+		    sp->net, SBX_NET_NONE, SBX_NET_PROXY);
+		return -1;
+	}
+	/* Only commands go through the proxy: a provider has no network. */
+	if (sp->net == SBX_NET_PROXY && sp->class != SBX_CLASS_COMMAND) {
+		seterr(err, errlen, "net proxy: only for commands (class %d)",
+		    SBX_CLASS_COMMAND);
 		return -1;
 	}
 	if (sp->dev_shm != 0 && sp->dev_shm != 1) {
 		seterr(err, errlen, "dev_shm %d: not 0 or 1", sp->dev_shm);
+		return -1;
+	}
+	if ((sp->tmp_noexec != 0 && sp->tmp_noexec != 1) ||
+	    (sp->workdir_noexec != 0 && sp->workdir_noexec != 1)) {
+		seterr(err, errlen, "tmp_noexec %d, workdir_noexec %d: not 0 "
+		    "or 1", sp->tmp_noexec, sp->workdir_noexec);
 		return -1;
 	}
 	if (check_argv(sp, err, errlen) == -1 ||
@@ -526,6 +602,10 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_WORKDIR_FD;
 	if (sp->cgroup)
 		flags |= SPEC_F_CGROUP;
+	if (sp->tmp_noexec)
+		flags |= SPEC_F_TMP_NOEXEC;
+	if (sp->workdir_noexec)
+		flags |= SPEC_F_WORKDIR_NOEXEC;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -553,7 +633,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 	r |= put_str(&w, sp->workdir);
 	for (i = 0; i < sp->nmounts; i++) {
 		r |= put_u32(&w, sp->mounts[i].kind);
-		r |= put_u32(&w, 0);
+		r |= put_u32(&w, sp->mounts[i].flags);
 		r |= put_u64(&w, sp->mounts[i].size);
 		r |= put_str(&w, sp->mounts[i].src);
 		r |= put_str(&w, sp->mounts[i].dst);
@@ -697,6 +777,8 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->dev_shm = (flags & SPEC_F_DEV_SHM) != 0;
 	sp->workdir_fd = (flags & SPEC_F_WORKDIR_FD) != 0;
 	sp->cgroup = (flags & SPEC_F_CGROUP) != 0;
+	sp->tmp_noexec = (flags & SPEC_F_TMP_NOEXEC) != 0;
+	sp->workdir_noexec = (flags & SPEC_F_WORKDIR_NOEXEC) != 0;
 	if (argc == 0 || argc > SBX_SPEC_MAXARGS || envc > SBX_SPEC_MAXENV ||
 	    nm > SBX_SPEC_MAXMOUNTS) {
 		seterr(err, errlen, "spec: counts argc %u envc %u mounts %u "
@@ -717,14 +799,10 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	if (get_str(&r, &sp->workdir, "workdir", 0, err, errlen) == -1)
 		return -1;
 	for (i = 0; i < nm; i++) {
-		if (get_u32(&r, &kind) == -1 || get_u32(&r, &rsv[3]) == -1 ||
+		if (get_u32(&r, &kind) == -1 ||
+		    get_u32(&r, &sp->mounts[i].flags) == -1 ||
 		    get_u64(&r, &sp->mounts[i].size) == -1) {
 			seterr(err, errlen, "mount %zu: truncated", i);
-			return -1;
-		}
-		if (rsv[3] != 0) {
-			seterr(err, errlen, "mount %zu: reserved field not "
-			    "zero", i);
 			return -1;
 		}
 		sp->mounts[i].kind = kind;

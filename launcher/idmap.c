@@ -4,16 +4,21 @@
  * Inside, the sandbox runs as one unprivileged id (1000 by default) and
  * uid 0 is never mapped, so nothing inside can hold root's file ownership
  * or regain capabilities by exec'ing as root.  Outside, that id is:
- *   - the launcher's own uid/gid when the launcher is unprivileged (the
- *     only mapping the kernel allows it, and only after setgroups is
- *     denied, or the sandbox could drop a group that denies it access);
- *   - a dedicated host id when root configured a range;
- *   - root itself otherwise.  The payload then owns what host root owns
- *     on the mounts it can see, which the read-only binds and Landlock
- *     contain, and RLIMIT_NPROC does not bind it (the kernel exempts
- *     host uid 0); a dedicated range is the better configuration.
+ *   - the launcher's own uid/gid (identity service, and every sandbox of
+ *     a service a user started: the only mapping the kernel allows an
+ *     unprivileged process, and only after setgroups is denied, or the
+ *     sandbox could drop a group that denies it access);
+ *   - the requesting peer's uid/gid (identity caller) or a dedicated id
+ *     of sandbox-uid-range (identity range), which the monitor decided.
+ *     Writing a map onto another host id needs CAP_SETUID and CAP_SETGID
+ *     in the initial user namespace: the launcher of a service started
+ *     as root keeps exactly those two (monitor/caps.c).  Host id 0 is
+ *     never mapped, whatever the monitor asks.
  */
 #include <sys/types.h>
+#include <sys/syscall.h>
+
+#include <linux/capability.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +28,22 @@
 
 #include "launcher.h"
 
+/* CAP_SETUID and CAP_SETGID effective: maps onto other host ids. */
 int
 idmap_privileged(void)
 {
-	return geteuid() == 0;
-}
+	struct __user_cap_header_struct	 hdr;
+	struct __user_cap_data_struct	 data[2];
+	uint32_t			 want;
 
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		return 0;
+	want = (1U << CAP_SETUID) | (1U << CAP_SETGID);
+	return (data[0].effective & want) == want;
+}
 static int
 write_file(pid_t pid, const char *name, const char *data, char *err,
     size_t errlen)
@@ -66,17 +81,24 @@ idmap_check(const struct launcher_conf *conf, char *err, size_t errlen)
 		    (unsigned)conf->sandbox_gid);
 		return -1;
 	}
-	if (conf->use_range && !idmap_privileged()) {
-		snprintf(err, errlen, "uid range %u: the launcher runs as "
-		    "uid %u and can map only its own id (a range needs "
-		    "root)", (unsigned)conf->range_uid, (unsigned)geteuid());
+	if (!conf->map_host)
+		return 0;
+	/* Checked before the capability: a request to map host root is
+	 * refused as such, whoever runs the launcher. */
+	if (conf->host_uid == 0 || conf->host_gid == 0 ||
+	    conf->host_uid == (uid_t)-1 || conf->host_gid == (gid_t)-1) {
+		snprintf(err, errlen, "host uid/gid %u/%u: a sandbox is never "
+		    "mapped to host root (or to the id -1)",
+		    (unsigned)conf->host_uid, (unsigned)conf->host_gid);
 		return -1;
 	}
-	if (conf->use_range && (conf->range_uid == 0 ||
-	    conf->range_gid == 0)) {
-		snprintf(err, errlen, "uid range %u/%u: a dedicated range "
-		    "must not be root", (unsigned)conf->range_uid,
-		    (unsigned)conf->range_gid);
+	if (!idmap_privileged()) {
+		snprintf(err, errlen, "host uid/gid %u/%u: the launcher runs "
+		    "as uid %u without CAP_SETUID and CAP_SETGID and can map "
+		    "only its own id (the service must be started as root to "
+		    "run sandboxes as another user)",
+		    (unsigned)conf->host_uid, (unsigned)conf->host_gid,
+		    (unsigned)geteuid());
 		return -1;
 	}
 	return 0;
@@ -93,9 +115,9 @@ idmap_write(pid_t pid, const struct launcher_conf *conf, char *err,
 
 	if (idmap_check(conf, err, errlen) == -1)
 		return -1;
-	if (priv && conf->use_range) {
-		hostuid = conf->range_uid;
-		hostgid = conf->range_gid;
+	if (conf->map_host) {
+		hostuid = conf->host_uid;
+		hostgid = conf->host_gid;
 	} else {
 		hostuid = geteuid();
 		hostgid = getegid();

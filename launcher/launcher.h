@@ -23,13 +23,13 @@ struct launcher_conf {
 	uid_t		 sandbox_uid;	/* id inside; never 0 */
 	gid_t		 sandbox_gid;
 	/*
-	 * Root only: map the sandbox id to this dedicated host id instead of
-	 * to root, so that payload-owned files and RLIMIT_NPROC accounting
-	 * land on an id that owns nothing on the host.
+	 * Map the sandbox id to these host ids instead of the launcher's own
+	 * (identity caller or range, as the monitor decided; DESIGN 1).
+	 * Needs CAP_SETUID and CAP_SETGID; host id 0 is always refused.
 	 */
-	int		 use_range;
-	uid_t		 range_uid;
-	gid_t		 range_gid;
+	int		 map_host;
+	uid_t		 host_uid;
+	gid_t		 host_gid;
 	/* A delegated cgroup v2 directory for memory/pids caps, or NULL. */
 	const char	*cgroup_dir;
 	/*
@@ -65,6 +65,8 @@ struct sandbox {
 	int		 statusfd;	/* read end of the shim's records */
 	int		 lifeline;	/* write end; its close kills setup */
 	int		 mntns;		/* its mount namespace, or -1 */
+	int		 proxyfd;	/* network proxy: where pid 1 hands
+					   out its listeners, or -1 */
 	int		 cgroupfd;	/* our cgroup (CLONE_INTO_CGROUP) */
 	int		 cgroupdir;	/* the delegated parent, or -1 */
 	char		 cgroup[64];	/* our cgroup's name under it */
@@ -84,6 +86,10 @@ int	 sandbox_spawn(struct sandbox *, const struct launcher_conf *,
 int	 idmap_check(const struct launcher_conf *, char *, size_t);
 int	 idmap_write(pid_t, const struct launcher_conf *, char *, size_t);
 int	 idmap_privileged(void);
+
+/* listener.c: the proxy listeners pid 1 hands out (network proxy) */
+int	 sandbox_listeners(struct sandbox *, int *fds, int *families,
+	    size_t max, char *err, size_t errlen);
 
 /* reap.c */
 int	 sandbox_fd(const struct sandbox *);

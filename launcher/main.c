@@ -39,6 +39,7 @@ struct launch {
 	struct sandbox		 sb;
 	struct event		 ev;		/* pidfd readable */
 	struct event		 tmo;		/* deadline */
+	struct event		 pev;		/* proxy listeners arriving */
 };
 TAILQ_HEAD(launches, launch);
 
@@ -87,6 +88,8 @@ launch_free(struct launch *l)
 		event_del(&l->ev);
 	if (event_initialized(&l->tmo))
 		evtimer_del(&l->tmo);
+	if (event_initialized(&l->pev))
+		event_del(&l->pev);
 	if (l->state == L_RUNNING)
 		sandbox_release(&l->sb);
 	for (i = 0; i < LAUNCH_NSLOTS; i++)
@@ -128,6 +131,44 @@ send_setup_failed(uint32_t id, const char *why)
 }
 
 static void	 launch_arm(struct launch *);
+
+/*
+ * network proxy: pid 1's listeners, made inside the sandbox, go to the
+ * monitor (and on to sbx-proxy), one message each.  A sandbox whose
+ * listeners are not what they should be is killed: its payload would
+ * otherwise wait for a proxy that never answers, or worse.
+ */
+static void
+launch_listeners(int fd, short event, void *arg)
+{
+	struct launch		*l = arg;
+	struct launch_listener	 ll;
+	char			 err[SANDBOX_ERRLEN];
+	int			 fds[2], fam[2], n, i;
+
+	(void)fd;
+	(void)event;
+	if ((n = sandbox_listeners(&l->sb, fds, fam, nitems(fds), err,
+	    sizeof(err))) == -2) {
+		event_add(&l->pev, NULL);
+		return;
+	}
+	if (n == -1) {
+		/* pid 1 that failed its setup says why in its own record. */
+		log_warnx("sandbox %u: %s", l->id, err);
+		if (sandbox_kill(&l->sb) == -1 && errno != ESRCH)
+			fatal("sandbox %u: kill", l->id);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		memset(&ll, 0, sizeof(ll));
+		ll.family = (uint32_t)fam[i];
+		if (imsg_compose(chan, IMSG_LAUNCH_LISTENER, l->id, 0, fds[i],
+		    &ll, sizeof(ll)) == -1)
+			fatal("compose listener");
+	}
+	role_event_add();
+}
 
 /* The pidfd became readable or the deadline passed. */
 static void
@@ -225,6 +266,7 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 {
 	struct launch_start	 ls;
 	struct launch_started	 st;
+	struct launcher_conf	 conf;
 	struct launch		*l;
 	struct sbx_spec		 spec;
 	struct sandbox_io	 io;
@@ -259,8 +301,28 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	io.out = l->fds[LAUNCH_SLOT_STDOUT];
 	io.err = l->fds[LAUNCH_SLOT_STDERR];
 	io.workdir = l->fds[LAUNCH_SLOT_WORKDIR];
+	/*
+	 * The monitor decided the host identity from the peer's
+	 * credentials; idmap_check() refuses host root again here.
+	 */
+	conf = lconf;
+	switch (ls.identity) {
+	case SBX_IDENTITY_SERVICE:
+		if (ls.host_uid != 0 || ls.host_gid != 0)
+			fatalx("sandbox %u: identity service with host ids "
+			    "%u/%u", l->id, ls.host_uid, ls.host_gid);
+		break;
+	case SBX_IDENTITY_CALLER:
+	case SBX_IDENTITY_RANGE:
+		conf.map_host = 1;
+		conf.host_uid = ls.host_uid;
+		conf.host_gid = ls.host_gid;
+		break;
+	default:
+		fatalx("sandbox %u: identity %u", l->id, ls.identity);
+	}
 	spawning = l;
-	if (sandbox_spawn(&l->sb, &lconf, &spec, &io, err,
+	if (sandbox_spawn(&l->sb, &conf, &spec, &io, err,
 	    sizeof(err)) == -1) {
 		spawning = NULL;
 		send_setup_failed(l->id, err);
@@ -285,6 +347,10 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	    sizeof(st)) == -1)
 		fatal("compose started");
 	launch_arm(l);
+	if (l->sb.proxyfd != -1) {
+		event_set(&l->pev, l->sb.proxyfd, EV_READ, launch_listeners, l);
+		event_add(&l->pev, NULL);
+	}
 }
 
 static void

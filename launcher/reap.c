@@ -215,7 +215,10 @@ sandbox_release(struct sandbox *sb)
 	/* The sandbox's mounts go here (see hold_mntns in spawn.c). */
 	if (sb->mntns != -1)
 		close(sb->mntns);
+	if (sb->proxyfd != -1)
+		close(sb->proxyfd);
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
+	sb->proxyfd = -1;
 	cgroup_destroy(sb);
 }
 

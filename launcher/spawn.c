@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -298,12 +299,13 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	struct child	 c;
 	char		 why[SBX_SPEC_ERRLEN];
 	int		 spipe[2] = { -1, -1 }, life[2] = { -1, -1 };
+	int		 psock[2] = { -1, -1 };
 	int		 devnull = -1, pidfd = -1, saved;
 	pid_t		 pid;
 
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
-	sb->cgroupfd = sb->cgroupdir = -1;
+	sb->cgroupfd = sb->cgroupdir = sb->proxyfd = -1;
 	if (environment_empty(err, errlen) == -1 ||
 	    idmap_check(conf, err, errlen) == -1 ||
 	    check_io(spec, io, err, errlen) == -1)
@@ -332,6 +334,12 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		snprintf(err, errlen, "pipe2: %s", sbx_errname(errno));
 		goto fail;
 	}
+	/* Datagrams: the listeners come as one message, or not at all. */
+	if (sp.net == SBX_NET_PROXY && socketpair(AF_UNIX, SOCK_SEQPACKET |
+	    SOCK_CLOEXEC, 0, psock) == -1) {
+		snprintf(err, errlen, "socketpair: %s", sbx_errname(errno));
+		goto fail;
+	}
 	if ((io->in == -1 || io->out == -1 || io->err == -1) &&
 	    (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "open /dev/null: %s",
@@ -346,6 +354,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[SBX_SHIM_FD_STATUS] = spipe[1];
 	c.fds[SBX_SHIM_FD_LIFELINE] = life[0];
 	c.fds[SBX_SHIM_FD_WORKDIR] = io->workdir;
+	c.fds[SBX_SHIM_FD_PROXY] = psock[1];
 	c.lifeline_w = life[1];
 	c.status = spipe[1];
 	c.uid = conf->sandbox_uid;
@@ -368,7 +377,9 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	sb->pidfd = pidfd;
 	close_if(&spipe[1]);
 	close_if(&life[0]);
+	close_if(&psock[1]);
 	close_if(&devnull);
+	sb->proxyfd = psock[0];
 	sb->statusfd = spipe[0];
 	sb->lifeline = life[1];
 	hold_mntns(sb);
@@ -395,6 +406,8 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
  fail:
 	close_if(&spipe[0]);
 	close_if(&spipe[1]);
+	close_if(&psock[0]);
+	close_if(&psock[1]);
 	close_if(&life[0]);
 	close_if(&life[1]);
 	close_if(&devnull);

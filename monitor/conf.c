@@ -31,6 +31,7 @@ conf_new(void)
 	conf->max_sandboxes_per_peer = 16;
 	conf->max_connections = 128;
 	conf->max_connections_per_peer = 16;
+	conf->caller_min_uid = 1000;
 	conf->provider_allowlist = xstrdup(SBX_CONF_ALLOWLIST);
 	conf->provider_runtime = xstrdup(SBX_CONF_RUNTIME);
 	conf->provider_pool = 0;

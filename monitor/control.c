@@ -751,6 +751,7 @@ ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
 	static uint8_t			 spec[SBX_SPEC_WIRE_MAX];
 	const struct conf_profile	*prof;
+	struct sbx_identity		 ident;
 	const cJSON			*p, *fds, *f, *argv0;
 	const char			*pname = "default";
 	char				 err[SBX_SPEC_ERRLEN], what[80];
@@ -788,11 +789,23 @@ ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		control_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
 		return;
 	}
+	if (identity_decide(prof, c->uid, c->gid, &ident, err,
+	    sizeof(err)) == -1) {
+		control_error(c, id, 0, SBX_E_REFUSED, "run: %s", err);
+		return;
+	}
 	argv0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(req,
 	    "argv"), 0);
-	snprintf(what, sizeof(what), "profile %s: %s", prof->name,
-	    argv0->valuestring);
-	(void)msb_new(c, id, c->uid, c->pid, spec, len, mask, what);
+	if (ident.mode == SBX_IDENTITY_SERVICE)
+		snprintf(what, sizeof(what), "profile %s: %s", prof->name,
+		    argv0->valuestring);
+	else
+		snprintf(what, sizeof(what), "profile %s as %s %u:%u: %s",
+		    prof->name, identity_name(ident.mode), ident.uid,
+		    ident.gid, argv0->valuestring);
+	if (msb_new(c, id, c->uid, c->pid, &ident, prof, spec, len, mask,
+	    what) == -1)
+		identity_release(&ident);
 }
 
 static const struct ctl_field fd_fields[] = {

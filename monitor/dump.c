@@ -100,25 +100,35 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 	fputs(" {\n", fp);
 	fprintf(fp, "\tnetwork %s\n",
 	    prof->network == CONF_NET_PROXY ? "proxy" : "none");
+	fprintf(fp, "\tidentity %s\n",
+	    prof->identity == CONF_IDENTITY_SERVICE ? "service" :
+	    prof->identity == CONF_IDENTITY_RANGE ? "range" : "caller");
 	TAILQ_FOREACH(m, &prof->mounts, entry) {
 		switch (m->type) {
 		case CONF_MOUNT_RO:
-			put_string(fp, "\t", "ro", m->path);
+			fputs("\tro ", fp);
+			put_quoted(fp, m->path);
 			break;
 		case CONF_MOUNT_RW:
-			put_string(fp, "\t", "rw", m->path);
+			fputs("\trw ", fp);
+			put_quoted(fp, m->path);
 			break;
 		case CONF_MOUNT_TMPFS:
 			conf_fmt_size(m->size, sz, sizeof(sz));
 			fputs("\ttmpfs ", fp);
 			put_quoted(fp, m->path);
-			fprintf(fp, " size %s\n", sz);
+			fprintf(fp, " size %s", sz);
 			break;
 		}
+		fputs(m->noexec ? " noexec\n" : "\n", fp);
 	}
 	conf_fmt_size(prof->tmpfs_root, sz, sizeof(sz));
 	fprintf(fp, "\ttmpfs-root size %s\n", sz);
-	put_string(fp, "\t", "workdir", prof->workdir);
+	if (prof->workdir != NULL) {
+		fputs("\tworkdir ", fp);
+		put_quoted(fp, prof->workdir);
+		fputs(prof->workdir_noexec ? " noexec\n" : "\n", fp);
+	}
 	if (!TAILQ_EMPTY(&prof->env)) {
 		fputs("\tenv", fp);
 		TAILQ_FOREACH(e, &prof->env, entry) {
@@ -172,6 +182,7 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 	fprintf(fp, "max-connections %" PRIu32 "\n", conf->max_connections);
 	fprintf(fp, "max-connections-per-peer %" PRIu32 "\n",
 	    conf->max_connections_per_peer);
+	fprintf(fp, "caller-min-uid %" PRIu32 "\n", conf->caller_min_uid);
 	if (conf->uid_range_set)
 		fprintf(fp, "sandbox-uid-range %" PRIu32 " %" PRIu32 "\n",
 		    conf->uid_range_start, conf->uid_range_count);

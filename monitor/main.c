@@ -33,11 +33,11 @@ static const char	*sockarg;
 static struct event	 ev_sigchld, ev_sighup, ev_sigterm, ev_sigint;
 
 static __dead void
-usage(void)
+usage(int help)
 {
-	fprintf(stderr, "usage: sbx-monitor [-dnvP] [-D macro=value] "
-	    "[-f file] [-s socket]\n");
-	exit(1);
+	fprintf(help ? stdout : stderr, "usage: sbx-monitor [-dhnvP] "
+	    "[-D macro=value] [-f file] [-s socket]\n");
+	exit(help ? 0 : 1);
 }
 
 /*
@@ -167,8 +167,11 @@ drop_privileges(void)
 		fatal("setgroups %u", (unsigned)gid);
 	if (setresgid(gid, gid, gid) == -1)
 		fatal("setresgid %u", (unsigned)gid);
+	/* The launcher's two capabilities survive the switch (caps.c). */
+	caps_keep();
 	if (setresuid(uid, uid, uid) == -1)
 		fatal("setresuid %u", (unsigned)uid);
+	caps_trim();
 	if (setuid(0) != -1 || seteuid(0) != -1)
 		fatalx("could regain root after dropping to uid %u",
 		    (unsigned)uid);
@@ -198,7 +201,7 @@ main(int argc, char *argv[])
 	log_init(1, LOG_DAEMON);	/* stderr until the service starts */
 	log_procinit("sbx-monitor");
 	memory_tune();
-	while ((ch = getopt(argc, argv, "D:df:nPs:v")) != -1) {
+	while ((ch = getopt(argc, argv, "D:df:hnPs:v")) != -1) {
 		switch (ch) {
 		case 'D':
 			if (conf_define(optarg, &why) == -1)
@@ -209,6 +212,9 @@ main(int argc, char *argv[])
 			break;
 		case 'f':
 			conffile = optarg;
+			break;
+		case 'h':
+			usage(1);
 			break;
 		case 'n':
 			noaction = 1;
@@ -223,11 +229,11 @@ main(int argc, char *argv[])
 			verbose++;
 			break;
 		default:
-			usage();
+			usage(0);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage(0);
 	log_setverbose(verbose);
 
 	if (printpriv)
@@ -277,6 +283,7 @@ main(int argc, char *argv[])
 			exit(1);
 	}
 	set_user_name(getuid());
+	runspec_init();
 	selftest_init();
 	/* The provider launch plan probes node: before any filter. */
 	if (monitor_conf->bundle_providers)
@@ -294,6 +301,7 @@ main(int argc, char *argv[])
 	signal_add(&ev_sigterm, NULL);
 	signal_add(&ev_sigint, NULL);
 	proc_start_all(debug, verbose);
+	caps_drop();
 
 	/* Everything this process will ever open is open: from here on
 	 * its own privilege file rules it. */

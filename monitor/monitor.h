@@ -65,6 +65,13 @@ struct conf_mount {
 	enum conf_mount_type	 type;
 	char			*path;	/* host path = sandbox path */
 	uint64_t		 size;	/* tmpfs only, bytes */
+	int			 noexec;	/* rw, tmpfs: no execute */
+};
+
+enum conf_identity {
+	CONF_IDENTITY_CALLER,		/* the default */
+	CONF_IDENTITY_SERVICE,
+	CONF_IDENTITY_RANGE
 };
 TAILQ_HEAD(conf_mounts, conf_mount);
 
@@ -116,6 +123,9 @@ struct conf_profile {
 	uint64_t		 fsize;		/* bytes, RLIMIT_FSIZE */
 	int			 dev_shm;
 	uint64_t		 tmpfs_root;	/* bytes */
+	enum conf_identity	 identity;
+	int			 identity_set;	/* named in the profile */
+	int			 workdir_noexec;
 	struct conf_domains	 allow_domains;
 	struct conf_domains	 deny_domains;
 	struct conf_cidrs	 allow_cidrs;
@@ -142,6 +152,7 @@ struct sbx_conf {
 	uint32_t		 provider_timeout;	/* ms */
 	uint64_t		 provider_max_output;	/* bytes */
 	uint32_t		 provider_max_records;
+	uint32_t		 caller_min_uid;	/* identity caller */
 	int			 uid_range_set;
 	uint32_t		 uid_range_start;
 	uint32_t		 uid_range_count;
@@ -232,6 +243,35 @@ int	 proc_reap(void);		/* -1: a role was lost */
 void	 proc_event_add(struct role *);
 const char *proc_libexec(void);
 
+/* ---- caps.c: CAP_SETUID/CAP_SETGID for the launcher, as root ------- */
+void	 caps_keep(void);
+void	 caps_trim(void);
+void	 caps_launcher_child(void);
+void	 caps_role_child(void);
+void	 caps_drop(void);
+int	 caps_granted(void);
+
+/* ---- identity.c: whose host ids a sandbox has (DESIGN 1) ------------- */
+struct sbx_identity {
+	uint32_t	 mode;		/* SBX_IDENTITY_* */
+	uint32_t	 uid;		/* host ids; 0 for service */
+	uint32_t	 gid;
+	int		 range_slot;	/* identity range: the id taken, or -1 */
+};
+int	 identity_decide(const struct conf_profile *, uid_t, gid_t,
+	    struct sbx_identity *, char *, size_t);
+void	 identity_release(struct sbx_identity *);
+const char *identity_name(uint32_t);
+
+/* ---- egress.c: network proxy sandboxes and sbx-proxy ------------------ */
+void	 egress_policy(uint32_t, uid_t, const struct conf_profile *);
+void	 egress_listener(uint32_t, int);
+void	 egress_end(uint32_t);
+void	 egress_audit(struct role *, struct imsg *);
+
+/* ---- runspec.c: RUN requests to sandbox specs ------------------------ */
+void	 runspec_init(void);
+
 /* ---- control.c: the agent socket (sbx-protocol(7)) ------------------- */
 struct ctl_conn;
 struct cJSON;
@@ -247,8 +287,10 @@ void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
 unsigned control_nconns(void);
 
 /* ---- sandbox.c: live sandboxes and the launcher's traffic ------------- */
-int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t, const uint8_t *,
-	    size_t, uint32_t, const char *);
+int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t,
+	    const struct sbx_identity *, const struct conf_profile *,
+	    const uint8_t *, size_t, uint32_t, const char *);
+void	 msb_listener(struct role *, struct imsg *);
 int	 msb_fd(struct ctl_conn *, uint32_t, uint32_t, int, char *, size_t);
 int	 msb_signal(struct ctl_conn *, uint32_t, int, char *, size_t);
 void	 msb_conn_gone(struct ctl_conn *);

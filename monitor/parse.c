@@ -136,6 +136,7 @@ static int	 kw_uid_range(struct parser *, const struct keyword *);
 static int	 kw_include(struct parser *, const struct keyword *);
 static int	 kw_profile(struct parser *, const struct keyword *);
 static int	 kw_network(struct parser *, const struct keyword *);
+static int	 kw_identity(struct parser *, const struct keyword *);
 static int	 kw_mount(struct parser *, const struct keyword *);
 static int	 kw_tmpfs_root(struct parser *, const struct keyword *);
 static int	 kw_workdir(struct parser *, const struct keyword *);
@@ -181,10 +182,13 @@ static const struct keyword keywords[] = {
 	{ "provider-max-records", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_max_records), 1, 10000000 },
 	{ "sandbox-uid-range", KW_GLOBAL | KW_ONCE, kw_uid_range, 0, 0, 0 },
+	{ "caller-min-uid", KW_GLOBAL | KW_ONCE, kw_u32, G(caller_min_uid),
+	    1, ID_MAX },
 	{ "include", KW_GLOBAL, kw_include, 0, 0, 0 },
 	{ "profile", KW_GLOBAL, kw_profile, 0, 0, 0 },
 
 	{ "network", KW_PROFILE | KW_ONCE, kw_network, 0, 0, 0 },
+	{ "identity", KW_PROFILE | KW_ONCE, kw_identity, 0, 0, 0 },
 	/* kw_mount: min is the mount type */
 	{ "ro", KW_PROFILE, kw_mount, 0, CONF_MOUNT_RO, 0 },
 	{ "rw", KW_PROFILE, kw_mount, 0, CONF_MOUNT_RW, 0 },
@@ -983,6 +987,42 @@ kw_network(struct parser *p, const struct keyword *kw)
 }
 
 static int
+kw_identity(struct parser *p, const struct keyword *kw)
+{
+	char	 v[SBX_CONF_MAXTOKEN + 1];
+
+	if (value(p, kw->name, "caller, service or range", v, sizeof(v)) == -1)
+		return -1;
+	if (strcmp(v, "caller") == 0)
+		p->prof->identity = CONF_IDENTITY_CALLER;
+	else if (strcmp(v, "service") == 0)
+		p->prof->identity = CONF_IDENTITY_SERVICE;
+	else if (strcmp(v, "range") == 0)
+		p->prof->identity = CONF_IDENTITY_RANGE;
+	else {
+		perr(p, p->line, "%s: \"%s\" is not caller, service or range",
+		    kw->name, show(p, v));
+		return -1;
+	}
+	p->prof->identity_set = 1;
+	return 0;
+}
+
+/* An optional trailing "noexec" (rw, tmpfs, workdir). */
+static int
+opt_noexec(struct parser *p)
+{
+	struct token	*t = peek(p);
+
+	if (t->type == T_WORD && !t->expanded &&
+	    strcmp(t->str, "noexec") == 0) {
+		advance(p);
+		return 1;
+	}
+	return 0;
+}
+
+static int
 mountpath(struct parser *p, const char *ctx, char *v, size_t vsz)
 {
 	const char	*why;
@@ -1036,6 +1076,10 @@ kw_mount(struct parser *p, const struct keyword *kw)
 	m->type = (enum conf_mount_type)kw->min;
 	m->path = xstrdup(v);
 	m->size = kw->min == CONF_MOUNT_TMPFS ? sz : 0;
+	/* Read-only binds are executable (programs live there); noexec is
+	 * for what a payload can write. */
+	if (kw->min != CONF_MOUNT_RO)
+		m->noexec = opt_noexec(p);
 	TAILQ_INSERT_TAIL(&p->prof->mounts, m, entry);
 	return 0;
 }
@@ -1066,6 +1110,7 @@ kw_workdir(struct parser *p, const struct keyword *kw)
 		return -1;
 	free(p->prof->workdir);
 	p->prof->workdir = xstrdup(v);
+	p->prof->workdir_noexec = opt_noexec(p);
 	return 0;
 }
 
@@ -1587,6 +1632,11 @@ conf_check(struct parser *p)
 
 	TAILQ_FOREACH(prof, &conf->profiles, entry) {
 		def = profdef_find(p, prof->name);
+		if (prof->identity == CONF_IDENTITY_RANGE &&
+		    !conf->uid_range_set && def != NULL)
+			perr_at(p, def->at.file, def->at.line, "profile \"%s\": "
+			    "identity range needs a sandbox-uid-range",
+			    show(p, prof->name));
 		TAILQ_FOREACH(m, &prof->mounts, entry) {
 			if ((kw = conf_exposes(conf, m)) == NULL)
 				continue;

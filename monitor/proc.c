@@ -212,6 +212,10 @@ proc_exec(struct role *r, int debug, int verbose)
 	    syscall(SYS_close_range, exe + 1, ~0U, 0) == -1)
 		_exit(127);
 
+	if (r->id == ROLE_LAUNCHER)
+		caps_launcher_child();
+	else
+		caps_role_child();
 	argv[argc++] = (char *)r->exe;
 	argv[argc++] = "-P";
 	argv[argc++] = (char *)r->name;
@@ -363,6 +367,10 @@ static const struct proc_handler {
 	  msb_exited },
 	{ ROLE_LAUNCHER, IMSG_LAUNCH_SELFTEST_RESULT,
 	  sizeof(struct selftest_result), selftest_result },
+	{ ROLE_LAUNCHER, IMSG_LAUNCH_LISTENER, sizeof(struct launch_listener),
+	  msb_listener },
+	{ ROLE_PROXY, IMSG_PROXY_AUDIT, sizeof(struct proxy_audit),
+	  egress_audit },
 	{ ROLE_PROVIDER_RUNNER, IMSG_PR_ALLOWLIST_OK, sizeof(struct pr_done),
 	  provider_allowlist_ok },
 	{ ROLE_PROVIDER_RUNNER, IMSG_PR_BLOB, ROLE_LEN_ANY, provider_blob },

@@ -7,15 +7,144 @@
  * agent cannot widen what the operator configured.
  */
 #include <sys/types.h>
+#include <sys/stat.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
 #include "common.h"
 #include "monitor.h"
+
+/*
+ * Merged /usr: the host's top-level names that are symlinks into /usr
+ * ("/bin" -> "usr/bin"), read once at start-up, before the monitor's
+ * filter, since the host layout does not change under a running service.
+ * A profile that binds /usr gets the same links in its sandboxes, the way
+ * the reference launch plan does it, so that /lib64's ELF interpreter and
+ * #!/bin/sh lines resolve without binding those directories too.
+ */
+static const char *const usr_names[] = {
+	"bin", "sbin", "lib", "lib32", "lib64", "libx32",
+};
+static char	 usr_links[nitems(usr_names)][32];	/* "usr/bin", or "" */
+static char	 usr_dsts[nitems(usr_names)][16];	/* "/bin" */
+
+void
+runspec_init(void)
+{
+	char		 path[16], target[PATH_MAX];
+	const char	*t;
+	struct stat	 st;
+	ssize_t		 n;
+	size_t		 i;
+
+	for (i = 0; i < nitems(usr_names); i++) {
+		usr_links[i][0] = '\0';
+		snprintf(path, sizeof(path), "/%s", usr_names[i]);
+		strlcpy(usr_dsts[i], path, sizeof(usr_dsts[i]));
+		if (lstat(path, &st) == -1 || !S_ISLNK(st.st_mode))
+			continue;
+		if ((n = readlink(path, target, sizeof(target) - 1)) == -1)
+			continue;
+		target[n] = '\0';
+		t = target[0] == '/' ? target + 1 : target;
+		/* Only a link to usr/<the same name>: anything else is the
+		 * host's own arrangement, which a profile binds if it wants. */
+		if (strncmp(t, "usr/", 4) != 0 ||
+		    strcmp(t + 4, usr_names[i]) != 0)
+			continue;
+		strlcpy(usr_links[i], t, sizeof(usr_links[i]));
+	}
+}
+
+/* Does the profile bind or mount anything at or beneath path? */
+static int
+profile_uses(const struct conf_profile *prof, const char *path)
+{
+	const struct conf_mount	*m;
+
+	TAILQ_FOREACH(m, &prof->mounts, entry)
+		if (conf_path_covers(path, m->path) ||
+		    conf_path_covers(m->path, path))
+			return 1;
+	return prof->workdir != NULL && (conf_path_covers(path,
+	    prof->workdir) || conf_path_covers(prof->workdir, path));
+}
+
+static int
+add_usr_links(const struct conf_profile *prof, struct sbx_spec *spec,
+    char *err, size_t errlen)
+{
+	const struct conf_mount	*m;
+	size_t			 i;
+	int			 usr = 0;
+
+	TAILQ_FOREACH(m, &prof->mounts, entry)
+		if (m->type != CONF_MOUNT_TMPFS && strcmp(m->path, "/usr") == 0)
+			usr = 1;
+	if (!usr)
+		return 0;
+	for (i = 0; i < nitems(usr_names); i++) {
+		if (usr_links[i][0] == '\0' ||
+		    profile_uses(prof, usr_dsts[i]))
+			continue;
+		if (sbx_spec_add_mount(spec, SBX_MOUNT_SYMLINK, usr_links[i],
+		    usr_dsts[i], 0) == -1) {
+			snprintf(err, errlen, "profile \"%s\": more than %d "
+			    "mounts with the merged-/usr links", prof->name,
+			    SBX_SPEC_MAXMOUNTS);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * network proxy: the payload finds the proxy through the usual variables,
+ * whatever its pass-list says, and has no NO_PROXY exception (everything
+ * goes through the proxy; there is no other route anyway).
+ */
+static const char *const proxy_env[] = {
+	"HTTP_PROXY=http://127.0.0.1:3128",
+	"HTTPS_PROXY=http://127.0.0.1:3128",
+	"http_proxy=http://127.0.0.1:3128",
+	"https_proxy=http://127.0.0.1:3128",
+	"ALL_PROXY=http://127.0.0.1:3128",
+	"all_proxy=http://127.0.0.1:3128",
+	"NO_PROXY=",
+	"no_proxy=",
+};
+
+static int
+proxy_var(const char *name)
+{
+	size_t	 i, n = strlen(name);
+
+	for (i = 0; i < nitems(proxy_env); i++)
+		if (strncmp(proxy_env[i], name, n) == 0 &&
+		    proxy_env[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+static int
+add_proxy_env(struct sbx_spec *spec, char *err, size_t errlen)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(proxy_env); i++)
+		if (sbx_spec_add_env(spec, proxy_env[i]) == -1) {
+			snprintf(err, errlen, "env: no room for the proxy's "
+			    "variables");
+			return -1;
+		}
+	return 0;
+}
 
 static int
 env_listed(const struct conf_profile *prof, const char *name)
@@ -48,12 +177,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 
 	sbx_spec_init(&spec);
 	spec.class = SBX_CLASS_COMMAND;
-	if (prof->network != CONF_NET_NONE) {
-		snprintf(err, errlen, "profile \"%s\": network proxy is not "
-		    "available in this version of sbx", prof->name);
-		return -1;
-	}
-	spec.net = SBX_NET_NONE;
+	spec.net = prof->network == CONF_NET_PROXY ? SBX_NET_PROXY :
+	    SBX_NET_NONE;
 
 	argv = cJSON_GetObjectItemCaseSensitive(req, "argv");
 	if (cJSON_GetArraySize(argv) < 1) {
@@ -87,6 +212,10 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 				    "value must be a string", e->string);
 				goto out;
 			}
+			/* The proxy's variables are the sandbox's own. */
+			if (spec.net == SBX_NET_PROXY &&
+			    proxy_var(e->string))
+				continue;
 			if (!env_listed(prof, e->string)) {
 				snprintf(err, errlen, "env \"%.64s\" is not in "
 				    "profile \"%s\"'s pass-list", e->string,
@@ -108,6 +237,9 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		}
 	}
 
+	if (spec.net == SBX_NET_PROXY && add_proxy_env(&spec, err,
+	    errlen) == -1)
+		goto out;
 	timeout = (uint64_t)prof->timeout * 1000;
 	if ((tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout")) != NULL) {
 		if (tmo->valuedouble <= 0 ||
@@ -134,11 +266,13 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 
 		if (m->type == CONF_MOUNT_TMPFS && strcmp(m->path, "/tmp") == 0) {
 			spec.tmp_size = m->size;
+			spec.tmp_noexec = m->noexec;
 			continue;
 		}
 		kind = m->type == CONF_MOUNT_RO ? SBX_MOUNT_RO :
 		    m->type == CONF_MOUNT_RW ? SBX_MOUNT_RW : SBX_MOUNT_TMPFS;
-		if (sbx_spec_add_mount(&spec, kind,
+		if (sbx_spec_add_mount_flags(&spec, kind,
+		    m->noexec ? SBX_MOUNT_F_NOEXEC : 0,
 		    kind == SBX_MOUNT_TMPFS ? NULL : m->path, m->path,
 		    m->size) == -1) {
 			snprintf(err, errlen, "profile \"%s\": more than %d "
@@ -146,6 +280,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 			goto out;
 		}
 	}
+	if (add_usr_links(prof, &spec, err, errlen) == -1)
+		goto out;
 	if (workdir) {
 		if (prof->workdir == NULL) {
 			snprintf(err, errlen, "profile \"%s\" has no workdir",
@@ -154,6 +290,7 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		}
 		spec.workdir = prof->workdir;
 		spec.workdir_fd = 1;
+		spec.workdir_noexec = prof->workdir_noexec;
 	}
 	if (sbx_spec_check(&spec, err, errlen) == -1 ||
 	    sbx_spec_serialise(&spec, buf, buflen, len, err, errlen) == -1)

@@ -289,6 +289,7 @@ runtime_spec(uint32_t timeout_ms, int pooled, uint8_t *buf, size_t buflen,
 	/* A provider computes; it writes no files and starts nothing. */
 	spec.root_size = 1ULL << 20;
 	spec.tmp_size = 1ULL << 20;
+	spec.tmp_noexec = 1;
 	spec.timeout_ms = timeout_ms;
 	/*
 	 * Without a delegated cgroup these are rlimits: RLIMIT_AS, where V8

@@ -36,6 +36,7 @@ struct msb {
 	uint32_t		 reqid;
 	uid_t			 uid;
 	pid_t			 peerpid;
+	struct sbx_identity	 ident;		/* host ids it runs as */
 	enum msb_state		 state;
 	uint8_t			*spec;
 	size_t			 speclen;
@@ -46,6 +47,7 @@ struct msb {
 	int			 pooled;	/* booted ahead of its run */
 	int			 reserved;	/* ... for one job's run */
 	int			 armed;		/* pooled, and now in use */
+	int			 egress;	/* its policy is at the proxy */
 	uint32_t		 tag;		/* the runner's name for it */
 	pid_t			 pid;
 	char			 what[80];	/* for the audit log */
@@ -101,6 +103,9 @@ msb_free(struct msb *s)
 		if (s->fds[i] != -1)
 			close(s->fds[i]);
 	free(s->spec);
+	identity_release(&s->ident);
+	if (s->egress)
+		egress_end(s->id);
 	TAILQ_REMOVE(&msbs, s, entry);
 	nmsbs--;
 	free(s);
@@ -145,6 +150,9 @@ msb_forward(struct msb *s)
 		s->fds[i] = -1;
 		ls.slots |= 1U << i;
 	}
+	ls.identity = s->ident.mode;
+	ls.host_uid = s->ident.uid;
+	ls.host_gid = s->ident.gid;
 	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_START, s->id, 0, -1, &ls,
 	    sizeof(ls)) == -1)
 		fatal("%s: compose start", __func__);
@@ -160,6 +168,7 @@ msb_forward(struct msb *s)
  */
 int
 msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
+    const struct sbx_identity *ident, const struct conf_profile *prof,
     const uint8_t *spec, size_t speclen, uint32_t expect, const char *what)
 {
 	struct msb	*s;
@@ -184,6 +193,7 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	s->reqid = reqid;
 	s->uid = uid;
 	s->peerpid = peerpid;
+	s->ident = *ident;
 	s->state = MSB_COLLECT;
 	s->spec = xmalloc(speclen);
 	memcpy(s->spec, spec, speclen);
@@ -194,6 +204,12 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	strlcpy(s->what, what, sizeof(s->what));
 	TAILQ_INSERT_TAIL(&msbs, s, entry);
 	nmsbs++;
+	/* The proxy knows the sandbox's rules before its listeners exist;
+	 * they are the profile's as of now, whatever a reload does later. */
+	if (prof->network == CONF_NET_PROXY) {
+		egress_policy(s->id, uid, prof);
+		s->egress = 1;
+	}
 	if (expect == 0)
 		msb_forward(s);
 	return 0;
@@ -245,6 +261,9 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 	if (nextid == 0)
 		nextid = 1;
 	s->runner = 1;
+	/* Provider runs touch no caller file: the service's identity. */
+	s->ident.mode = SBX_IDENTITY_SERVICE;
+	s->ident.range_slot = -1;
 	s->pooled = (flags & PR_SPAWN_POOLED) != 0;
 	s->reserved = (flags & PR_SPAWN_RESERVED) != 0;
 	s->tag = tag;
@@ -517,4 +536,33 @@ msb_exited(struct role *r, struct imsg *imsg)
 		control_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
 	}
 	msb_free(s);
+}
+
+/* network proxy: a listener the sandbox's pid 1 made, for the proxy. */
+void
+msb_listener(struct role *r, struct imsg *imsg)
+{
+	struct launch_listener	 ll;
+	struct msb		*s;
+	int			 fd;
+
+	(void)r;
+	if (imsg_get_data(imsg, &ll, sizeof(ll)) == -1)
+		fatalx("%s: size", __func__);
+	if ((fd = imsg_get_fd(imsg)) == -1) {
+		log_warnx("launcher: listener for sandbox %u without a "
+		    "descriptor", imsg_get_id(imsg));
+		monitor_shutdown(1);
+		return;
+	}
+	s = msb_byid(imsg_get_id(imsg));
+	if (s == NULL || !s->egress) {
+		/* Ended already, or not a proxy sandbox: nothing takes it. */
+		if (s != NULL)
+			log_warnx("sandbox %u: a listener, but its profile "
+			    "has no network proxy", s->id);
+		close(fd);
+		return;
+	}
+	egress_listener(s->id, fd);
 }

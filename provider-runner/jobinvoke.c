@@ -19,7 +19,9 @@
  *
  * The result is the sealed section (sealProviderSection) as one line of
  * canonical JSON: {codeDigest, metrics, recordsDigest, sourceDigest,
- * version}, where everything but metrics comes from the issued identity
+ * version}, plus the provider's whole returned object under "result"
+ * (extra keys kept, as invokeBundleProvider returns it); everything but
+ * metrics and result comes from the issued identity
  * and the records we digested, so a provider cannot declare its own
  * version or digests; it is what evaluation consumes.  On any refusal
  * nothing at all is written: the descriptor is closed empty and DONE
@@ -125,9 +127,8 @@ jobinvoke_ran(void *arg, struct json_value *body,
 		jobinvoke_finish(j, rerr);
 		return;
 	}
-	if (prov_seal_section(&j->ident, NULL, j->max_records,
-	    j->records_digest, prov_json_get(body, "result"), &text, &len,
-	    &err) == -1) {
+	if (prov_seal_invoke(&j->ident, j->records_digest,
+	    prov_json_get(body, "result"), &text, &len, &err) == -1) {
 		json_free(body);
 		jobinvoke_finish(j, &err);
 		return;

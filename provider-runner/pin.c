@@ -224,15 +224,14 @@ prov_pin_json(const struct prov_pin *pin, char **out, size_t *outlen)
  * re-run's metrics and the provider's own identity; a result's
  * self-declared version or sourceDigest is ignored.
  */
-int
-prov_seal_section(const struct prov_identity *id,
-    const struct json_value *records, size_t max, const char *digest,
-    const struct json_value *result, char **out, size_t *outlen,
-    struct prov_error *err)
+static int
+seal(const struct prov_identity *id, const struct json_value *records,
+    size_t max, const char *digest, const struct json_value *result,
+    int with_result, char **out, size_t *outlen, struct prov_error *err)
 {
 	char			 rd[DIGEST_STR_LEN + 1];
 	const struct json_value	*metrics;
-	struct member		 mv[5];
+	struct member		 mv[6];
 
 	*out = NULL;
 	*outlen = 0;
@@ -257,8 +256,33 @@ prov_seal_section(const struct prov_identity *id,
 	mv[2] = (struct member){ "codeDigest", id->code_digest, NULL };
 	mv[3] = (struct member){ "recordsDigest", rd, NULL };
 	mv[4] = (struct member){ "metrics", NULL, metrics };
-	if (object_text(mv, nitems(mv), out, outlen, NULL) == -1)
+	mv[5] = (struct member){ "result", NULL, result };
+	if (object_text(mv, with_result ? 6 : 5, out, outlen, NULL) == -1)
 		return prov_fail(err, PROV_REJECTED, "provider %s: sealed "
 		    "section: %s", id->id, strerror(errno));
 	return 0;
+}
+
+int
+prov_seal_section(const struct prov_identity *id,
+    const struct json_value *records, size_t max, const char *digest,
+    const struct json_value *result, char **out, size_t *outlen,
+    struct prov_error *err)
+{
+	return seal(id, records, max, digest, result, 0, out, outlen, err);
+}
+
+/*
+ * What `sbxctl provider invoke` prints: the sealed section with the
+ * provider's whole returned object beside it under "result", extra keys
+ * included, as the reference's invokeBundleProvider returns it (provider
+ * spec 6; scenario B 21's "surface" key).  Evaluation still takes only
+ * the section's own members.
+ */
+int
+prov_seal_invoke(const struct prov_identity *id, const char *digest,
+    const struct json_value *result, char **out, size_t *outlen,
+    struct prov_error *err)
+{
+	return seal(id, NULL, 0, digest, result, 1, out, outlen, err);
 }

@@ -333,6 +333,8 @@ int	 prov_binding_pin(const struct prov_identity *,
 	    const struct json_value *, size_t, struct prov_pin *,
 	    struct prov_error *);
 int	 prov_pin_json(const struct prov_pin *, char **, size_t *);
+int	 prov_seal_invoke(const struct prov_identity *, const char *,
+	    const struct json_value *, char **, size_t *, struct prov_error *);
 int	 prov_seal_section(const struct prov_identity *,
 	    const struct json_value *, size_t, const char *,
 	    const struct json_value *, char **, size_t *,
@@ -473,8 +475,9 @@ int	 pool_busy(uint32_t);
 #define RUNNER_OUTPUT_MIN	2048
 #define RUNNER_OUTPUT_MAX	(64 * 1024 * 1024)
 #define RUNNER_RECORDS_BYTES	JSON_MAX_BYTES_DEFAULT
-/* A result is the frame's JSON plus the pins: = rlimit fsize. */
-#define RUNNER_RESULT_MAX	(RUNNER_OUTPUT_MAX + 64 * 1024)
+/* A result is the frame's JSON twice (the section's metrics and the whole
+ * result) plus the pins. */
+#define RUNNER_RESULT_MAX	(2 * RUNNER_OUTPUT_MAX + 64 * 1024)
 
 int	 runner_limits(uint32_t, uint32_t, uint32_t *, size_t *,
 	    struct prov_error *);

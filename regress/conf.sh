@@ -90,8 +90,10 @@ options_head() {
 options_body() {
 	paths
 	umask 022
-	usage='usage: sbx-monitor \[-dnvP\] \[-D macro=value\] \[-f file\] \[-s socket\]'
+	usage='usage: sbx-monitor \[-dhnvP\] \[-D macro=value\] \[-f file\] \[-s socket\]'
 	atf_check -s exit:1 -o empty -e match:"^$usage\$" "$M" -x
+	# Asked for: the same line on stdout, and success.
+	atf_check -s exit:0 -o match:"^$usage\$" -e empty "$M" -h
 	atf_check -s exit:1 -o empty -e match:"^$usage\$" "$M" -n extra
 	atf_check -s exit:1 -o empty -e match:"^$usage\$" "$M" -f
 	printf 'max-sandboxes 4\n' > ok.conf

@@ -466,6 +466,15 @@ surface_body() {
 	done
 	atf_check -o match:'"kept":"object,object,function,number,function"' cat out
 	atf_check -o match:'"touched":1' cat out
+	# The extra top-level "surface" key is preserved in the result
+	# (the last member of "result", before the sealed sourceDigest) ...
+	atf_check -o match:'"result":\{"metrics":\{.*\},"surface":\{"Atomics":"undefined",[^}]*\}\},"sourceDigest":' cat out
+	# ... and is not part of the sealed section.
+	atf_check -o inline:"result-only\n" node -e '
+	    const o = JSON.parse(require("fs").readFileSync("out", "utf8"));
+	    console.log("surface" in o.result && !("surface" in o) &&
+	        o.result.metrics.m.pooled.value === o.metrics.m.pooled.value ?
+	        "result-only" : "wrong")' 
 	pt_stop
 }
 surface_cleanup() {

@@ -19,8 +19,12 @@ paths() {
 # the monitor's (sbx_monitor_user); exec'd, so $! of a background call is
 # CMD's own pid.
 as_sandbox_user() {
-	if [ "$(id -u)" -eq 0 ]; then
-		setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" \
+	if [ "$(id -u)" -eq 0 ] && [ -n "${SBX_RANGE:-}" ]; then
+		setpriv --reuid="$SBX_RANGE" --regid="$SBX_RANGE" \
+		    --clear-groups "$@"
+	elif [ "$(id -u)" -eq 0 ]; then
+		_u=${SBX_CALLER:-nobody}
+		setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" \
 		    --clear-groups "$@"
 	else
 		"$@"
@@ -107,8 +111,14 @@ sandboxes() {
 	    sed -n 's/.*"sandboxes":\([0-9]*\).*/\1/p'
 }
 
+# run ARGS: sbxctl run, as SBX_CALLER when that is set (identity caller,
+# as root: the sandbox is then that user on the host).
 run() {
-	"$C" -s "$SOCK" run "$@"
+	if [ -n "${SBX_CALLER:-}" ]; then
+		runuser -u "$SBX_CALLER" -- "$CU" -s "$SOCK" run "$@"
+	else
+		"$C" -s "$SOCK" run "$@"
+	fi
 }
 
 # wait_for FILE REGEX TENTHS: until a line of FILE matches (a background
@@ -148,10 +158,74 @@ escapes_head() {
 	atf_set "descr" "every escape the issue lists, tried from inside through sbxctl run, is denied"
 }
 escapes_body() {
+	escapes_common
+}
+escapes_cleanup() {
+	common_cleanup
+}
+
+atf_test_case escapes_caller cleanup
+escapes_caller_head() {
+	atf_set "descr" "the same escapes, denied the same way, in identity caller mode: as root the sandbox runs as the caller sbxtest, with no more than sbxtest has outside and none of the service user's"
+}
+escapes_caller_body() {
+	[ "$(id -u)" -eq 0 ] && SBX_CALLER=sbxtest
+	escapes_common
+}
+escapes_caller_cleanup() {
+	common_cleanup
+}
+
+atf_test_case escapes_range cleanup
+escapes_range_head() {
+	atf_set "descr" "the same escapes, denied the same way, in identity range mode: as root the sandbox runs as a fresh id of sandbox-uid-range; a user's service refuses identity range"
+}
+escapes_range_body() {
+	if [ "$(id -u)" -ne 0 ]; then
+		setup_conf
+		range_conf
+		start_monitor
+		atf_check -s not-exit:0 -o empty \
+		    -e match:"identity range needs a service started as root" \
+		    "$C" -s "$SOCK" run -p probe -- /bin/true
+		stop_monitor
+		return 0
+	fi
+	# Nothing else runs: the first id of the range is the probe's.
+	SBX_CALLER=sbxtest SBX_RANGE=300000
+	escapes_common
+}
+escapes_range_cleanup() {
+	common_cleanup
+}
+
+# range_conf: profile "probe" in identity range, ids from 300000.
+range_conf() {
+	sed -i 's/^profile "probe" {$/&\n	identity range/' "$D/sbx.conf"
+	echo "sandbox-uid-range 300000 64" >> "$D/sbx.conf"
+}
+
+# The probe's tries, as the monitor's user or (SBX_CALLER) as the caller;
+# setup_conf's probe_dir copies the probe where that user can reach it.
+escapes_common() {
 	setup_conf
+	if [ -n "${SBX_CALLER:-}" ]; then
+		id "$SBX_CALLER" >/dev/null 2>&1 ||
+		    atf_fail "user $SBX_CALLER is missing"
+		echo "allow uid \"$SBX_CALLER\"" >> "$D/sbx.conf"
+		[ -n "${SBX_RANGE:-}" ] && range_conf
+		cp "$C" "$D/sbxctl"
+		chmod 755 "$D/sbxctl"
+		CU=$D/sbxctl
+	fi
 	start_monitor
+	if [ -n "${SBX_CALLER:-}" ]; then
+		chmod 777 "$D/run"
+		chmod 666 "$SOCK"
+	fi
 	mkdir "$D/work"
 	chmod 777 "$D/work"
+	[ -n "${SBX_CALLER:-}" ] && chown "$SBX_CALLER" "$D/work"
 
 	# Listeners on the host's loopback and an abstract socket.  First
 	# a control run of the probe on the host itself: the listeners do
@@ -235,6 +309,13 @@ EOF
 	st=$?
 	cat escape.out
 	[ $st -eq 0 ] || { cat escape.err; atf_fail "probe exited $st"; }
+	if [ -n "${SBX_RANGE:-}" ]; then
+		grep -q "as range $SBX_RANGE:$SBX_RANGE:" "$D/audit.jsonl" ||
+		    atf_fail "the probe did not run as range id $SBX_RANGE"
+	elif [ -n "${SBX_CALLER:-}" ]; then
+		grep -q "as caller $(id -u "$SBX_CALLER"):" "$D/audit.jsonl" ||
+		    atf_fail "the probe did not run as the caller $SBX_CALLER"
+	fi
 
 	# Every attempt reported, each with a denial the test recognises.
 	awk 'NR == FNR { want[$1] = $2; order[++n] = $1; next }
@@ -278,9 +359,6 @@ EOF
 	tried=$((tried + 1)) denied=$((denied + 1))
 	echo "escapes: $tried tried, $denied denied"
 	stop_monitor
-}
-escapes_cleanup() {
-	common_cleanup
 }
 
 # ---- fidelity ----------------------------------------------------------
@@ -655,6 +733,8 @@ agent_gone_cleanup() {
 
 atf_init_test_cases() {
 	atf_add_test_case escapes
+	atf_add_test_case escapes_caller
+	atf_add_test_case escapes_range
 	atf_add_test_case exit_status
 	atf_add_test_case stdio_binary
 	atf_add_test_case stdio_large

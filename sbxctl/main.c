@@ -2,6 +2,7 @@
  * sbxctl: the command-line client of sbx.
  *
  *	sbxctl [-s socket] [--json] command [argument ...]
+ *	sbxctl -h | --help
  *
  * Global options, then a command from the table in cmd.c.  Commands that
  * talk to sbx-monitor use the socket; the digest commands work locally.
@@ -20,6 +21,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "json",	no_argument,	NULL,	'J' },
+		{ "help",	no_argument,	NULL,	'h' },
 		{ NULL,		0,		NULL,	0 }
 	};
 	struct sbxctl			 ctx;
@@ -36,7 +38,7 @@ main(int argc, char *argv[])
 
 	/* "+": stop at the command word; its arguments are its own. */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+s:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+hs:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			ctx.socket = optarg;
@@ -44,6 +46,10 @@ main(int argc, char *argv[])
 		case 'J':
 			ctx.json = 1;
 			break;
+		case 'h':
+			/* Asked for: the usage on stdout, and success. */
+			cmd_usage(stdout);
+			return 0;
 		default:
 			if (optopt == 's')
 				msg = xstrdup("option -s needs a socket path");

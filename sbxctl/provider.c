@@ -23,7 +23,7 @@
 #include "sbx.h"
 #include "sbxctl.h"
 
-#define RESULT_MAX	(64 * 1024 * 1024)
+#define RESULT_MAX	(160 * 1024 * 1024)	/* twice the output cap */
 
 const char *const cmd_provider_synopsis[] = {
 	"provider load dir",

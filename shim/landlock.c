@@ -5,12 +5,14 @@
  * for when a mount flag is not enough (a payload that finds a way to
  * remount, or a bind whose submount the kernel left writable):
  *   - read and execute beneath the read-only binds;
- *   - read and write, but not execute, beneath /tmp, /dev/shm, the
- *     workdir, read-write binds and tmpfs mounts (a payload does not run
- *     what it wrote);
+ *   - read and write beneath /tmp, /dev/shm, the workdir, read-write
+ *     binds and tmpfs mounts, and execute there too unless the profile
+ *     says noexec for that mount (an agent builds and runs code in its
+ *     workdir; the mount flag and this rule agree either way);
  *   - read and write of the few device nodes, read of /proc, listing of
  *     the root's mount-point directories;
- *   - nothing else, no TCP bind/connect (network "none"), and, where the
+ *   - nothing else, no TCP bind/connect (network "none"; "proxy": connect
+ *     to the proxy's port 3128 only), and, where the
  *     kernel can, no abstract unix sockets or signals outside the sandbox.
  * Rights the running kernel does not know are left out of the ruleset
  * (best effort by ABI, as the kernel's sandboxer sample does); a kernel
@@ -44,6 +46,13 @@
 #define LL_ACCESS_NET_CONNECT_TCP		(1ULL << 1)	/* ABI 4 */
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET		(1ULL << 0)	/* ABI 6 */
 #define LL_SCOPE_SIGNAL				(1ULL << 1)	/* ABI 6 */
+
+/* struct landlock_net_port_attr and its rule type (ABI 4). */
+#define LL_RULE_NET_PORT			2
+struct ll_net_port_attr {
+	uint64_t	 allowed_access;
+	uint64_t	 port;
+} __attribute__((packed));
 
 /* The kernel's struct landlock_ruleset_attr as of ABI 6; the size we
  * pass tells the kernel which fields we mean. */
@@ -159,16 +168,35 @@ shim_landlock(const struct sbx_spec *sp)
 		allow(devs[i], LANDLOCK_ACCESS_FS_READ_FILE |
 		    LANDLOCK_ACCESS_FS_WRITE_FILE |
 		    LANDLOCK_ACCESS_FS_TRUNCATE);
-	allow("/tmp", FS_READ | FS_WRITE);
+	allow("/tmp", FS_READ | FS_WRITE | (sp->tmp_noexec ? 0 : FS_EXEC));
 	if (sp->dev_shm)
-		allow("/dev/shm", FS_READ | FS_WRITE);
+		allow("/dev/shm", FS_READ | FS_WRITE |
+		    (sp->tmp_noexec ? 0 : FS_EXEC));
 	for (i = 0; i < sp->nmounts; i++) {
 		m = &sp->mounts[i];
+		/* A symlink's target is a path some other rule covers. */
+		if (m->kind == SBX_MOUNT_SYMLINK)
+			continue;
 		allow(m->dst, m->kind == SBX_MOUNT_RO ? FS_READ | FS_EXEC :
-		    FS_READ | FS_WRITE);
+		    FS_READ | FS_WRITE |
+		    ((m->flags & SBX_MOUNT_F_NOEXEC) ? 0 : FS_EXEC));
 	}
 	if (sp->workdir != NULL)
-		allow(sp->workdir, FS_READ | FS_WRITE);
+		allow(sp->workdir, FS_READ | FS_WRITE |
+		    (sp->workdir_noexec ? 0 : FS_EXEC));
+	/* network proxy: TCP connect to the proxy's port, nothing else
+	 * (the namespace has only lo; this is the second wall). */
+	if (abi >= 4 && sp->net == SBX_NET_PROXY) {
+		struct ll_net_port_attr	 np;
+
+		memset(&np, 0, sizeof(np));
+		np.allowed_access = LL_ACCESS_NET_CONNECT_TCP;
+		np.port = SBX_PROXY_PORT;
+		if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT,
+		    &np, 0) == -1)
+			shim_fail(errno, "landlock rule tcp connect %d",
+			    SBX_PROXY_PORT);
+	}
 
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) == -1)
 		shim_fail(errno, "landlock: restrict self");

@@ -109,7 +109,7 @@ open_host_tree(struct tree *t, const char *src, uint64_t attrs,
  * path may have been renamed or replaced since the caller opened it.
  */
 static void
-open_workdir(void)
+open_workdir(const struct sbx_spec *sp)
 {
 	struct mount_attr	 ma;
 	struct stat		 st;
@@ -136,7 +136,8 @@ open_workdir(void)
 		shim_fail(EXDEV, "workdir: %s is no longer the directory "
 		    "passed", path);
 	memset(&ma, 0, sizeof(ma));
-	ma.attr_set = ATTR_RW;
+	ma.attr_set = ATTR_RW |
+	    (sp->workdir_noexec ? MOUNT_ATTR_NOEXEC : 0);
 	if (mount_setattr(workdir.fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
 	    sizeof(ma)) == -1)
 		shim_fail(errno, "workdir %s: set mount attributes", path);
@@ -153,17 +154,19 @@ open_trees(const struct sbx_spec *sp)
 	for (i = 0; i < sp->nmounts; i++) {
 		m = &sp->mounts[i];
 		binds[i].fd = -1;
-		if (m->kind == SBX_MOUNT_TMPFS)
+		if (m->kind == SBX_MOUNT_TMPFS || m->kind == SBX_MOUNT_SYMLINK)
 			continue;
 		open_host_tree(&binds[i], m->src,
-		    m->kind == SBX_MOUNT_RO ? ATTR_RO : ATTR_RW, 1, "bind");
+		    m->kind == SBX_MOUNT_RO ? ATTR_RO : ATTR_RW |
+		    ((m->flags & SBX_MOUNT_F_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0),
+		    1, "bind");
 	}
 	for (i = 0; i < nitems(devnodes); i++) {
 		snprintf(src, sizeof(src), "/dev/%s", devnodes[i]);
 		open_host_tree(&devtrees[i], src, ATTR_DEVNODE, 0, "bind");
 	}
 	if (sp->workdir_fd)
-		open_workdir();
+		open_workdir(sp);
 }
 
 /* mkdir -p below the stage; every component is ours (tmpfs we made). */
@@ -355,7 +358,7 @@ mount_dev(const struct sbx_spec *sp)
 		make_dirs("/dev/shm");
 		stage_path(path, sizeof(path), "/dev/shm");
 		mount_tmpfs(path, "/dev/shm", sp->tmp_size, 01777,
-		    MS_NOSUID | MS_NODEV);
+		    MS_NOSUID | MS_NODEV | (sp->tmp_noexec ? MS_NOEXEC : 0));
 	}
 	/* Only the /dev tmpfs itself; the nodes and /dev/shm stay usable. */
 	stage_path(path, sizeof(path), "/dev");
@@ -372,14 +375,24 @@ mount_spec(const struct sbx_spec *sp)
 
 	for (i = 0; i < sp->nmounts; i++) {
 		m = &sp->mounts[i];
+		if (m->kind == SBX_MOUNT_SYMLINK) {
+			/* Merged /usr: /bin -> usr/bin as on the host, so
+			 * that ELF interpreters and #! lines naming /bin,
+			 * /lib or /lib64 resolve through the /usr bind. */
+			stage_path(path, sizeof(path), m->dst);
+			if (symlink(m->src, path) == -1)
+				shim_fail(errno, "symlink %s -> %s", m->dst,
+				    m->src);
+			continue;
+		}
 		if (m->kind != SBX_MOUNT_TMPFS) {
 			attach(&binds[i], m->dst, "bind");
 			continue;
 		}
 		make_dirs(m->dst);
 		stage_path(path, sizeof(path), m->dst);
-		mount_tmpfs(path, m->dst, m->size, 0755,
-		    MS_NOSUID | MS_NODEV);
+		mount_tmpfs(path, m->dst, m->size, 0755, MS_NOSUID | MS_NODEV |
+		    ((m->flags & SBX_MOUNT_F_NOEXEC) ? MS_NOEXEC : 0));
 	}
 }
 
@@ -438,7 +451,8 @@ shim_mounts(const struct sbx_spec *sp)
 	mount_dev(sp);
 	make_dirs("/tmp");
 	stage_path(path, sizeof(path), "/tmp");
-	mount_tmpfs(path, "/tmp", sp->tmp_size, 01777, MS_NOSUID | MS_NODEV);
+	mount_tmpfs(path, "/tmp", sp->tmp_size, 01777, MS_NOSUID | MS_NODEV |
+	    (sp->tmp_noexec ? MS_NOEXEC : 0));
 	mount_spec(sp);
 	if (sp->workdir != NULL)
 		mount_workdir(sp);

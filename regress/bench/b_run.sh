@@ -60,11 +60,16 @@ trap 'exit 1' INT TERM
 
 # ---- the monitor, as deployed: audit log on, built-in profile ---------
 SOCK=$D/run/sbx.sock
+# As root, the identity caller comparison runs as this unprivileged user
+# (scripts/check creates it; any existing user will do).
+CALLER=${SBX_BENCH_CALLER:-sbxtest}
 cat > "$D/sbx.conf" <<EOF
 socket "$SOCK"
 user "nobody"
 log-file "$D/audit.jsonl"
 EOF
+[ "$(id -u)" -eq 0 ] && id "$CALLER" > /dev/null 2>&1 &&
+    echo "allow uid \"$CALLER\"" >> "$D/sbx.conf"
 chmod 644 "$D/sbx.conf"
 if ! sbx_monitor_start "$M" "$C" "$D/sbx.conf" "$SOCK" "$D/monitor.log"; then
 	monpid=
@@ -133,6 +138,52 @@ awk '
 		printf "target (sbx median <= bwrap median): %s\n",
 		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
 	}' "$D/e2e"
+
+# ---- identity caller: the sandbox runs as the (unprivileged) caller ------
+# As root, the monitor drops to nobody and the launcher keeps CAP_SETUID
+# and CAP_SETGID to map each sandbox onto its caller.  benchrun itself
+# runs as the caller, so sbxctl is that peer and bwrap runs as that user
+# with an unprivileged user namespace, as an agent would run it.
+if [ "$(id -u)" -eq 0 ] && id "$CALLER" > /dev/null 2>&1; then
+	chmod 777 "$D/run"
+	chmod 666 "$SOCK"
+	mkdir "$D/c"
+	cp "$C" "$R" "$D/c/"
+	chmod -R 755 "$D/c"
+	as="setpriv --reuid=$(id -u "$CALLER") --regid=$(id -g "$CALLER")"
+	as="$as --clear-groups"
+	$as "$D/c/sbxctl" -s "$SOCK" run -- "$TRUE" ||
+	    die "sbxctl run as $CALLER failed"
+	grep -q "as caller $(id -u "$CALLER"):" "$D/audit.jsonl" ||
+	    die "the run as $CALLER was not in identity caller"
+	echo
+	echo "identity caller: sbxctl and bwrap as $CALLER (uid" \
+	    "$(id -u "$CALLER")); the sandbox runs as $CALLER on the host"
+	# shellcheck disable=SC2086
+	env -i $as "$D/c/benchrun" -w "$WARM" "$RUNS" ::: sbx "$D/c/sbxctl" \
+	    -s "$SOCK" run -- "$TRUE" ::: bwrap "$@" ::: true "$TRUE" \
+	    > "$D/e2e-caller" || die "benchrun as $CALLER failed"
+	awk '
+	function ms(us) { return sprintf("%.2f ms", us / 1000) }
+	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11 }
+	END {
+		printf "%-10s %10s %10s %10s %10s\n", "", "median", "p90",
+		    "min", "max"
+		split("sbx bwrap true", k, " ")
+		for (i = 1; i <= 3; i++)
+			printf "%-10s %10s %10s %10s %10s\n", k[i],
+			    ms(med[k[i]]), ms(p90[k[i]]), ms(lo[k[i]]),
+			    ms(hi[k[i]])
+		printf "ratio sbx/bwrap (identity caller): median %.2f, " \
+		    "p90 %.2f\n", med["sbx"] / med["bwrap"],
+		    p90["sbx"] / p90["bwrap"]
+		printf "target (sbx median <= bwrap median): %s\n",
+		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
+	}' "$D/e2e-caller"
+else
+	echo "identity caller: not measured (needs root and a user" \
+	    "$CALLER; set SBX_BENCH_CALLER)"
+fi
 
 # ---- where the time goes -------------------------------------------------
 if [ "$(id -u)" -ne 0 ] || ! command -v perf > /dev/null 2>&1 ||

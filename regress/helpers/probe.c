@@ -23,6 +23,8 @@
  *	probe sleep			print "ready", then wait forever
  *	probe escape ATTEMPT...		try each way out (see do_escape)
  *	probe listen NAME		host listeners for the net attempts
+ *	probe connect ADDR PORT		TCP to ADDR (127.0.0.1, ::1), send
+ *					"ping\n", print the reply's first line
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -216,6 +218,52 @@ do_environ(void)
 		start = i + 1;
 	}
 	printf("env_end\n");
+}
+
+static void
+do_connect(const char *addr, const char *port)
+{
+	struct sockaddr_in	 sin;
+	struct sockaddr_in6	 sin6;
+	struct timeval		 tv = { 5, 0 };
+	char			 buf[64];
+	ssize_t			 n;
+	int			 s, r, af;
+
+	af = strchr(addr, ':') != NULL ? AF_INET6 : AF_INET;
+	if ((s = socket(af, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		printf("connect %s %s %s\n", addr, port, ename(errno));
+		return;
+	}
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (af == AF_INET) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)num(port));
+		r = inet_pton(AF_INET, addr, &sin.sin_addr) == 1 ?
+		    connect(s, (struct sockaddr *)&sin, sizeof(sin)) : -1;
+	} else {
+		memset(&sin6, 0, sizeof(sin6));
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_port = htons((uint16_t)num(port));
+		r = inet_pton(AF_INET6, addr, &sin6.sin6_addr) == 1 ?
+		    connect(s, (struct sockaddr *)&sin6, sizeof(sin6)) : -1;
+	}
+	if (r == -1 || write(s, "ping\n", 5) != 5) {
+		printf("connect %s %s %s\n", addr, port, ename(errno));
+		close(s);
+		return;
+	}
+	if ((n = read(s, buf, sizeof(buf) - 1)) <= 0) {
+		printf("connect %s %s %s\n", addr, port,
+		    n == 0 ? "EOF" : ename(errno));
+		close(s);
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("connect %s %s ok %s\n", addr, port, buf);
+	close(s);
 }
 
 static void
@@ -1404,6 +1452,8 @@ main(int argc, char *argv[])
 		do_environ();
 	else if (strcmp(cmd, "net") == 0 && argc == 3)
 		do_net(argv[0], argv[1], argv[2]);
+	else if (strcmp(cmd, "connect") == 0 && argc == 2)
+		do_connect(argv[0], argv[1]);
 	else if (strcmp(cmd, "ns") == 0)
 		do_ns(argc, argv);
 	else if (strcmp(cmd, "status") == 0)

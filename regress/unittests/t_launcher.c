@@ -105,10 +105,9 @@ ATF_TC_BODY(spawn_refusals, tc)
 	refuse(&c, &sp, &io, "id 0 inside a sandbox is refused");
 
 	conf_init(&c);
-	c.use_range = 1;
-	c.range_uid = c.range_gid = 0;
-	refuse(&c, &sp, &io, geteuid() == 0 ? "must not be root" :
-	    "a range needs root");
+	c.map_host = 1;
+	c.host_uid = c.host_gid = 0;
+	refuse(&c, &sp, &io, "never mapped to host root");
 
 	conf_init(&c);
 	sp.timeout_ms = 0;

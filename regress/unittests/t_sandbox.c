@@ -671,13 +671,13 @@ ATF_TC_BODY(dedicated_range, tc)
 	unsigned int	 in, out, cnt;
 
 	run_init(tc, &r);
-	r.conf.use_range = 1;
-	r.conf.range_uid = RANGE_ID;
-	r.conf.range_gid = RANGE_ID;
+	r.conf.map_host = 1;
+	r.conf.host_uid = RANGE_ID;
+	r.conf.host_gid = RANGE_ID;
 	arg(&r, "status");
 	if (geteuid() != 0) {
 		ATF_CHECK_EQ(run(&r), -1);
-		ATF_CHECK_MSG(strstr(r.why, "a range needs root") != NULL,
+		ATF_CHECK_MSG(strstr(r.why, "must be started as root") != NULL,
 		    "%s", r.why);
 		return;
 	}
@@ -755,18 +755,196 @@ ATF_TC_BODY(privileged_operations_fail, tc)
 	run_free(&r);
 }
 
-/* Landlock: what the payload writes, it does not run. */
-ATF_TC_WITHOUT_HEAD(no_exec_from_tmp);
-ATF_TC_BODY(no_exec_from_tmp, tc)
+/*
+ * Execution policy: by default a payload runs what it wrote in /tmp, the
+ * workdir, rw binds and tmpfs mounts (an agent builds and tests code
+ * there); noexec on any of them forbids it, by the mount flag and by
+ * Landlock alike.
+ */
+static const char *
+exec_in(const atf_tc_t *tc, const char *where, int noexec, int tmpfs)
 {
+	static char	 got[64];
 	struct run	 r;
+	char		 dir[] = "wx.XXXXXX", path[PATH_MAX];
 
 	run_init(tc, &r);
+	if (strcmp(where, "/tmp") == 0)
+		r.spec.tmp_noexec = noexec;
+	else if (strcmp(where, "/work") == 0) {
+		ATF_REQUIRE(mkdtemp(dir) != NULL);
+		ATF_REQUIRE(chmod(dir, 0777) == 0);
+		r.spec.workdir = "/work";
+		r.spec.workdir_fd = 1;
+		r.spec.workdir_noexec = noexec;
+		ATF_REQUIRE((r.workdir = open(dir, O_RDONLY |
+		    O_DIRECTORY)) != -1);
+	} else if (tmpfs)
+		ATF_REQUIRE(sbx_spec_add_mount_flags(&r.spec, SBX_MOUNT_TMPFS,
+		    noexec ? SBX_MOUNT_F_NOEXEC : 0, NULL, where,
+		    1 << 20) == 0);
+	else {
+		ATF_REQUIRE(mkdtemp(dir) != NULL);
+		ATF_REQUIRE(chmod(dir, 0777) == 0);
+		ATF_REQUIRE(realpath(dir, path) != NULL);
+		ATF_REQUIRE(sbx_spec_add_mount_flags(&r.spec, SBX_MOUNT_RW,
+		    noexec ? SBX_MOUNT_F_NOEXEC : 0, xstrdup(path), where,
+		    0) == 0);
+	}
+	snprintf(path, sizeof(path), "%s/p", where);
 	arg(&r, "exec");
-	arg(&r, "/tmp/p");
+	arg(&r, path);
 	run_ok(&r);
-	ATF_CHECK_STREQ(value(&r, "exec_copy"), "ok");
-	ATF_CHECK_STREQ(value(&r, "exec"), "EACCES");
+	ATF_CHECK_STREQ_MSG(value(&r, "exec_copy"), "ok", "%s", where);
+	strlcpy(got, value(&r, "exec"), sizeof(got));
+	run_free(&r);
+	return got;
+}
+
+ATF_TC_WITHOUT_HEAD(exec_where_written);
+ATF_TC_BODY(exec_where_written, tc)
+{
+	ATF_CHECK_STREQ(exec_in(tc, "/tmp", 0, 0), "ok");
+	ATF_CHECK_STREQ(exec_in(tc, "/work", 0, 0), "ok");
+	ATF_CHECK_STREQ(exec_in(tc, "/scratch", 0, 1), "ok");
+	ATF_CHECK_STREQ(exec_in(tc, "/rw", 0, 0), "ok");
+}
+
+ATF_TC_WITHOUT_HEAD(noexec_mounts);
+ATF_TC_BODY(noexec_mounts, tc)
+{
+	ATF_CHECK_STREQ(exec_in(tc, "/tmp", 1, 0), "EACCES");
+	ATF_CHECK_STREQ(exec_in(tc, "/work", 1, 0), "EACCES");
+	ATF_CHECK_STREQ(exec_in(tc, "/scratch", 1, 1), "EACCES");
+	ATF_CHECK_STREQ(exec_in(tc, "/rw", 1, 0), "EACCES");
+}
+
+/*
+ * network proxy: pid 1 makes listeners on 127.0.0.1:3128 and [::1]:3128
+ * inside the sandbox's network namespace and hands them out; this
+ * process, on the host's side, accepts the payload's connections through
+ * them (as sbx-proxy does).  Any other port is refused inside.
+ */
+ATF_TC_WITHOUT_HEAD(proxy_listeners);
+ATF_TC_BODY(proxy_listeners, tc)
+{
+	struct run		 r;
+	struct sandbox_io	 io;
+	struct sandbox_exit	 ex;
+	struct pollfd		 pfd[3];
+	char			 out[4096], buf[64], how[256], cmd[512];
+	size_t			 outlen = 0;
+	ssize_t			 n;
+	int			 fds[2], fam[2], nl = -2, op[2], c, i, eof = 0;
+
+	run_init(tc, &r);
+	r.spec.net = SBX_NET_PROXY;
+	r.spec.argc = 0;
+	snprintf(cmd, sizeof(cmd), "%s connect 127.0.0.1 3128; %s connect "
+	    "::1 3128; %s connect 127.0.0.1 3129", PROBE, PROBE, PROBE);
+	arg(&r, "/bin/sh");
+	arg(&r, "-c");
+	arg(&r, cmd);
+	ATF_REQUIRE(pipe2(op, O_CLOEXEC) == 0);
+	io.in = -1;
+	io.out = op[1];
+	io.err = -1;
+	io.workdir = -1;
+	ATF_REQUIRE_MSG(sandbox_spawn(&r.sb, &r.conf, &r.spec, &io, r.why,
+	    sizeof(r.why)) == 0, "%s", r.why);
+	close(op[1]);
+	ATF_REQUIRE(r.sb.proxyfd != -1);
+	for (i = 0; i < 100 && nl == -2; i++) {
+		pfd[0].fd = r.sb.proxyfd;
+		pfd[0].events = POLLIN;
+		(void)poll(pfd, 1, 100);
+		nl = sandbox_listeners(&r.sb, fds, fam, 2, r.why,
+		    sizeof(r.why));
+	}
+	ATF_REQUIRE_MSG(nl >= 1, "listeners: %d %s", nl, r.why);
+	ATF_CHECK_EQ(r.sb.proxyfd, -1);
+	ATF_CHECK_EQ(fam[0], AF_INET);
+	while (!eof) {
+		pfd[0].fd = op[0];
+		pfd[0].events = POLLIN;
+		for (i = 0; i < nl; i++) {
+			pfd[1 + i].fd = fds[i];
+			pfd[1 + i].events = POLLIN;
+		}
+		ATF_REQUIRE(poll(pfd, 1 + nl, 30000) > 0);
+		for (i = 0; i < nl; i++) {
+			if (!(pfd[1 + i].revents & POLLIN))
+				continue;
+			if ((c = accept4(fds[i], NULL, NULL,
+			    SOCK_CLOEXEC)) == -1)
+				continue;
+			if (read(c, buf, sizeof(buf)) > 0) {
+				snprintf(buf, sizeof(buf), "pong-%d\n",
+				    fam[i] == AF_INET ? 4 : 6);
+				ATF_CHECK(write(c, buf, strlen(buf)) > 0);
+			}
+			close(c);
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			n = read(op[0], out + outlen, sizeof(out) - 1 - outlen);
+			if (n <= 0)
+				eof = 1;
+			else
+				outlen += (size_t)n;
+		}
+	}
+	out[outlen] = '\0';
+	ATF_REQUIRE(sandbox_wait(&r.sb, &ex) == 1);
+	sandbox_exit_format(&ex, how, sizeof(how));
+	ATF_CHECK_MSG(strncmp(how, "exited 0", 8) == 0, "%s", how);
+	ATF_CHECK_MSG(strstr(out, "connect 127.0.0.1 3128 ok pong-4\n") !=
+	    NULL, "out: %s", out);
+	if (nl == 2)
+		ATF_CHECK_MSG(strstr(out, "connect ::1 3128 ok pong-6\n") !=
+		    NULL, "out: %s", out);
+	/* Landlock: connect to the proxy's port only (ECONNREFUSED where
+	 * the kernel has no Landlock network rules: nothing listens). */
+	ATF_CHECK_MSG(strstr(out, "connect 127.0.0.1 3129 EACCES\n") != NULL ||
+	    strstr(out, "connect 127.0.0.1 3129 ECONNREFUSED\n") != NULL,
+	    "out: %s", out);
+	for (i = 0; i < nl; i++)
+		close(fds[i]);
+	close(op[0]);
+	sandbox_release(&r.sb);
+	run_free(&r);
+}
+
+/*
+ * Merged /usr: a symlink entry makes /lib64 -> usr/lib64 in the root, so
+ * a dynamic program finds its ELF interpreter with only /usr bound.
+ */
+ATF_TC_WITHOUT_HEAD(merged_usr_links);
+ATF_TC_BODY(merged_usr_links, tc)
+{
+	struct run	 r;
+	struct stat	 st;
+
+	if (lstat("/lib64", &st) == -1 || !S_ISLNK(st.st_mode))
+		atf_tc_skip("/lib64 is not a symlink on this host (no merged "
+		    "/usr to mirror)");
+	run_init(tc, &r);
+	r.spec.nmounts = 0;
+	ATF_REQUIRE(sbx_spec_add_mount(&r.spec, SBX_MOUNT_RO, "/usr", "/usr",
+	    0) == 0);
+	ATF_REQUIRE(sbx_spec_add_mount(&r.spec, SBX_MOUNT_SYMLINK, "usr/lib64",
+	    "/lib64", 0) == 0);
+	ATF_REQUIRE(sbx_spec_add_mount(&r.spec, SBX_MOUNT_SYMLINK, "usr/bin",
+	    "/bin", 0) == 0);
+	/* Debian's interpreter link is absolute: /lib/x86_64-linux-gnu/. */
+	ATF_REQUIRE(sbx_spec_add_mount(&r.spec, SBX_MOUNT_SYMLINK, "usr/lib",
+	    "/lib", 0) == 0);
+	r.spec.argc = 0;
+	arg(&r, "/bin/sh");
+	arg(&r, "-c");
+	arg(&r, "readlink /lib64; readlink /bin; echo dynamic-ok");
+	run_ok(&r);
+	ATF_CHECK_MSG(strstr(r.out.p, "usr/lib64\nusr/bin\ndynamic-ok\n") !=
+	    NULL, "stdout: %s", r.out.p);
 	run_free(&r);
 }
 
@@ -1059,9 +1237,9 @@ ATF_TC_BODY(pids_limit, tc)
 	/* The kernel exempts host uid 0 from RLIMIT_NPROC: as root, map
 	 * the sandbox to a dedicated id, as root deployments should. */
 	if (geteuid() == 0) {
-		r.conf.use_range = 1;
-		r.conf.range_uid = RANGE_ID;
-		r.conf.range_gid = RANGE_ID;
+		r.conf.map_host = 1;
+		r.conf.host_uid = RANGE_ID;
+		r.conf.host_gid = RANGE_ID;
 	}
 	r.spec.pids = 8;
 	arg(&r, "fork");
@@ -1283,7 +1461,10 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, dedicated_range);
 	ATF_TP_ADD_TC(tp, read_only_outside_tmp_and_workdir);
 	ATF_TP_ADD_TC(tp, privileged_operations_fail);
-	ATF_TP_ADD_TC(tp, no_exec_from_tmp);
+	ATF_TP_ADD_TC(tp, exec_where_written);
+	ATF_TP_ADD_TC(tp, noexec_mounts);
+	ATF_TP_ADD_TC(tp, merged_usr_links);
+	ATF_TP_ADD_TC(tp, proxy_listeners);
 	ATF_TP_ADD_TC(tp, workdir_is_the_directory_passed);
 	ATF_TP_ADD_TC(tp, workdir_removed);
 	ATF_TP_ADD_TC(tp, tmpfs_sizes);

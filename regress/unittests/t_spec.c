@@ -50,10 +50,14 @@ full_spec(struct sbx_spec *sp)
 	    0) == 0);
 	ATF_REQUIRE(sbx_spec_add_mount(sp, SBX_MOUNT_TMPFS, NULL, "/data",
 	    4096) == 0);
-	ATF_REQUIRE(sbx_spec_add_mount(sp, SBX_MOUNT_RW, "/srv/cache",
-	    "/data/cache", 0) == 0);
+	ATF_REQUIRE(sbx_spec_add_mount_flags(sp, SBX_MOUNT_RW,
+	    SBX_MOUNT_F_NOEXEC, "/srv/cache", "/data/cache", 0) == 0);
+	ATF_REQUIRE(sbx_spec_add_mount(sp, SBX_MOUNT_SYMLINK, "usr/lib64",
+	    "/lib64", 0) == 0);
 	sp->workdir = "/work";
 	sp->workdir_fd = 1;
+	sp->tmp_noexec = 1;
+	sp->workdir_noexec = 1;
 }
 
 static size_t
@@ -128,6 +132,7 @@ ATF_TC_BODY(roundtrip, tc)
 	ATF_REQUIRE_EQ(b.nmounts, a.nmounts);
 	for (i = 0; i < a.nmounts; i++) {
 		ATF_CHECK_EQ(b.mounts[i].kind, a.mounts[i].kind);
+		ATF_CHECK_EQ(b.mounts[i].flags, a.mounts[i].flags);
 		ATF_CHECK_EQ(b.mounts[i].size, a.mounts[i].size);
 		ATF_CHECK_STREQ(b.mounts[i].dst, a.mounts[i].dst);
 		if (a.mounts[i].src == NULL)
@@ -144,6 +149,8 @@ ATF_TC_BODY(roundtrip, tc)
 	ATF_CHECK_EQ(b.nofile, a.nofile);
 	ATF_CHECK_EQ(b.fsize, a.fsize);
 	ATF_CHECK_EQ(b.cgroup, 0);
+	ATF_CHECK_EQ(b.tmp_noexec, 1);
+	ATF_CHECK_EQ(b.workdir_noexec, 1);
 	/* Strings point into the buffer: no hidden allocation. */
 	ATF_CHECK((const uint8_t *)b.argv[0] > wire &&
 	    (const uint8_t *)b.argv[0] < wire + len);
@@ -237,6 +244,27 @@ ATF_TC_BODY(builder_refusals, tc)
 	refuse_spec(&sp, "not an absolute path");
 	FRESH(); sp.mounts[0].size = 4096;
 	refuse_spec(&sp, "a bind has no size");
+	/* noexec is for what a payload can write, not read-only binds. */
+	FRESH(); sp.mounts[0].flags = SBX_MOUNT_F_NOEXEC;
+	refuse_spec(&sp, "noexec is for rw binds and tmpfs");
+	FRESH(); sp.mounts[1].flags = 0x80;
+	refuse_spec(&sp, "flags 0x80");
+	/* Merged-/usr links: relative, canonical, top level, nothing under. */
+	FRESH(); sp.mounts[3].src = "/usr/lib64";
+	refuse_spec(&sp, "relative to the root");
+	FRESH(); sp.mounts[3].src = "usr/../../etc";
+	refuse_spec(&sp, "'.' or '..'");
+	FRESH(); sp.mounts[3].src = NULL;
+	refuse_spec(&sp, "needs a target");
+	FRESH(); sp.mounts[3].dst = "/a/lib64";
+	refuse_spec(&sp, "top-level name");
+	FRESH(); sp.mounts[3].size = 1;
+	refuse_spec(&sp, "no size or flags");
+	FRESH(); sp.mounts[2].dst = "/lib64/x"; sp.mounts[3].dst = "/lib64";
+	sp.mounts[2].src = "/srv/cache";
+	refuse_spec(&sp, "hide earlier mount");
+	FRESH(); sp.workdir = "/lib64/w";
+	refuse_spec(&sp, "lies inside");
 	FRESH(); sp.mounts[1].src = "/x";
 	refuse_spec(&sp, "a tmpfs has no source");
 	FRESH(); sp.mounts[1].size = 0;
@@ -273,8 +301,11 @@ ATF_TC_BODY(builder_refusals, tc)
 	refuse_spec(&sp, "root_size 0");
 	FRESH(); sp.class = 4;
 	refuse_spec(&sp, "class 4");
-	FRESH(); sp.net = 2;
-	refuse_spec(&sp, "net 2");
+	FRESH(); sp.net = 3;
+	refuse_spec(&sp, "net 3");
+	/* full_spec is a provider's: no network, not even the proxy. */
+	FRESH(); sp.net = SBX_NET_PROXY;
+	refuse_spec(&sp, "net proxy: only for commands");
 	FRESH(); sp.dev_shm = 2;
 	refuse_spec(&sp, "dev_shm 2");
 #undef FRESH

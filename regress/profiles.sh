@@ -1,0 +1,171 @@
+#! /usr/bin/env atf-sh
+#
+# profiles.sh: every profile of the example configuration, etc/sbx.conf,
+# works as written.  The monitor runs on the file itself with only its
+# location macros pointed at a private directory (as make demo does); as
+# root the caller is the unprivileged user "sbxtest" and the service user
+# is the example's "_sbx" (scripts/check creates both), as a user both
+# are that user.  Each profile starts a dynamic program; "build" compiles
+# a C program in a 0700 project of the caller's and runs it, and what it
+# made belongs to the caller; "fetch" reaches a local upstream through
+# sbx-proxy and is refused its denied name.
+
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
+
+setup() {
+	sbx_test_paths
+	sbx_test_dir sbxprof
+	EX=$S/top/etc/sbx.conf
+	[ -f "$EX" ] || atf_fail "no example configuration at $EX"
+	mkdir "$D/etc" "$D/log" "$D/cache"
+	chmod 755 "$D/etc"
+	chmod 1777 "$D/cache"
+	echo '{"gates":{"providers":[]}}' > "$D/etc/providers.json"
+	chmod 644 "$D/etc/providers.json"
+	cp "$EX" "$D/sbx.conf"
+	if [ "$(id -u)" -eq 0 ]; then
+		id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
+		id _sbx >/dev/null 2>&1 || atf_fail "user _sbx is missing"
+		CALLER=sbxtest
+		SERVICE=_sbx
+		AS="runuser -u sbxtest --"
+		grp=$(id -gn sbxtest)
+		chown _sbx "$D/log"
+		# The example admits uid 1000 and group $group; the test's
+		# caller is a system user, so it is named (caller-min-uid).
+		echo 'allow uid "sbxtest"' >> "$D/sbx.conf"
+	else
+		CALLER=$(id -un)
+		SERVICE=$CALLER
+		AS=
+		grp=$(id -gn)
+	fi
+	chmod 644 "$D/sbx.conf"
+	DEFS="-D sbxdir=$D/etc -D rundir=$D/run -D logdir=$D/log"
+	DEFS="$DEFS -D cachedir=$D/cache -D group=$grp"
+	cp "$C" "$D/sbxctl"
+	chmod 755 "$D/sbxctl"
+	CU=$D/sbxctl
+}
+
+start_monitor() {
+	# shellcheck disable=SC2086
+	"$M" -d $DEFS -f "$D/sbx.conf" > mon.log 2>&1 &
+	echo $! > mon.pid
+	i=0
+	until "$C" -s "$SOCK" ping > /dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 150 ] || ! kill -0 "$(cat mon.pid)" 2>/dev/null
+		then
+			cat mon.log
+			atf_fail "the monitor did not start on etc/sbx.conf"
+		fi
+		sleep 0.1
+	done
+}
+
+stop_monitor() {
+	kill -TERM "$(cat mon.pid)"
+	wait "$(cat mon.pid)" || { cat mon.log; atf_fail "monitor exit"; }
+}
+
+caller_dir() {
+	mkdir "$D/$1"
+	[ "$(id -u)" -eq 0 ] && chown "$CALLER:$(id -gn "$CALLER")" "$D/$1"
+	chmod "$2" "$D/$1"
+}
+
+cleanup() {
+	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
+	[ -f up.pid ] && kill -9 "$(cat up.pid)" 2>/dev/null
+	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
+	return 0
+}
+
+atf_test_case example_checks cleanup
+example_checks_head() {
+	atf_set "descr" "etc/sbx.conf checks, and lists the profiles default, fetch, build and strict"
+}
+example_checks_body() {
+	setup
+	# shellcheck disable=SC2086
+	atf_check -s exit:0 -o save:dump -e inline:"configuration OK\n" \
+	    "$M" -n -v $DEFS -f "$D/sbx.conf"
+	for p in default fetch build strict; do
+		grep -q "^profile \"$p\" {" dump ||
+		    atf_fail "profile $p is missing from the example"
+	done
+}
+example_checks_cleanup() {
+	cleanup
+}
+
+atf_test_case every_profile cleanup
+every_profile_head() {
+	atf_set "descr" "each profile of etc/sbx.conf runs a dynamic program; build compiles and runs C in the caller's 0700 project, owned by the caller; strict executes nothing it can write"
+}
+every_profile_body() {
+	setup
+	start_monitor
+	chmod 777 "$D/run"
+	chmod 666 "$SOCK"
+
+	# default: a dynamic program, as the caller.
+	atf_check -s exit:0 -o inline:"default-ok\n" \
+	    $AS "$CU" -s "$SOCK" run -- /bin/sh -c 'echo default-ok'
+
+	# build: a C program built and run in the caller's project.
+	caller_dir proj 700
+	printf '#include <stdio.h>\nint main(void){puts("built-ok");return 0;}\n' \
+	    > "$D/hello.c"
+	chmod 644 "$D/hello.c"
+	$AS cp "$D/hello.c" "$D/proj/hello.c" || atf_fail "cp as caller"
+	atf_check -s exit:0 -o inline:"built-ok\n" \
+	    $AS env PATH=/usr/bin:/bin "$CU" -s "$SOCK" run -p build -e PATH \
+	    -e HOME=/home/build -w "$D/proj" -- /bin/sh -c \
+	    'cd /src && cc -o hello hello.c && ./hello && ls /lib64 >/dev/null'
+	atf_check -o inline:"$CALLER\n" stat -c %U "$D/proj/hello"
+	atf_check -s exit:0 -o inline:"built-ok\n" $AS "$D/proj/hello"
+
+	# strict: the service user, nothing it writes executes.
+	# The workdir is the caller's (sbx-monitor refuses another's), open
+	# to the service user the sandbox runs as.
+	caller_dir open 777
+	cp /bin/true "$D/open/t"
+	chmod 755 "$D/open/t"
+	atf_check -s exit:0 -o inline:"strict-ok\n" \
+	    $AS "$CU" -s "$SOCK" run -p strict -w "$D/open" -- /bin/sh -c \
+	    'echo strict-ok; echo x > /work/made'
+	atf_check -o inline:"$SERVICE\n" stat -c %U "$D/open/made"
+	atf_check -s exit:126 -o empty -e match:"Permission denied" \
+	    $AS "$CU" -s "$SOCK" run -p strict -w "$D/open" -- /work/t
+
+	# fetch: through sbx-proxy only, to what its rules allow: the
+	# local upstream by its allow-cidr, not private.example.com.
+	python3 "$S/top/regress/proxy-upstream.py" "$D/up.port" \
+	    > up.log 2>&1 &
+	echo $! > up.pid
+	i=0
+	until [ -s "$D/up.port" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "upstream did not start"
+		sleep 0.1
+	done
+	up=$(cat "$D/up.port")
+	atf_check -s exit:0 -o match:"^path /fetched$" \
+	    $AS "$CU" -s "$SOCK" run -p fetch -- /usr/bin/curl -sS -m 10 \
+	    "http://127.0.0.1:$up/fetched"
+	atf_check -s exit:0 -o match:"^HTTP/1.1 403" \
+	    -o match:"^X-Sbx-Error: .*deny-domain" \
+	    $AS "$CU" -s "$SOCK" run -p fetch -- /usr/bin/curl -sS -m 10 \
+	    -D - -o /dev/null "http://private.example.com/"
+	stop_monitor
+}
+every_profile_cleanup() {
+	cleanup
+}
+
+atf_init_test_cases() {
+	atf_add_test_case example_checks
+	atf_add_test_case every_profile
+}
