@@ -38,8 +38,10 @@
  * never code.
  */
 #include <sys/queue.h>
+#include <sys/stat.h>
 
 #include <errno.h>
+#include <event.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@
 /* The reference's re-run output cap (provider-spec 7, step 5.6). */
 #define JOBGATES_OUTPUT	1048576
 #define JOBGATES_PINS_MAX	64
+#define JOBGATES_RETRY_MS	20	/* a sandbox slot, asked again */
 
 enum gpin_state {
 	GPIN_IDLE,
@@ -111,10 +114,10 @@ struct jobgates {
 	size_t			 lookup;	/* the pin being looked up */
 	unsigned char		*blob;		/* its chunks, arriving */
 	size_t			 bloblen;
-	size_t			 next;		/* the next pin to re-run */
 	size_t			 running;
 	size_t			 stop;		/* start no pin past this */
 	int			 decision;	/* of the report being written */
+	struct event		 retry;		/* waiting for a sandbox slot */
 	struct pio		*io;
 };
 TAILQ_HEAD(jobgateses, jobgates);
@@ -122,6 +125,7 @@ TAILQ_HEAD(jobgateses, jobgates);
 static struct jobgateses	 jobs = TAILQ_HEAD_INITIALIZER(jobs);
 
 static void	 jobgates_lookup_next(struct jobgates *);
+static void	 rerun_retry(int, short, void *);
 
 static struct jobgates *
 job_find(uint32_t id)
@@ -172,6 +176,7 @@ job_free(struct jobgates *j)
 	size_t	 i, k;
 
 	TAILQ_REMOVE(&jobs, j, entry);
+	evtimer_del(&j->retry);
 	for (i = 0; i < j->ndocs; i++)
 		if (j->fds[i] != -1)
 			close(j->fds[i]);
@@ -234,6 +239,7 @@ jobgates_doc(uint32_t id, int fd, const struct pr_gates_doc *doc)
 		j->id = id;
 		j->outfd = -1;
 		gates_registry_init(&j->reg);
+		evtimer_set(&j->retry, rerun_retry, j);
 		TAILQ_INSERT_TAIL(&jobs, j, entry);
 	}
 	if (j->started || j->ndocs == PR_GATES_DOCS_MAX)
@@ -372,6 +378,7 @@ read_rest(struct jobgates *j, struct gates_error *err)
 {
 	struct runner_allowlist	*ra;
 	struct prov_error	 perr;
+	struct stat		 st;
 	struct json_value	*recs;
 	const char		*name;
 	unsigned char		*buf;
@@ -440,6 +447,12 @@ read_rest(struct jobgates *j, struct gates_error *err)
 		for (k = 0; k < j->npins; k++)
 			if (strcmp(j->pins[k].id, j->docs[i].id) == 0)
 				break;
+		/* A FIFO the agent holds open would stall the role. */
+		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return gates_fail(err, GATES_E_INPUT, "records %s: not "
+			    "a regular file", name);
+		}
 		if (prov_read_bounded(fd, RUNNER_RECORDS_BYTES, &buf,
 		    &len) == -1) {
 			r = errno;
@@ -630,8 +643,25 @@ rerun_ran(void *arg, struct json_value *body, const struct prov_error *rerr)
 	struct jobgates		*j = g->job;
 	struct prov_error	 perr;
 
-	g->state = GPIN_DONE;
 	j->running--;
+	/*
+	 * The sandbox of a run judged from its frame may still count
+	 * against max-sandboxes for a moment after: a refusal for want of
+	 * a slot is a wait, not the pin's failure, until the deadline.
+	 */
+	if (rerr != NULL && rerr->code == PROV_SANDBOX_UNAVAILABLE &&
+	    strstr(rerr->msg, "max-sandboxes reached") != NULL &&
+	    now_ms() - g->started < j->timeout_ms) {
+		g->state = GPIN_IDLE;
+		json_free(body);
+		if (!evtimer_pending(&j->retry, NULL)) {
+			struct timeval	 tv = { 0, JOBGATES_RETRY_MS * 1000 };
+
+			evtimer_add(&j->retry, &tv);
+		}
+		return;
+	}
+	g->state = GPIN_DONE;
 	if (rerr != NULL)
 		rerun_failed(g, rerr);
 	else if (seal(g, prov_json_get(body, "result")) == -1) {
@@ -691,39 +721,48 @@ rerun_start(struct gpin *g, struct prov_error *err)
 		r = sbrun_start(j->id, req, reqlen, nonce, j->timeout_ms,
 		    JOBGATES_OUTPUT, 0, rerun_ran, g, err);
 	explicit_bzero(nonce, sizeof(nonce));
-	/* The request holds their text now; the seal takes the digest. */
-	json_free(g->records);
-	g->records = NULL;
 	return r;
 }
 
-/* Step 4: start what may start; evaluate once nothing runs. */
+/*
+ * Step 4: start what may start, in pin order, none past a refused pin;
+ * evaluate once nothing runs or waits.
+ */
 static void
 rerun_next(struct jobgates *j)
 {
 	struct prov_error	 perr;
 	struct gpin		*g;
+	size_t			 i;
 	char			*msg;
+	int			 waiting = 0;
 
-	while (j->next < j->npins && j->next <= j->stop &&
-	    j->running < j->ev.parallel) {
-		g = &j->pins[j->next++];
-		if (!g->bundle)
+	for (i = 0; i < j->npins && i <= j->stop; i++) {
+		g = &j->pins[i];
+		if (!g->bundle || g->state != GPIN_IDLE)
 			continue;
+		if (j->running >= j->ev.parallel ||
+		    evtimer_pending(&j->retry, NULL)) {
+			waiting = 1;
+			continue;
+		}
 		if (!g->has_records || g->match != PR_GATES_EXACT) {
 			/* The engine words this refusal itself. */
+			g->state = GPIN_DONE;
 			if (g->index < j->stop)
 				j->stop = g->index;
 			continue;
 		}
 		if (strcmp(g->records_digest, g->records_pin) != 0) {
+			g->state = GPIN_DONE;
 			xasprintf(&msg, "metric provider %s records do not "
 			    "match the pinned records digest", g->id);
 			pin_refused(g, msg);
 			continue;
 		}
 		g->state = GPIN_RUNNING;
-		g->started = now_ms();
+		if (g->started == 0)
+			g->started = now_ms();
 		j->running++;
 		if (rerun_start(g, &perr) == -1) {
 			g->state = GPIN_DONE;
@@ -731,8 +770,16 @@ rerun_next(struct jobgates *j)
 			rerun_failed(g, &perr);
 		}
 	}
-	if (j->running == 0)
+	if (j->running == 0 && !waiting)
 		evaluate(j);
+}
+
+static void
+rerun_retry(int fd, short ev, void *arg)
+{
+	(void)fd;
+	(void)ev;
+	rerun_next(arg);
 }
 
 /* Steps 2 and 3, once every lookup is answered. */

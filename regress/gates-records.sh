@@ -36,6 +36,7 @@ setup() {
 		echo "provider-runtime \"$NODE\""
 		echo "provider-pool ${1:-0}"
 		echo "log-file \"$D/audit.jsonl\""
+		[ -z "${EXTRA_CONF:-}" ] || echo "$EXTRA_CONF"
 	} > "$D/sbx.conf"
 	chmod 644 "$D/sbx.conf"
 	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
@@ -318,7 +319,100 @@ large_cleanup() {
 	cleanup_common
 }
 
+# copies N: N copies of the example bundle under ./w, each its own
+# provider example.cK/v1 in bundle gates-example-K, reviewed and
+# allowlisted beside the example.
+copies() {
+	mkdir -p w
+	rd=$("$C" digest records "$GX/records-clean.json")
+	entries=$(sed -n '/"bundleId"/,/"reviewedAt"/p' "$EXT/providers.json" |
+	    tr -d '\n')
+	k=1
+	while [ $k -le "$1" ]; do
+		b=w/b$k
+		cp -R "$EXT" $b
+		sed "s|example.count/v1|example.c$k/v1|; s|\"gates-example\"|\"gates-example-$k\"|" \
+		    "$EXT/manifest.json" > $b/manifest.json
+		sed "s|example.count/v1|example.c$k/v1|" \
+		    "$EXT/gate-providers/example.mjs" > $b/gate-providers/example.mjs
+		cd_k=$("$C" digest bundle $b gate-providers/example.mjs)
+		printf '{"codeDigest":"%s","reviewedAt":"2026-08-15T00:00:00.000Z","reviewer":"Example Reviewer"}\n' \
+		    "$cd_k" > $b/gate-providers/example-review.json
+		entries="$entries},{\"bundleId\":\"gates-example-$k\",\"providerId\":\"example.c$k/v1\",\"codeDigest\":\"$cd_k\",\"reviewer\":\"Example Reviewer\",\"reviewedAt\":\"2026-08-15T00:00:00.000Z\""
+		k=$((k + 1))
+	done
+	printf '{"gates":{"providers":[{%s}]}}\n' "$entries" > w/allow.json
+	chmod -R go+rX w
+}
+
+# pin_of BUNDLE: load it and append its binding pin over the clean records
+# to extra.txt (not a command substitution: atf_fail must end the test).
+# (With max-sandboxes 1 the last run's sandbox may not have been reaped
+# yet: a load refused for that is tried again.)
+pin_of() {
+	i=0
+	until "$C" provider load "$1" > load.out 2> load.err; do
+		i=$((i + 1))
+		grep -q "max-sandboxes reached" load.err && [ $i -lt 20 ] ||
+		    { cat load.err >&2; atf_fail "load $1"; }
+		sleep 0.1
+	done
+	id=$(sed -n 's/^	id //p' load.out)
+	sd=$(sed -n 's/^	sourceDigest //p' load.out)
+	cd_k=$(sed -n 's/^	codeDigest //p' load.out)
+	printf '{"id": "%s", "version": "1.0.0", "sourceDigest": "%s", "codeDigest": "%s", "recordsDigest": "%s"},' \
+	    "$id" "$sd" "$cd_k" "$rd" >> extra.txt
+}
+
+atf_test_case concurrent cleanup
+concurrent_head() {
+	atf_set "descr" "Five bundle pins re-run at once, one at a time" \
+	    "(max-sandboxes 1) and from a pool give byte-identical reports"
+	atf_set "timeout" "120"
+}
+concurrent_body() {
+	paths
+	copies 4
+	for run in "0" "0 max-sandboxes 1" "4"; do
+		set -- $run
+		EXTRA_CONF=
+		[ $# -gt 1 ] && EXTRA_CONF="$2 $3"
+		setup "$1" "$PWD/w/allow.json"
+		pin_of "$EXT"
+		: > extra.txt
+		for k in 1 2 3 4; do
+			pin_of w/b$k
+		done
+		extra=$(cat extra.txt)
+		sed "s|\"metricProviders\": \[|&$extra|" "$GX/binding.json" \
+		    > five.json
+		atf_check -o save:five-holdout.json "$C" gates seal-holdout \
+		    --binding five.json
+		n=$(echo "$run" | tr -d ' ')
+		atf_check -s exit:0 -o save:r$n.json sh ev five.json \
+		    five-holdout.json "$GX/metrics.json" \
+		    --records "$PROV=$GX/records-clean.json" \
+		    --records "example.c1/v1=$GX/records-clean.json" \
+		    --records "example.c2/v1=$GX/records-clean.json" \
+		    --records "example.c3/v1=$GX/records-clean.json" \
+		    --records "example.c4/v1=$GX/records-clean.json"
+		[ "$(grep -c '"event":"gates-rerun".*: ok"' "$D/audit.jsonl")" -eq 5 ] ||
+		    { cat "$D/audit.jsonl"; atf_fail "not five re-runs"; }
+		stop
+		rm -rf "$(cat tmpdir)"
+		rm -f tmpdir
+	done
+	atf_check -o match:'"decision": "PROMOTE"' \
+	    -o match:'"id": "example.c4/v1"' cat r0.json
+	atf_check cmp r0.json r0max-sandboxes1.json
+	atf_check cmp r0.json r4.json
+}
+concurrent_cleanup() {
+	cleanup_common
+}
+
 atf_init_test_cases() {
+	atf_add_test_case concurrent
 	atf_add_test_case promote
 	atf_add_test_case rollback
 	atf_add_test_case forged
