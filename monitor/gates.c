@@ -125,6 +125,19 @@ add_doc(struct gjob *j, uint32_t kind, const cJSON *name, const char *id)
 	return 0;
 }
 
+static int
+records_twice(const struct gjob *j)
+{
+	const struct gdoc	*last = &j->docs[j->ndocs - 1];
+	size_t			 i;
+
+	for (i = 0; i + 1 < j->ndocs; i++)
+		if (j->docs[i].d.kind == PR_GATES_RECORDS &&
+		    strcmp(j->docs[i].d.id, last->d.id) == 0)
+			return 1;
+	return 0;
+}
+
 /* The descriptors the agent is to send, in their order. */
 static int
 plan_docs(struct gjob *j, const cJSON *req, char *why, size_t whylen)
@@ -171,6 +184,13 @@ plan_docs(struct gjob *j, const cJSON *req, char *why, size_t whylen)
 		    add_doc(j, PR_GATES_RECORDS, f, p->valuestring) == -1) {
 			snprintf(why, whylen, "records lists {provider, file} "
 			    "objects (provider id below %d bytes)", PR_ID_MAX);
+			return -1;
+		}
+		/* One records file per pin: which one a re-run read must
+		 * never depend on the order they came in. */
+		if (records_twice(j)) {
+			snprintf(why, whylen, "records names provider %.64s "
+			    "twice", p->valuestring);
 			return -1;
 		}
 	}
@@ -237,11 +257,20 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	const cJSON	*now, *tr;
 	struct gjob	*j;
 	char		 why[160];
+	int		 fl;
 
 	now = cJSON_GetObjectItemCaseSensitive(req, "now");
 	tr = cJSON_GetObjectItemCaseSensitive(req, "trustedBindingDigest");
 	if (!provider_gates_ready(c, id)) {
 		close(fd);
+		return;
+	}
+	/* The runner takes a result descriptor it cannot write as a
+	 * protocol violation (the end of the service): refuse it here. */
+	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: the "
+		    "result descriptor is not writable");
 		return;
 	}
 	j = xcalloc(1, sizeof(*j));

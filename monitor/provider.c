@@ -466,6 +466,7 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	const cJSON	*h, *clk, *tmo, *mr, *mo;
 	struct issued	*p;
 	struct job	*j;
+	int		 fl;
 
 	h = cJSON_GetObjectItemCaseSensitive(req, "provider");
 	clk = cJSON_GetObjectItemCaseSensitive(req, "clockMs");
@@ -474,6 +475,13 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	mo = cJSON_GetObjectItemCaseSensitive(req, "maxOutputBytes");
 	if (!enabled(c, id, NULL)) {
 		close(fd);
+		return;
+	}
+	/* As for the output descriptor: the runner's fatal, not ours. */
+	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_WRONLY) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "invoke: the records "
+		    "descriptor is not readable");
 		return;
 	}
 	if ((p = issued_find(h->valuestring, uid)) == NULL) {
@@ -526,6 +534,7 @@ void
 provider_output(struct ctl_conn *c, uint32_t id, int fd)
 {
 	struct job	*j;
+	int		 fl;
 
 	TAILQ_FOREACH(j, &jobs, entry)
 		if (j->conn == c && j->reqid == id && j->type == JOB_INVOKE &&
@@ -535,6 +544,14 @@ provider_output(struct ctl_conn *c, uint32_t id, int fd)
 		close(fd);
 		control_error(c, id, 0, SBX_E_BAD_REQUEST, "output: no invoke "
 		    "%u is waiting for its output descriptor", id);
+		return;
+	}
+	/* The runner ends itself (and the service) on a result descriptor
+	 * it cannot write: an agent must not be able to cause that. */
+	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "output: the "
+		    "descriptor is not writable");
 		return;
 	}
 	invoke_send(j, fd);
