@@ -1,5 +1,5 @@
 #!/bin/sh
-# b_gates.sh BUILD: the cost of "sbxctl gates evaluate --records", the
+# b_gates_records.sh BUILD: the cost of "sbxctl gates evaluate --records", the
 # whole evaluation (sbxctl, the monitor, the provider runner, the re-run
 # sandboxes, the report) on regress/fixtures/gates-example.
 #
@@ -31,7 +31,7 @@ RUNS=${RUNS:-100}
 WARM=${WARM:-5}
 SETTLE=${SETTLE:-0.15}
 
-die() { echo "b_gates: $*" >&2; exit 1; }
+die() { echo "b_gates_records: $*" >&2; exit 1; }
 
 for f in "$M" "$C" "$R"; do
 	[ -x "$f" ] || die "$f is missing (make tests)"
