@@ -26,6 +26,11 @@
  * NaN, which fails every check the reference makes of it with the same
  * message.
  *
+ * The one known departure: Math.log and Math.exp are glibc's, not V8's
+ * (gates_js_log), so Clopper-Pearson bounds and z beyond 9515 bps can
+ * differ from node's in the last bits, and a Clopper-Pearson figure by
+ * one bps where the exact root is a bps boundary (seen for n = 1).
+ *
  * No I/O, no globals.  Every function returns GATES_STATS_OK, or a
  * negative code with a message in err (when err is not NULL and errlen is
  * not 0; truncated to errlen, GATES_STATS_ERRSZ always suffices).  For
@@ -37,7 +42,7 @@
 #define GATES_STATS_ERRSZ	128
 
 #define GATES_STATS_OK		0
-#define GATES_STATS_INVALID	-1	/* the reference's PairedDifferenceError */
+#define GATES_STATS_INVALID	-1	/* PairedDifferenceError */
 #define GATES_STATS_NOMEM	-2	/* a documented allocation failed */
 #define GATES_STATS_LIMIT	-3	/* input beyond this library's bound */
 
@@ -97,7 +102,7 @@ int	 gates_clopper_pearson(const struct gates_cp_input *in, double *lower,
 	    double *upper, char *err, size_t errlen);
 
 /* Paired differences (stats_paired.c, spec 9.4-9.6). */
-#define GATES_PAIRED_TABLE	1	/* both/candidateOnly/baselineOnly/neither */
+#define GATES_PAIRED_TABLE	1	/* the full table of four cells */
 #define GATES_PAIRED_DISCORDANT	2	/* b, c, n: Tango only */
 struct gates_paired_counts {
 	int		 form;		/* GATES_PAIRED_*; else refused */
@@ -139,7 +144,12 @@ struct gates_bps_interval {
 int	 gates_to_bps_interval(double low, double high, double estimate,
 	    double n, int method, struct gates_bps_interval *out, char *err,
 	    size_t errlen);
-/* pairedBinaryDifferenceInterval; counts NULL is the missing table. */
+/*
+ * pairedBinaryDifferenceInterval; counts NULL is the missing table.  The
+ * evaluator passes GATES_PAIRED_TANGO for a gate method "tango" and
+ * GATES_PAIRED_NEWCOMBE10 otherwise (spec 8.4); other values are the
+ * reference's unknown method.
+ */
 int	 gates_paired_difference(const struct gates_paired_counts *counts,
 	    double level_bps, int method, struct gates_bps_interval *out,
 	    char *err, size_t errlen);
@@ -356,7 +366,10 @@ int	 gates_split_pack_id(const char *, char ns[GATES_NS_MAX], char **rest,
  */
 int	 gates_register_pack(struct gates_registry *, struct json_value *doc,
 	    const char *ns, const char *bundle, struct gates_error *);
-/* Lookup by full id or a rest path owned by exactly one namespace. */
+/*
+ * Lookup by full id or a rest path owned by exactly one namespace.  The
+ * pointer is valid until the next registration (the array grows).
+ */
 const struct gates_pack *gates_registry_lookup(const struct gates_registry *,
 	    const char *, struct gates_error *);
 const struct gates_pack *gates_registry_find(const struct gates_registry *,

@@ -100,8 +100,9 @@ int
 gates_clopper_pearson(const struct gates_cp_input *in, double *lower,
     double *upper, char *err, size_t errlen)
 {
-	double	*lf, tail, events, n, lo, hi;
+	double	*lf, tail, events, n, lo, hi, z;
 	size_t	 i;
+	int	 rc;
 
 	if (in == NULL)
 		return gates_stats_error(err, errlen, GATES_STATS_INVALID,
@@ -113,18 +114,17 @@ gates_clopper_pearson(const struct gates_cp_input *in, double *lower,
 		return gates_stats_error(err, errlen, GATES_STATS_INVALID,
 		    "clopper-pearson interval requires integer counts with "
 		    "0 <= events <= n and n > 0");
-	if (!gates_js_is_safe_integer(in->level_bps) || in->level_bps <= 5000 ||
-	    in->level_bps >= 9999)
-		return gates_stats_error(err, errlen, GATES_STATS_INVALID,
-		    "levelBps must be an integer strictly between 5000 and 9999");
+	/* The level rule and message are twoSidedZ's; z itself is unused. */
+	if ((rc = gates_two_sided_z(in->level_bps, &z, err, errlen)) != 0)
+		return rc;
 	if (in->sided != GATES_CP_TWO_SIDED && in->sided != GATES_CP_LOWER &&
 	    in->sided != GATES_CP_UPPER)
 		return gates_stats_error(err, errlen, GATES_STATS_INVALID,
 		    "clopper-pearson sided must be two-sided, lower or upper");
 	if (n > GATES_CP_MAX_N)
 		return gates_stats_error(err, errlen, GATES_STATS_LIMIT,
-		    "clopper-pearson n exceeds the 10000000 this engine "
-		    "evaluates exactly");
+		    "clopper-pearson n above 10000000 is beyond this "
+		    "engine's bound");
 
 	/* A one-sided bound puts the whole of 1 - level in its tail. */
 	if (in->sided == GATES_CP_TWO_SIDED)

@@ -75,7 +75,8 @@ gates_two_sided_z(double level_bps, double *z, char *err, size_t errlen)
 	if (!gates_js_is_safe_integer(level_bps) || level_bps <= 5000 ||
 	    level_bps >= 9999)
 		return gates_stats_error(err, errlen, GATES_STATS_INVALID,
-		    "levelBps must be an integer strictly between 5000 and 9999");
+		    "levelBps must be an integer strictly between 5000 and "
+		    "9999");
 	return gates_normal_quantile((10000 + level_bps) / 20000, z, err,
 	    errlen);
 }

@@ -120,8 +120,10 @@ newcombe(const struct cells *c, double z, double estimate,
 	cross = e * h - f * g;
 	if (den == 0)
 		phi = 0;
+	else if (cross > 0)
+		phi = gates_js_max(cross - n / 2, 0) / den;
 	else
-		phi = (cross > 0 ? gates_js_max(cross - n / 2, 0) : cross) / den;
+		phi = cross / den;
 	a = p1 - l1;
 	b = u2 - p2;
 	delta = sqrt(gates_js_max(0, a * a - 2 * phi * a * b + b * b));

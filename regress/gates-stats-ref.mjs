@@ -9,6 +9,9 @@
 //                                        and expected.txt
 //   node gates-stats-ref.mjs cmp         compares got.txt with expected.txt
 //                                        and prints the disagreements
+//   node gates-stats-ref.mjs bench RESAMPLES [N [RUNS]]
+//                                        times the bootstrap as
+//                                        regress/helpers/gates_stats_bench
 import fs from 'node:fs';
 
 class StatsError extends Error {}
@@ -332,7 +335,22 @@ if (mode === 'gen') {
   fs.writeFileSync('expected.txt', `${lines.map((l) => compute(l).join(' ')).join('\n')}\n`);
 } else if (mode === 'cmp') {
   compare();
+} else if (mode === 'bench') {
+  // The anchor of regress/bench/b_gates.sh: gates_stats_bench's inputs.
+  const [res, n = 1000, runs = 5] = process.argv.slice(3).map(Number);
+  const d = [];
+  for (let i = 0; i < n; i++) d.push(((i * 7919) % 1024 - 512) / 1024);
+  const ms = [];
+  let r;
+  for (let i = -1; i < runs; i++) {
+    const t0 = performance.now();
+    r = bootstrap(9500, 7, res, d);
+    if (i >= 0) ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  console.log(`node resamples ${res} n ${n} runs ${runs} median ${ms[runs >> 1].toFixed(2)} ms ` +
+    `min ${ms[0].toFixed(2)} ms bps ${r.slice(3).join('/')}`);
 } else {
-  console.error('usage: gates-stats-ref.mjs gen SEED | cmp');
+  console.error('usage: gates-stats-ref.mjs gen SEED | cmp | bench RESAMPLES [N [RUNS]]');
   process.exit(2);
 }

@@ -201,6 +201,11 @@ validate_body()
 	    -o match:'/spec must NOT have additional properties' \
 	    "$(sbxctl)" gates validate auto \
 	    "$(fx invalid-extra.gatepack.json)" --config sbx.conf
+	# The reference's upgraded-decision fixture: schema and self digest
+	# hold (only a re-evaluation finds the upgrade).
+	atf_check -o match:'"valid": true' -o match:'"kind": "report"' \
+	    "$(sbxctl)" gates validate auto "$(fx upgraded.report.json)" \
+	    --config sbx.conf
 	atf_check -s exit:2 -o match:'"errors": \[' \
 	    -o match:'ENOENT' "$(sbxctl)" gates validate pack nosuch.json
 	atf_check -s exit:2 -e ignore "$(sbxctl)" gates validate pact x

@@ -125,6 +125,7 @@ mx_json(const struct mx *m)
 		    m->fr_b_e);
 		x = strstr(s, "\"bySlice\":,");
 		ATF_REQUIRE(x != NULL);
+		free(dall);
 		xasprintf(&dall, "%.*s\"bySlice\":%s,%s", (int)(x - s), s, t,
 		    x + strlen("\"bySlice\":,"));
 		free(s);
@@ -716,8 +717,116 @@ ATF_TC_BODY(variants, tc)
 	run_free(&r);
 }
 
+ATF_TC_WITHOUT_HEAD(paired_methods);
+ATF_TC_BODY(paired_methods, tc)
+{
+	struct run	 r;
+	struct mx	 m;
+	const struct json_value *t;
+
+	mx_default(&m);
+	m.pa[0] = m.pb[0] = 300;
+	m.pa[1] = m.pb[1] = 5;
+	m.pa[2] = m.pb[2] = 90;
+	m.pa[3] = m.pb[3] = 605;
+	variant(tc, &r, "\"method\":\"newcombe\"", "\"method\":\"tango\"",
+	    NULL, NULL);
+	run_eval(&r, &m);
+	check_entry(&r, "contrast-ni", NULL, "fail", "ROLLBACK");
+	ATF_CHECK(gt_str_is(gt_get(gt_get(entry(&r, "contrast-ni", NULL),
+	    "statistic"), "method"), "tango"));
+	ATF_CHECK_EQ(stat_of(&r, "contrast-ni", NULL, "lowerBps"), -987);
+	ATF_CHECK_EQ(stat_of(&r, "contrast-ni", NULL, "upperBps"), -726);
+	ATF_CHECK_EQ(stat_of(&r, "contrast-ni", NULL, "estimateBps"), -850);
+	t = gt_get(entry(&r, "contrast-ni", NULL), "threshold");
+	ATF_CHECK_EQ(gt_get(t, "resolved")->u.number, -250);
+	ATF_CHECK(gt_get(t, "value") == NULL && gt_get(t, "param") == NULL);
+	run_free(&r);
+
+	/* Superiority at margin 0: an interval straddling 0 fails. */
+	mx_default(&m);
+	variant(tc, &r, "\"marginBps\":-250,\"method\":\"newcombe\","
+	    "\"mode\":\"non-inferiority\"", "\"marginBps\":0,\"method\":"
+	    "\"newcombe\",\"mode\":\"superiority\"", NULL, NULL);
+	run_eval(&r, &m);
+	check_entry(&r, "contrast-ni", NULL, "fail", "ROLLBACK");
+	ATF_CHECK(gt_str_is(&gt_get(entry(&r, "contrast-ni", NULL),
+	    "reasons")->u.array.v[0], "contrast-ni:lower-bound-at-or-below-"
+	    "margin"));
+	run_free(&r);
+}
+
+static struct json_value *
+pool_of(const char *kind, const char *a, const char *b)
+{
+	const struct json_value	*obs[2];
+	struct json_value	*va = tg_parse(a, 1), *vb = tg_parse(b, 1);
+	struct json_value	*p;
+
+	obs[0] = va;
+	obs[1] = vb;
+	p = gates_pool(kind, obs, 2);
+	json_free(va);
+	json_free(vb);
+	return p;
+}
+
+static void
+pool_is(const char *kind, const char *a, const char *b, const char *want)
+{
+	struct json_value	*p = pool_of(kind, a, b);
+	char			*text;
+	size_t			 len;
+
+	if (want == NULL) {
+		ATF_CHECK_MSG(p == NULL, "%s pooled, should not", kind);
+		json_free(p);
+		return;
+	}
+	ATF_REQUIRE_MSG(p != NULL, "%s refused", kind);
+	ATF_REQUIRE(json_canonical(p, &text, &len) == 0);
+	ATF_CHECK_STREQ(text, want);
+	free(text);
+	json_free(p);
+}
+
+ATF_TC_WITHOUT_HEAD(pooling);
+ATF_TC_BODY(pooling, tc)
+{
+	pool_is("proportion", "{\"n\":10,\"events\":2}",
+	    "{\"n\":5,\"events\":1}", "{\"events\":3,\"n\":15}");
+	pool_is("proportion", "{\"n\":10,\"events\":11}",
+	    "{\"n\":5,\"events\":1}", NULL);
+	pool_is("proportion", "{\"n\":1.5,\"events\":1}",
+	    "{\"n\":5,\"events\":1}", NULL);
+	pool_is("paired", "{\"n\":4,\"paired\":{\"both\":1,"
+	    "\"candidateOnly\":1,\"baselineOnly\":1,\"neither\":1}}",
+	    "{\"n\":2,\"paired\":{\"both\":2,\"candidateOnly\":0,"
+	    "\"baselineOnly\":0,\"neither\":0}}",
+	    "{\"n\":6,\"paired\":{\"baselineOnly\":1,\"both\":3,"
+	    "\"candidateOnly\":1,\"neither\":1}}");
+	pool_is("paired", "{\"n\":5,\"paired\":{\"both\":1,"
+	    "\"candidateOnly\":1,\"baselineOnly\":1,\"neither\":1}}",
+	    "{\"n\":2,\"paired\":{\"both\":2,\"candidateOnly\":0,"
+	    "\"baselineOnly\":0,\"neither\":0}}", NULL);
+	pool_is("scalar", "{\"n\":1,\"value\":1}", "{\"n\":3,"
+	    "\"value\":3}", "{\"n\":4,\"value\":2.5}");
+	pool_is("scalar", "{\"n\":0,\"value\":1}", "{\"n\":0,"
+	    "\"value\":3}", NULL);
+	pool_is("differences", "{\"n\":2,\"differences\":[0.5,-0.5]}",
+	    "{\"n\":1,\"differences\":[0.25]}",
+	    "{\"differences\":[0.5,-0.5,0.25],\"n\":3}");
+	pool_is("differences", "{\"n\":3,\"differences\":[0.5,-0.5]}",
+	    "{\"n\":1,\"differences\":[0.25]}", NULL);
+	pool_is("evidence", "{\"available\":[{\"id\":\"x\"}]}",
+	    "{\"available\":[]}", "{\"available\":[{\"id\":\"x\"}]}");
+	pool_is("evidence", "{\"available\":[]}", "{}", NULL);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, paired_methods);
+	ATF_TP_ADD_TC(tp, pooling);
 	ATF_TP_ADD_TC(tp, variants);
 	ATF_TP_ADD_TC(tp, passing_report);
 	ATF_TP_ADD_TC(tp, asserted_changes);

@@ -136,7 +136,7 @@ ATF_TC_BODY(extends_tightening, tc)
 	struct gates_registry	 reg;
 	struct gates_error	 err;
 	const struct gates_pack	*parent;
-	char			 ext[512], json[4096];
+	char			 ext[512], json[4096], pdigest[DIGEST_STR_LEN + 1];
 
 	gates_registry_init(&reg);
 	ATF_REQUIRE(gates_registry_bootstrap(&reg, &err) == 0);
@@ -147,8 +147,10 @@ ATF_TC_BODY(extends_tightening, tc)
 	    CAP("d", "\"value\":3", "")), "project", NULL, "(registered)");
 	parent = gates_registry_find(&reg, "project:base");
 	ATF_REQUIRE(parent != NULL);
+	/* Registration moves packs: keep the digest, not the pointer. */
+	strlcpy(pdigest, parent->digest, sizeof(pdigest));
 	snprintf(ext, sizeof(ext), "\"extends\":{\"id\":\"project:base\","
-	    "\"version\":\"1.0.0\",\"digest\":\"%s\"},", parent->digest);
+	    "\"version\":\"1.0.0\",\"digest\":\"%s\"},", pdigest);
 
 	/* A tighter default and a dropped non-floor gate compose. */
 	snprintf(json, sizeof(json), PACK("project:child", "%s"
@@ -194,13 +196,13 @@ ATF_TC_BODY(extends_tightening, tc)
 
 	snprintf(json, sizeof(json), PACK("project:c7", "\"extends\":{\"id\":"
 	    "\"project:base\",\"version\":\"1.0.1\",\"digest\":\"%s\"},",
-	    CAP("c", "\"param\":\"cap\"", "\"floor\":true,")), parent->digest);
+	    CAP("c", "\"param\":\"cap\"", "\"floor\":true,")), pdigest);
 	reg_is(&reg, json, "project", NULL,
 	    "pack project:c7 parent pin mismatch for project:base@1.0.1");
 
 	snprintf(json, sizeof(json), PACK("project:c8", "\"extends\":{\"id\":"
 	    "\"project:none\",\"version\":\"1.0.0\",\"digest\":\"%s\"},",
-	    CAP("c", "\"value\":1", "")), parent->digest);
+	    CAP("c", "\"value\":1", "")), pdigest);
 	reg_is(&reg, json, "project", NULL,
 	    "pack project:c8 extends unknown pack project:none");
 	gates_registry_free(&reg);
