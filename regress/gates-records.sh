@@ -411,7 +411,53 @@ concurrent_cleanup() {
 	cleanup_common
 }
 
+atf_test_case pack_dirs cleanup
+pack_dirs_head() {
+	atf_set "descr" "A --pack-dir directory and the operator's gate-packs" \
+	    "are read by the runner through descriptors; a symbolic link" \
+	    "among them refuses"
+}
+pack_dirs_body() {
+	paths
+	mkdir -p pd ops/test-gates/gate-packs bad/broken/gate-packs
+	cp "$GX/pack.json" pd/example.gatepack.json
+	cp "$FIX/gates/conformance-v1.gatepack.json" \
+	    ops/test-gates/gate-packs/conformance-v1.gatepack.json
+	cp "$FIX/gates/invalid-extra.gatepack.json" \
+	    bad/broken/gate-packs/x.gatepack.json
+	chmod -R go+rX pd ops bad
+	EXTRA_CONF="gate-packs \"$PWD/ops\""
+	setup
+	load_example
+	# ev's own --pack-dir is the file; a directory of packs may follow.
+	sed 's|--pack-dir "[^"]*"|--pack-dir "$PD"|' ev > evd
+	atf_check -s exit:0 -o match:'"decision": "PROMOTE"' \
+	    env PD="$PWD/pd" sh evd "$GX/binding.json" "$GX/holdout.json" \
+	    "$GX/metrics.json" --records "$PROV=$GX/records-clean.json"
+	ln -s ../nowhere.json pd/link.gatepack.json
+	atf_check -s exit:1 -o empty \
+	    -e match:"gate pack must not be a symlink: $PWD/pd/link.gatepack.json" \
+	    env PD="$PWD/pd" sh evd "$GX/binding.json" "$GX/holdout.json" \
+	    "$GX/metrics.json" --records "$PROV=$GX/records-clean.json"
+	stop
+	rm -rf "$(cat tmpdir)"
+	rm -f tmpdir
+	# The operator's packs are read: a broken one refuses evaluation.
+	EXTRA_CONF="gate-packs \"$PWD/bad\""
+	setup
+	load_example
+	atf_check -s exit:1 -o empty \
+	    -e match:"gate pack invalid: $PWD/bad/broken/gate-packs/x.gatepack.json" \
+	    sh ev "$GX/binding.json" "$GX/holdout.json" "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-clean.json"
+	stop
+}
+pack_dirs_cleanup() {
+	cleanup_common
+}
+
 atf_init_test_cases() {
+	atf_add_test_case pack_dirs
 	atf_add_test_case concurrent
 	atf_add_test_case promote
 	atf_add_test_case rollback
