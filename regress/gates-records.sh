@@ -456,7 +456,56 @@ pack_dirs_cleanup() {
 	cleanup_common
 }
 
+atf_test_case failures cleanup
+failures_head() {
+	atf_set "descr" "A re-run that hangs past provider-timeout or throws" \
+	    "refuses the evaluation, naming the provider; the audit says how"
+}
+failures_body() {
+	paths
+	mkdir w
+	cp -R "$FIX/spec/iso" w/iso
+	dg=$("$C" digest bundle w/iso gp/p.mjs)
+	printf '{"codeDigest":"%s","reviewedAt":"2026-08-15T00:00:00.000Z","reviewer":"Iso Reviewer"}\n' \
+	    "$dg" > w/iso/gp/review.json
+	tr -d '\n' < "$EXT/providers.json" |
+	    sed "s|][[:space:]]*}[[:space:]]*}|,{\"bundleId\":\"test-bundle\",\"providerId\":\"test.iso/v1\",\"codeDigest\":\"$dg\",\"reviewer\":\"Iso Reviewer\",\"reviewedAt\":\"2026-08-15T00:00:00.000Z\"}]}}|" \
+	    > w/allow.json
+	chmod -R go+rX w
+	EXTRA_CONF="provider-timeout 1000"
+	setup 0 "$PWD/w/allow.json"
+	load_example
+	atf_check -s exit:0 -o save:load.out "$C" provider load w/iso
+	sd=$(sed -n 's/^	sourceDigest //p' load.out)
+	for what in hang throw; do
+		printf '[{"do":"%s"}]' $what > $what.json
+		rd=$("$C" digest records $what.json)
+		# The failing pin first: it refuses whatever the other does.
+		sed "s|\"metricProviders\": \[|&{\"id\": \"test.iso/v1\", \"version\": \"1.0.0\", \"sourceDigest\": \"$sd\", \"codeDigest\": \"$dg\", \"recordsDigest\": \"$rd\"},|" \
+		    "$GX/binding.json" > $what-binding.json
+		atf_check -o save:$what-holdout.json "$C" gates seal-holdout \
+		    --binding $what-binding.json
+	done
+	atf_check -s exit:1 -o empty \
+	    -e match:'metric provider test.iso/v1 re-run failed: .*timed out after 1000 ms' \
+	    sh ev hang-binding.json hang-holdout.json "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-clean.json" \
+	    --records "test.iso/v1=$PWD/hang.json"
+	atf_check -o match:'"event":"gates-rerun".*provider test.iso/v1 .*: timeout: ' \
+	    cat "$D/audit.jsonl"
+	atf_check -s exit:1 -o empty \
+	    -e match:'metric provider test.iso/v1 re-run failed: .*boom' \
+	    sh ev throw-binding.json throw-holdout.json "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-clean.json" \
+	    --records "test.iso/v1=$PWD/throw.json"
+	stop
+}
+failures_cleanup() {
+	cleanup_common
+}
+
 atf_init_test_cases() {
+	atf_add_test_case failures
 	atf_add_test_case pack_dirs
 	atf_add_test_case concurrent
 	atf_add_test_case promote
