@@ -504,7 +504,33 @@ failures_cleanup() {
 	cleanup_common
 }
 
+atf_test_case descriptors cleanup
+descriptors_head() {
+	atf_set "descr" "A result descriptor the runner cannot write, records" \
+	    "it cannot read and one provider's records twice are refused" \
+	    "by the monitor; the service lives on"
+}
+descriptors_body() {
+	setup
+	load_example
+	P=$S/helpers/ctlprobe
+	atf_check -o match:'^error bad-request gates evaluate: the result descriptor is not writable$' \
+	    "$P" "$SOCK" gates-readonly-result
+	atf_check -o match:'^error bad-request gates evaluate: records names provider p/v1 twice$' \
+	    "$P" "$SOCK" gates-records-twice
+	atf_check -o match:'^error bad-request invoke: the records descriptor is not readable$' \
+	    "$P" "$SOCK" invoke-writeonly-records
+	atf_check -s exit:0 -o match:'"decision": "PROMOTE"' sh ev \
+	    "$GX/binding.json" "$GX/holdout.json" "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-clean.json"
+	stop
+}
+descriptors_cleanup() {
+	cleanup_common
+}
+
 atf_init_test_cases() {
+	atf_add_test_case descriptors
 	atf_add_test_case failures
 	atf_add_test_case pack_dirs
 	atf_add_test_case concurrent
