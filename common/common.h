@@ -689,7 +689,8 @@ struct pr_done {
 #define PR_GATES_PACKDIR	6
 #define PR_GATES_RECORDS	7
 #define PR_GATES_NAME_MAX	1024
-#define PR_GATES_DOCS_MAX	80	/* 4 + operator + 64 pack dirs + ... */
+#define PR_GATES_DOCS_MAX	96	/* 4 + 64 pack dirs + 16 records + the
+					   operator's packs, and room */
 #define PR_GATES_RECORDS_MAX	16	/* --records files per evaluation */
 #define PR_GATES_NOW_MAX	64
 #define PR_GATES_MSG_MAX	1024

@@ -110,7 +110,8 @@ add_doc(struct gjob *j, uint32_t kind, const cJSON *name, const char *id)
 {
 	struct gdoc	*g;
 
-	if (!cJSON_IsString(name) || j->ndocs == PR_GATES_DOCS_MAX ||
+	/* One slot stays for the operator's packs (gjob_send). */
+	if (!cJSON_IsString(name) || j->ndocs + 1 >= PR_GATES_DOCS_MAX ||
 	    name->valuestring[0] == '\0' ||
 	    strlen(name->valuestring) >= sizeof(g->d.name) ||
 	    (id != NULL && strlen(id) >= sizeof(g->d.id)))

@@ -103,7 +103,7 @@ static int
 prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
     char **json)
 {
-	cJSON		*req, *arr, *o;
+	cJSON		*req, *arr = NULL, *o;
 	char		*id;
 	const char	*eq;
 	size_t		 i, k;
