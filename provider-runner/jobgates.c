@@ -286,12 +286,24 @@ take_doc(struct jobgates *j, uint32_t kind, const char **name)
 	return -1;
 }
 
-static void
+/*
+ * A pin's string as a C string, or -1 (dst "") when it is none, holds a
+ * NUL or a lone surrogate, or does not fit: such a pin can name no
+ * provider the monitor issued, so it is not looked up, and the engine
+ * refuses it by its own rules.
+ */
+static int
 cstr_field(char *dst, size_t dstsz, const struct json_value *v)
 {
+	const char	*why;
+
 	dst[0] = '\0';
-	if (gt_is_str(v))
-		gt_strlcpy(dst, v, dstsz);
+	if (!gt_is_str(v) || prov_json_cstr(&v->u.string, dstsz - 1, dst,
+	    dstsz, &why) == -1) {
+		dst[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -315,7 +327,7 @@ read_binding(struct jobgates *j, struct gates_error *err)
 	const char		*name;
 	struct gpin		*g;
 	size_t			 i;
-	int			 fd;
+	int			 fd, bad;
 
 	if ((fd = take_doc(j, PR_GATES_BINDING, &name)) == -1)
 		return gates_fail(err, GATES_E_INPUT, "no binding document");
@@ -332,17 +344,17 @@ read_binding(struct jobgates *j, struct gates_error *err)
 		g = &j->pins[j->npins];
 		g->job = j;
 		g->index = j->npins++;
-		cstr_field(g->id, sizeof(g->id), gt_get(pin, "id"));
-		cstr_field(g->version, sizeof(g->version),
+		bad = cstr_field(g->id, sizeof(g->id), gt_get(pin, "id"));
+		bad |= cstr_field(g->version, sizeof(g->version),
 		    gt_get(pin, "version"));
-		cstr_field(g->code_digest, sizeof(g->code_digest),
+		(void)cstr_field(g->code_digest, sizeof(g->code_digest),
 		    gt_get(pin, "codeDigest"));
-		cstr_field(g->source_digest, sizeof(g->source_digest),
+		(void)cstr_field(g->source_digest, sizeof(g->source_digest),
 		    gt_get(pin, "sourceDigest"));
-		cstr_field(g->records_pin, sizeof(g->records_pin),
+		(void)cstr_field(g->records_pin, sizeof(g->records_pin),
 		    gt_get(pin, "recordsDigest"));
 		g->bundle = gt_is_str(gt_get(pin, "codeDigest"));
-		g->core = g->id[0] == '\0' || is_core(g->id);
+		g->core = bad || is_core(g->id);
 	}
 	return 0;
 }
