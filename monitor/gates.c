@@ -270,8 +270,8 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	 * protocol violation (the end of the service): refuse it here. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: the "
-		    "result descriptor is not writable");
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: "
+		    "the result descriptor is not writable");
 		return;
 	}
 	j = xcalloc(1, sizeof(*j));

@@ -249,7 +249,8 @@ gread_operator_packs(struct gates_registry *reg, int fd, const char *name,
 			else if (gates_register_pack(reg, doc, "aiwg",
 			    bundles[i], err) == -1) {
 				json_free(doc);
-				gates_prefix(err, "shipped gate packs rejected: ");
+				gates_prefix(err, "shipped gate packs "
+				    "rejected: ");
 				r = -1;
 			}
 			free(label);
@@ -309,13 +310,13 @@ gread_pack_dir(struct gates_registry *reg, int fd, const char *name,
 		}
 		if (!S_ISREG(st.st_mode)) {
 			close(fd);
-			return gates_fail(err, GATES_E_INPUT, "gate pack is not "
-			    "a regular file: %s", name);
+			return gates_fail(err, GATES_E_INPUT, "gate pack is "
+			    "not a regular file: %s", name);
 		}
 		if (st.st_size > GATES_DOC_MAX) {
 			close(fd);
-			return gates_fail(err, GATES_E_INPUT, "gate pack exceeds "
-			    "256 KiB before reading: %s", name);
+			return gates_fail(err, GATES_E_INPUT, "gate pack "
+			    "exceeds 256 KiB before reading: %s", name);
 		}
 		if (gread_doc(fd, name, &doc, err) == -1 ||
 		    gates_validate_document(doc, err) == -1) {
@@ -369,8 +370,8 @@ gread_floors(const struct gates_registry *reg, const unsigned char *buf,
 	}
 	if (!gt_is_obj(doc)) {
 		json_free(doc);
-		return gates_fail(err, GATES_E_INPUT, "invalid gates section in "
-		    "aiwg.config:\naiwg.config: must be an object");
+		return gates_fail(err, GATES_E_INPUT, "invalid gates section "
+		    "in aiwg.config:\naiwg.config: must be an object");
 	}
 	if (gates_config_validate(gt_get(doc, "gates"), reg, &errs) == -1) {
 		gates_fail(err, GATES_E_INPUT, "invalid gates section in "

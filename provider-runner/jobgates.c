@@ -116,7 +116,7 @@ struct jobgates {
 	size_t			 bloblen;
 	size_t			 running;
 	size_t			 stop;		/* start no pin past this */
-	int			 decision;	/* of the report being written */
+	int			 decision;	/* of the report written */
 	struct event		 retry;		/* waiting for a sandbox slot */
 	struct pio		*io;
 };
@@ -475,8 +475,8 @@ read_rest(struct jobgates *j, struct gates_error *err)
 		close(fd);
 		if (len > RUNNER_RECORDS_BYTES) {
 			free(buf);
-			return gates_fail(err, GATES_E_INPUT, "records %s: more "
-			    "than %u bytes", name,
+			return gates_fail(err, GATES_E_INPUT, "records %s: "
+			    "more than %u bytes", name,
 			    (unsigned int)RUNNER_RECORDS_BYTES);
 		}
 		/* Records for a provider the binding does not pin are

@@ -143,7 +143,8 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 			    "PROVIDER_ID=FILE, not \"%s\"", g->records[i]);
 			goto out;
 		}
-		xasprintf(&id, "%.*s", (int)(eq - g->records[i]), g->records[i]);
+		xasprintf(&id, "%.*s", (int)(eq - g->records[i]),
+		    g->records[i]);
 		for (k = 0; k < i; k++)
 			if (strncmp(g->records[k], g->records[i],
 			    eq - g->records[i] + 1) == 0)
@@ -265,10 +266,12 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		} else if ((rep = cJSON_ParseWithLength(m.json,
 		    m.len)) != NULL) {
 			dv = cJSON_GetObjectItemCaseSensitive(rep, "decision");
-			if (cJSON_IsString(dv))
-				*decision = strcmp(dv->valuestring,
-				    "ROLLBACK") == 0 ? 2 : strcmp(dv->valuestring,
-				    "HOLD") == 0 ? 1 : 0;
+			if (cJSON_IsString(dv) &&
+			    strcmp(dv->valuestring, "ROLLBACK") == 0)
+				*decision = 2;
+			else if (cJSON_IsString(dv) &&
+			    strcmp(dv->valuestring, "HOLD") == 0)
+				*decision = 1;
 			cJSON_Delete(rep);
 		}
 		sbx_msg_free(&m);
