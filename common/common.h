@@ -642,6 +642,18 @@ enum role_imsg {
 					      socket made in the sandbox's
 					      network namespace (network
 					      proxy; peerid: the sandbox id) */
+	/* monitor <-> provider-runner: gates evaluate (peerid: the job) */
+	IMSG_PR_GATES_DOC,		/* -> struct pr_gates_doc + its fd */
+	IMSG_PR_GATES_EVAL,		/* -> struct pr_gates_eval + result
+					      fd (after every DOC) */
+	IMSG_PR_GATES_LOOKUP,		/* <- struct pr_gates_lookup: the
+					      provider issued for a pin */
+	IMSG_PR_GATES_ISSUED,		/* -> struct pr_gates_issued (after
+					      its blob's chunks, if any) */
+	IMSG_PR_GATES_RERUN,		/* <- struct pr_gates_rerun: how a
+					      re-run ended (for the audit) */
+	IMSG_PR_GATES_DONE,		/* <- struct pr_gates_done: the
+					      decision or the refusal */
 };
 
 /* Bulk bytes travel in chunks below the channel cap (DESIGN 3). */
@@ -730,6 +742,79 @@ struct pr_done {
 					   (enum prov_code) */
 	uint32_t	 count;		/* load: providers issued */
 	char		 msg[PR_MSG_MAX];
+};
+
+/*
+ * gates evaluate (sbx-protocol(7)): the agent's documents reach the runner
+ * as descriptors, one DOC each, in the order binding, metrics, holdout,
+ * upstream, operator packs, pack dirs, records; the monitor opens none of
+ * them but the operator's gate-packs directory and parses none.  name is
+ * the agent's path (for messages and the .json rule), id the provider a
+ * records file is for.
+ */
+#define PR_GATES_BINDING	1
+#define PR_GATES_METRICS	2
+#define PR_GATES_HOLDOUT	3
+#define PR_GATES_UPSTREAM	4
+#define PR_GATES_OPERATOR	5	/* sbx.conf gate-packs, a directory */
+#define PR_GATES_PACKDIR	6
+#define PR_GATES_RECORDS	7
+#define PR_GATES_NAME_MAX	1024
+#define PR_GATES_DOCS_MAX	96	/* 4 + 64 pack dirs + 16 records + the
+					   operator's packs, and room */
+#define PR_GATES_RECORDS_MAX	16	/* --records files per evaluation */
+#define PR_GATES_NOW_MAX	64
+#define PR_GATES_MSG_MAX	1024
+
+struct pr_gates_doc {
+	uint32_t	 kind;		/* PR_GATES_* */
+	char		 name[PR_GATES_NAME_MAX];
+	char		 id[PR_ID_MAX];	/* records: the provider */
+};
+
+struct pr_gates_eval {
+	uint32_t	 ndocs;		/* DOCs sent before */
+	uint32_t	 timeout_ms;	/* each re-run */
+	uint32_t	 max_records;
+	uint32_t	 parallel;	/* re-runs at once */
+	char		 now[PR_GATES_NOW_MAX];
+	char		 trusted[PR_DIGEST_MAX];
+};
+
+/* The pin's identity the runner asks about; index names its answer. */
+struct pr_gates_lookup {
+	uint32_t	 index;
+	char		 id[PR_ID_MAX];
+	char		 version[PR_VERSION_MAX];
+	char		 code_digest[PR_DIGEST_MAX];
+	char		 source_digest[PR_DIGEST_MAX];
+};
+
+#define PR_GATES_NONE		0	/* no provider with that id issued */
+#define PR_GATES_OTHER		1	/* issued, another identity: no blob */
+#define PR_GATES_EXACT		2	/* exactly the pin's: blob sent */
+struct pr_gates_issued {
+	uint32_t		 index;
+	uint32_t		 match;		/* PR_GATES_NONE/OTHER/EXACT */
+	struct pr_provider	 p;
+};
+
+struct pr_gates_rerun {
+	char		 id[PR_ID_MAX];
+	char		 code_digest[PR_DIGEST_MAX];
+	char		 records_digest[PR_DIGEST_MAX];
+	uint32_t	 duration_ms;
+	int32_t		 code;		/* 0, or enum prov_code */
+	char		 msg[PR_MSG_MAX];
+};
+
+#define PR_GATES_OK		0
+#define PR_GATES_REFUSED	1
+struct pr_gates_done {
+	int32_t		 status;	/* PR_GATES_OK or PR_GATES_REFUSED */
+	uint32_t	 decision;	/* 0 PROMOTE, 1 HOLD, 2 ROLLBACK */
+	char		 kind[32];	/* the refusal's class */
+	char		 msg[PR_GATES_MSG_MAX];
 };
 
 /*

@@ -10,9 +10,10 @@
  *
  * Pure: the caller (sbxctl offline, or the provider runner role) reads
  * the files; this only computes.  Bundle-provider sections need the
- * isolated re-run of provider-spec 7, which this offline entry point does
- * not have, so a binding pinning one is refused as the reference's CLI
- * refuses it.
+ * isolated re-run of provider-spec 7: the provider runner does it between
+ * a precheck call and the evaluating call and hands the sealed sections
+ * in (struct gates_rerun); without them a binding pinning a bundle
+ * provider is refused as the reference's CLI refuses it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,10 +70,23 @@ recheck_packs(const struct gates_registry *reg, const struct json_value *bnd,
 	return 0;
 }
 
-static int
-check_sections(const struct json_value *bnd, const struct json_value *metrics,
-    struct gates_error *err)
+static const struct gates_rerun *
+rerun_find(const struct gates_eval_input *in, const struct json_value *id)
 {
+	size_t	 i;
+
+	for (i = 0; i < in->nreruns; i++)
+		if (gt_str_is(id, in->reruns[i].id))
+			return &in->reruns[i];
+	return NULL;
+}
+
+static int
+check_sections(const struct gates_eval_input *in,
+    const struct json_value *metrics, struct gates_error *err)
+{
+	const struct json_value	*bnd = in->binding;
+	const struct gates_rerun *rr;
 	const struct json_value	*pins, *pin, *providers, *sec, *code, *rec;
 	char			*id, *rs;
 	size_t			 i, j;
@@ -84,6 +98,12 @@ check_sections(const struct json_value *bnd, const struct json_value *metrics,
 		pin = &pins->u.array.v[i];
 		id = gt_cstr(gt_get(pin, "id"));
 		sec = gt_get(providers, id);
+		/* No caller section is needed where the re-run covers it. */
+		rr = rerun_find(in, gt_get(pin, "id"));
+		if (sec == NULL && rr != NULL && rr->covered) {
+			free(id);
+			continue;
+		}
 		bad = sec == NULL || !gt_is_str(gt_get(sec, "version")) ||
 		    !gt_equal(gt_get(sec, "version"), gt_get(pin, "version")) ||
 		    !gt_is_str(gt_get(sec, "sourceDigest")) ||
@@ -121,6 +141,62 @@ check_sections(const struct json_value *bnd, const struct json_value *metrics,
 			free(id);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/*
+ * Refusal 20 (provider-spec 7 step 5): every pin with a code digest takes
+ * its section from the isolated re-run, in pin order, the first refusal
+ * winning; the caller's own section is replaced, never consulted, so a
+ * forged section can neither roll back a clean re-run nor hide a
+ * regression.  *eff is NULL when no pin has a code digest.
+ */
+static int
+effective_metrics(const struct gates_eval_input *in,
+    const struct json_value *pins, struct json_value **eff,
+    struct gates_error *err)
+{
+	const struct json_value		*pin;
+	const struct gates_rerun	*rr;
+	struct json_value		*providers, *slot;
+	char				*id;
+	size_t				 i;
+
+	*eff = NULL;
+	for (i = 0; i < pins->u.array.n; i++) {
+		pin = &pins->u.array.v[i];
+		if (!gt_is_str(gt_get(pin, "codeDigest")))
+			continue;
+		if (*eff == NULL) {
+			*eff = gt_dup(in->metrics);
+			if (!gt_is_obj(gt_get(*eff, "providers"))) {
+				gt_remove(*eff, "providers");
+				gt_set_obj(gt_add(*eff, "providers"));
+			}
+		}
+		id = gt_cstr(gt_get(pin, "id"));
+		rr = rerun_find(in, gt_get(pin, "id"));
+		if (rr == NULL || !rr->covered) {
+			EVAL("metric provider %s requires an isolated re-run "
+			    "over its pinned records: caller-asserted metrics "
+			    "cannot reproduce provider output", id);
+			free(id);
+			return -1;
+		}
+		if (rr->refusal != NULL || rr->section == NULL) {
+			EVAL("%s", rr->refusal != NULL ? rr->refusal :
+			    "metric provider re-run gave no section");
+			free(id);
+			return -1;
+		}
+		providers = (struct json_value *)gt_get(*eff, "providers");
+		if ((slot = (struct json_value *)gt_get(providers, id)) != NULL)
+			json_value_clear(slot);
+		else
+			slot = gt_add(providers, id);
+		gt_copy(slot, rr->section);
+		free(id);
 	}
 	return 0;
 }
@@ -445,7 +521,8 @@ gates_evaluate(const struct gates_registry *reg,
 	struct gates_resolved		 res;
 	struct gates_target_ctx		 ctx;
 	struct gates_upstream_verdict	 uv;
-	struct json_value		*rep, *v, *o, input;
+	struct json_value		*rep, *v, *o, input, *eff = NULL;
+	const struct json_value		*metrics;
 	enum gates_outcome		 pack_o = GATES_PROMOTE, bind_o;
 	enum gates_outcome		 decision;
 	char				 d[DIGEST_STR_LEN + 1], *s, *id;
@@ -464,7 +541,7 @@ gates_evaluate(const struct gates_registry *reg,
 	    NULL : in->floors, &res, err) == -1)
 		return -1;
 	if (recheck_packs(reg, in->binding, &res, err) == -1 ||
-	    check_sections(in->binding, in->metrics, err) == -1)
+	    check_sections(in, in->metrics, err) == -1)
 		goto fail;
 	if (in->upstream != NULL) {
 		if (gates_digest(gt_get(in->upstream, "metadata"), d,
@@ -482,21 +559,19 @@ gates_evaluate(const struct gates_registry *reg,
 	}
 	if (check_holdout(in, &now_ms, err) == -1)
 		goto fail;
+	if (in->precheck) {
+		gates_resolved_free(&res);
+		return 0;
+	}
 	spec = gt_get(in->binding, "spec");
 	pins = gt_get(spec, "metricProviders");
-	for (i = 0; i < pins->u.array.n; i++)
-		if (gt_is_str(gt_get(&pins->u.array.v[i], "codeDigest"))) {
-			id = gt_cstr(gt_get(&pins->u.array.v[i], "id"));
-			EVAL("metric provider %s requires an isolated re-run "
-			    "over its pinned records: caller-asserted metrics "
-			    "cannot reproduce provider output", id);
-			free(id);
-			goto fail;
-		}
+	if (effective_metrics(in, pins, &eff, err) == -1)
+		goto fail;
+	metrics = eff != NULL ? eff : in->metrics;
 
 	/* The predicate input: {metrics, parameters, slices}. */
 	gt_set_obj(&input);
-	gt_copy(gt_add(&input, "metrics"), in->metrics);
+	gt_copy(gt_add(&input, "metrics"), metrics);
 	gt_copy(gt_add(&input, "parameters"), &res.params);
 	gt_copy(gt_add(&input, "slices"), gt_get(spec, "slices"));
 	memset(&ctx, 0, sizeof(ctx));
@@ -542,7 +617,7 @@ gates_evaluate(const struct gates_registry *reg,
 	gt_set_arr(v);
 	for (i = 0; i < pins->u.array.n; i++)
 		put_pin_copy(gt_push(v), &pins->u.array.v[i]);
-	if (gates_digest(in->metrics, d, err) == -1)
+	if (gates_digest(metrics, d, err) == -1)
 		goto fail_rep;
 	gt_set_str(gt_add(rep, "metricsDigest"), d);
 	v = gt_add(rep, "floors");
@@ -570,7 +645,7 @@ gates_evaluate(const struct gates_registry *reg,
 		for (j = 0; j < gates->u.array.n; j++)
 			pack_o = max_outcome(pack_o, run_gate(
 			    &gates->u.array.v[j], res.packs[i].pack,
-			    in->metrics, gt_get(spec, "slices"), &ctx, v));
+			    metrics, gt_get(spec, "slices"), &ctx, v));
 	}
 
 	refs = gt_get(spec, "references");
@@ -583,7 +658,7 @@ gates_evaluate(const struct gates_registry *reg,
 		gt_copy(gt_add(o, "kind"), gt_get(&refs->u.array.v[i], "kind"));
 		s = gt_cstr(gt_get(&refs->u.array.v[i], "name"));
 		gt_set_bool(gt_add(o, "observed"),
-		    gt_get(gt_get(in->metrics, "references"), s) != NULL);
+		    gt_get(gt_get(metrics, "references"), s) != NULL);
 		free(s);
 	}
 	gates_upstream_judge(ctx.upstream, &uv);
@@ -619,6 +694,7 @@ gates_evaluate(const struct gates_registry *reg,
 		goto fail_rep;
 	gt_set_str(gt_add(rep, "digest"), d);
 	json_value_clear(&input);
+	json_free(eff);
 	gates_resolved_free(&res);
 	*out = rep;
 	return 0;
@@ -626,6 +702,7 @@ gates_evaluate(const struct gates_registry *reg,
 	json_value_clear(&input);
 	json_free(rep);
  fail:
+	json_free(eff);
 	gates_resolved_free(&res);
 	return -1;
 }

@@ -322,6 +322,8 @@ struct gates_provider {
 	size_t					 nmetrics;
 	/* A bundle provider's code digest; NULL for core providers. */
 	const char				*code_digest;
+	/* A bundle provider's source digest as issued; NULL: computed. */
+	const char				*source_digest;
 };
 const struct gates_provider *gates_core_providers(size_t *);
 const char *gates_metric_kind_name(enum gates_metric_kind);
@@ -465,6 +467,18 @@ const struct json_value *gates_json_pointer(const struct json_value *,
 	    const struct json_value *pointer);
 
 /* ---- evaluate.c, kinds.c, report.c: evaluateGates (gates-spec 8, 10) --- */
+/*
+ * provider-spec 7 step 5 for one bundle pin, as the caller (the provider
+ * runner) did it: the engine stays pure, so the isolated re-run happens
+ * outside it, between a precheck call (refusals 1-19) and the evaluating
+ * call, which takes the sealed sections from here.
+ */
+struct gates_rerun {
+	const char		*id;
+	int			 covered;	/* records and an issued provider */
+	const char		*refusal;	/* the pin's step-5 refusal */
+	const struct json_value	*section;	/* sealed re-run section */
+};
 struct gates_eval_input {
 	const struct json_value		*binding;
 	const char			*trusted_binding_digest;
@@ -476,6 +490,10 @@ struct gates_eval_input {
 	const struct gates_floors	*floors;	/* NULL: refused */
 	const char			*now;
 	const char			*attestation;	/* NULL: none */
+	/* Stop after refusal 19: 0 and no report when none refused. */
+	int				 precheck;
+	const struct gates_rerun	*reruns;	/* by pin id */
+	size_t				 nreruns;
 };
 /* 0 and the report tree (with its digest), or -1. */
 int	 gates_evaluate(const struct gates_registry *,

@@ -46,15 +46,15 @@ static const struct gates_provider_metric screening_metrics[] = {
 /* Registration order of createCoreProviderRegistry(). */
 static const struct gates_provider core[] = {
 	{ "test.proportion/v1", "1.0.0", proportion_metrics,
-	    nitems(proportion_metrics), NULL },
+	    nitems(proportion_metrics), NULL, NULL },
 	{ "test.paired/v1", "1.0.0", paired_metrics, nitems(paired_metrics),
-	    NULL },
+	    NULL, NULL },
 	{ "test.scalar/v1", "1.0.0", scalar_metrics, nitems(scalar_metrics),
-	    NULL },
+	    NULL, NULL },
 	{ "test.evidence/v1", "1.0.0", evidence_metrics,
-	    nitems(evidence_metrics), NULL },
+	    nitems(evidence_metrics), NULL, NULL },
 	{ "decision.screening/v1", "1.0.0", screening_metrics,
-	    nitems(screening_metrics), NULL },
+	    nitems(screening_metrics), NULL, NULL },
 };
 
 const struct gates_provider *
@@ -98,6 +98,13 @@ gates_provider_source_digest(const struct gates_provider *p,
 	size_t			 i;
 	int			 r;
 
+	/* A bundle provider's digest is the one its inspect run gave. */
+	if (p->source_digest != NULL) {
+		if (strlcpy(out, p->source_digest, DIGEST_STR_LEN + 1) >
+		    DIGEST_STR_LEN)
+			return -1;
+		return 0;
+	}
 	gt_set_obj(&doc);
 	gt_set_str(gt_add(&doc, "id"), p->id);
 	gt_set_str(gt_add(&doc, "version"), p->version);

@@ -380,6 +380,7 @@ ctl_close(struct ctl_conn *c)
 		msb_conn_gone(c);
 		selftest_conn_gone(c);
 		provider_conn_gone(c);
+		mgates_conn_gone(c);
 	}
 	if (event_initialized(&c->ev))
 		event_del(&c->ev);
@@ -498,7 +499,7 @@ control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
 {
 	struct timeval	 tv = { CTL_CLOSE_TIMEOUT, 0 };
 	va_list		 ap;
-	char		 msg[512];
+	char		 msg[PR_GATES_MSG_MAX];	/* gates refusals are long */
 	cJSON		*o;
 
 	va_start(ap, fmt);
@@ -967,6 +968,42 @@ ctl_poutput(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	provider_output(c, id, fd);
 }
 
+static const struct ctl_field gevaluate_fields[] = {
+	{ "now", cJSON_String, 1 },
+	{ "trustedBindingDigest", cJSON_String, 1 },
+	{ "binding", cJSON_String, 1 },
+	{ "metrics", cJSON_String, 1 },
+	{ "holdout", cJSON_String, 1 },
+	{ "upstream", cJSON_String, 0 },
+	{ "packDirs", cJSON_Array, 0 },
+	{ "records", cJSON_Array, 0 },
+};
+
+/* GATES_EVALUATE: the result pipe rides along; the documents' follow as
+ * GATES_DOC with the same id, in the order the request names them. */
+static void
+ctl_gevaluate(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	if (fd == -1) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: the "
+		    "result descriptor is missing");
+		return;
+	}
+	mgates_evaluate(c, id, c->uid, c->pid, req, fd);
+}
+
+static void
+ctl_gdoc(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	(void)req;
+	if (fd == -1) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: the "
+		    "descriptor is missing");
+		return;
+	}
+	mgates_doc(c, id, fd);
+}
+
 /*
  * The closed dispatch table: message type, the state it is permitted in,
  * whether it may carry a descriptor, its schema, and its handler.
@@ -1003,6 +1040,9 @@ static const struct ctl_handler {
 	  pinvoke_fields, nitems(pinvoke_fields), ctl_pinvoke },
 	{ SBX_MSG_PROVIDER_OUTPUT, "provider output", CTL_READY, 1, NULL, 0,
 	  ctl_poutput },
+	{ SBX_MSG_GATES_EVALUATE, "gates evaluate", CTL_READY, 1,
+	  gevaluate_fields, nitems(gevaluate_fields), ctl_gevaluate },
+	{ SBX_MSG_GATES_DOC, "gates doc", CTL_READY, 1, NULL, 0, ctl_gdoc },
 };
 
 static void

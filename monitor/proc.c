@@ -386,6 +386,12 @@ static const struct proc_handler {
 	  provider_spawn },
 	{ ROLE_PROVIDER_RUNNER, IMSG_PR_ARM, sizeof(struct pr_arm),
 	  provider_arm },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_GATES_LOOKUP,
+	  sizeof(struct pr_gates_lookup), mgates_lookup },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_GATES_RERUN,
+	  sizeof(struct pr_gates_rerun), mgates_rerun },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_GATES_DONE,
+	  sizeof(struct pr_gates_done), mgates_done },
 	{ ROLE_MAX, 0, 0, NULL }
 };
 

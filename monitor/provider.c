@@ -173,6 +173,17 @@ provider_allowlist_ok(struct role *r, struct imsg *imsg)
 
 /* ---- jobs ------------------------------------------------------------ */
 
+/* Job ids are one space for every job the runner serves (gates.c too). */
+uint32_t
+provider_job_id(void)
+{
+	uint32_t	 id = nextjob++;
+
+	if (nextjob == 0)
+		nextjob = 1;
+	return id;
+}
+
 static struct job *
 job_new(enum job_type type, struct ctl_conn *c, uint32_t reqid, uid_t uid,
     pid_t peerpid)
@@ -180,9 +191,7 @@ job_new(enum job_type type, struct ctl_conn *c, uint32_t reqid, uid_t uid,
 	struct job	*j;
 
 	j = xcalloc(1, sizeof(*j));
-	j->id = nextjob++;
-	if (nextjob == 0)
-		nextjob = 1;
+	j->id = provider_job_id();
 	j->type = type;
 	j->conn = c;
 	j->reqid = reqid;
@@ -305,6 +314,57 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	audit("provider-load", uid, pid, "job %u", j->id);
 }
 
+/* gates evaluate (gates.c): what enabled() and a load require. */
+int
+provider_gates_ready(struct ctl_conn *c, uint32_t id)
+{
+	if (!enabled(c, id, NULL))
+		return 0;
+	if (!allowlist_ok) {
+		control_error(c, id, 0, "invalid-allowlist", "the operator's "
+		    "provider-allowlist is not usable: %s", allowlist_why);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * The provider issued to uid (root: to anyone, as with handles) for a
+ * binding pin: exactly its identity if one was issued (PR_GATES_EXACT,
+ * with its blob), else the first with its id (PR_GATES_OTHER: its
+ * identity only, so resolution can say what differs), else
+ * PR_GATES_NONE.  Only what the monitor issued can be named here; an
+ * agent's files never become code.
+ */
+uint32_t
+provider_lookup(uid_t uid, const struct pr_gates_lookup *l,
+    struct pr_provider *out, const uint8_t **blob, size_t *bloblen)
+{
+	struct issued	*p, *other = NULL;
+
+	*blob = NULL;
+	*bloblen = 0;
+	TAILQ_FOREACH(p, &registry, entry) {
+		if ((p->uid != uid && uid != 0) || strcmp(p->p.id, l->id) != 0)
+			continue;
+		if (strcmp(p->p.version, l->version) == 0 &&
+		    strcmp(p->p.code_digest, l->code_digest) == 0 &&
+		    strcmp(p->p.source_digest, l->source_digest) == 0) {
+			*out = p->p;
+			*blob = p->blob;
+			*bloblen = p->bloblen;
+			return PR_GATES_EXACT;
+		}
+		if (other == NULL)
+			other = p;
+	}
+	if (other == NULL)
+		return PR_GATES_NONE;
+	*out = other->p;
+	out->blob_len = 0;
+	return PR_GATES_OTHER;
+}
+
 static struct issued *
 issued_find(const char *handle, uid_t uid)
 {
@@ -406,6 +466,7 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	const cJSON	*h, *clk, *tmo, *mr, *mo;
 	struct issued	*p;
 	struct job	*j;
+	int		 fl;
 
 	h = cJSON_GetObjectItemCaseSensitive(req, "provider");
 	clk = cJSON_GetObjectItemCaseSensitive(req, "clockMs");
@@ -414,6 +475,13 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	mo = cJSON_GetObjectItemCaseSensitive(req, "maxOutputBytes");
 	if (!enabled(c, id, NULL)) {
 		close(fd);
+		return;
+	}
+	/* As for the output descriptor: the runner's fatal, not ours. */
+	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_WRONLY) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "invoke: the records "
+		    "descriptor is not readable");
 		return;
 	}
 	if ((p = issued_find(h->valuestring, uid)) == NULL) {
@@ -466,6 +534,7 @@ void
 provider_output(struct ctl_conn *c, uint32_t id, int fd)
 {
 	struct job	*j;
+	int		 fl;
 
 	TAILQ_FOREACH(j, &jobs, entry)
 		if (j->conn == c && j->reqid == id && j->type == JOB_INVOKE &&
@@ -475,6 +544,14 @@ provider_output(struct ctl_conn *c, uint32_t id, int fd)
 		close(fd);
 		control_error(c, id, 0, SBX_E_BAD_REQUEST, "output: no invoke "
 		    "%u is waiting for its output descriptor", id);
+		return;
+	}
+	/* The runner ends itself (and the service) on a result descriptor
+	 * it cannot write: an agent must not be able to cause that. */
+	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "output: the "
+		    "descriptor is not writable");
 		return;
 	}
 	invoke_send(j, fd);

@@ -63,12 +63,10 @@ runner_job_claim(uint32_t job)
 	jobs[njobs++] = job;
 }
 
-/* IMSG_PR_DONE ends a job: success with count, or err's refusal. */
-void
-runner_done(uint32_t job, const struct prov_error *err, uint32_t count)
+static void
+job_release(uint32_t job)
 {
-	struct pr_done	 d;
-	size_t		 i;
+	size_t	 i;
 
 	for (i = 0; i < njobs; i++)
 		if (jobs[i] == job)
@@ -76,6 +74,24 @@ runner_done(uint32_t job, const struct prov_error *err, uint32_t count)
 	if (i == njobs)
 		fatalx("job %u finished but was never started", job);
 	jobs[i] = jobs[--njobs];
+}
+
+/* IMSG_PR_GATES_DONE ends a gates job, as runner_done ends the others. */
+void
+runner_gates_done(uint32_t job, const struct pr_gates_done *d)
+{
+	job_release(job);
+	runner_send(IMSG_PR_GATES_DONE, job, -1, d, sizeof(*d));
+	pool_fill();
+}
+
+/* IMSG_PR_DONE ends a job: success with count, or err's refusal. */
+void
+runner_done(uint32_t job, const struct prov_error *err, uint32_t count)
+{
+	struct pr_done	 d;
+
+	job_release(job);
 
 	memset(&d, 0, sizeof(d));
 	d.count = count;

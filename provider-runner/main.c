@@ -106,7 +106,13 @@ h_blob(struct imsgbuf *ib, struct imsg *imsg)
 	take_fd(imsg, 0);
 	if (imsg_get_len(imsg) == 0 || imsg_get_len(imsg) > PR_CHUNK)
 		fatalx("blob chunk of %zu bytes", imsg_get_len(imsg));
-	jobinvoke_blob(imsg_get_id(imsg), imsg->data, imsg_get_len(imsg));
+	/* A gates job's lookups bring blobs too (jobgates.c). */
+	if (jobgates_has(imsg_get_id(imsg)))
+		jobgates_blob(imsg_get_id(imsg), imsg->data,
+		    imsg_get_len(imsg));
+	else
+		jobinvoke_blob(imsg_get_id(imsg), imsg->data,
+		    imsg_get_len(imsg));
 }
 
 static void
@@ -120,6 +126,44 @@ h_invoke(struct imsgbuf *ib, struct imsg *imsg)
 	if (imsg_get_data(imsg, &inv, sizeof(inv)) == -1)
 		fatalx("invoke: bad size");
 	jobinvoke_start(imsg_get_id(imsg), fd, &inv);
+}
+
+static void
+h_gates_doc(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_gates_doc	 gd;
+	int			 fd;
+
+	(void)ib;
+	fd = take_fd(imsg, 1);
+	if (imsg_get_data(imsg, &gd, sizeof(gd)) == -1)
+		fatalx("gates doc: bad size");
+	jobgates_doc(imsg_get_id(imsg), fd, &gd);
+}
+
+static void
+h_gates_eval(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_gates_eval	 ge;
+	int			 fd;
+
+	(void)ib;
+	fd = take_fd(imsg, 1);
+	if (imsg_get_data(imsg, &ge, sizeof(ge)) == -1)
+		fatalx("gates eval: bad size");
+	jobgates_start(imsg_get_id(imsg), fd, &ge);
+}
+
+static void
+h_gates_issued(struct imsgbuf *ib, struct imsg *imsg)
+{
+	static struct pr_gates_issued	 gi;
+
+	(void)ib;
+	take_fd(imsg, 0);
+	if (imsg_get_data(imsg, &gi, sizeof(gi)) == -1)
+		fatalx("gates issued: bad size");
+	jobgates_issued(imsg_get_id(imsg), &gi);
 }
 
 static void
@@ -157,6 +201,10 @@ static const struct role_handler handlers[] = {
 	{ IMSG_PR_INVOKE, sizeof(struct pr_invoke), h_invoke },
 	{ IMSG_PR_EXITED, sizeof(struct launch_exit), h_exited },
 	{ IMSG_PR_POOL, sizeof(struct pr_pool), h_pool },
+	{ IMSG_PR_GATES_DOC, sizeof(struct pr_gates_doc), h_gates_doc },
+	{ IMSG_PR_GATES_EVAL, sizeof(struct pr_gates_eval), h_gates_eval },
+	{ IMSG_PR_GATES_ISSUED, sizeof(struct pr_gates_issued),
+	    h_gates_issued },
 };
 
 /*

@@ -427,11 +427,14 @@ void	 runner_send(uint32_t, uint32_t, int, const void *, size_t);
 void	 runner_send_blob(uint32_t, const unsigned char *, size_t);
 void	 runner_job_claim(uint32_t);
 void	 runner_done(uint32_t, const struct prov_error *, uint32_t);
+void	 runner_gates_done(uint32_t, const struct pr_gates_done *);
 uint32_t runner_tag_new(void);
 
 /* ---- trust.c: the operator's allowlist as the monitor sent it ---------- */
 struct runner_allowlist {
 	struct prov_allowlist	 al;
+	unsigned char		*raw;		/* the file's bytes */
+	size_t			 rawlen;
 	int			 refs;
 };
 
@@ -485,5 +488,30 @@ void	 jobload_start(uint32_t, int, const struct pr_load *);
 void	 jobinvoke_output(uint32_t, int);
 void	 jobinvoke_blob(uint32_t, const void *, size_t);
 void	 jobinvoke_start(uint32_t, int, const struct pr_invoke *);
+
+/* ---- gatesread.c: gate documents from descriptors ----------------------- */
+struct gates_registry;
+struct gates_floors;
+struct gates_error;
+struct json_value;
+/* A document (the .json rule by name), read bounded and parsed. */
+int	 gread_doc(int, const char *, struct json_value **,
+	    struct gates_error *);
+/* The operator's gate-packs directory: BUNDLE/gate-packs/ as aiwg:. */
+int	 gread_operator_packs(struct gates_registry *, int, const char *,
+	    struct gates_error *);
+/* An agent's --pack-dir (a pack file or a directory): project: packs. */
+int	 gread_pack_dir(struct gates_registry *, int, const char *,
+	    struct gates_error *);
+/* Floors from the gates configuration's bytes (NULL: none). */
+int	 gread_floors(const struct gates_registry *, const unsigned char *,
+	    size_t, struct gates_floors *, struct gates_error *);
+
+/* ---- jobgates.c: gates evaluate with isolated re-runs ------------------- */
+void	 jobgates_doc(uint32_t, int, const struct pr_gates_doc *);
+void	 jobgates_blob(uint32_t, const void *, size_t);
+void	 jobgates_issued(uint32_t, const struct pr_gates_issued *);
+void	 jobgates_start(uint32_t, int, const struct pr_gates_eval *);
+int	 jobgates_has(uint32_t);
 
 #endif /* SBX_RUNNER_H */

@@ -56,6 +56,11 @@ runner_allowlist_end(uint32_t total, struct prov_error *err)
 	else if (prov_allowlist_parse(pending, pending_len, &ra->al,
 	    err) == 0) {
 		ra->refs = 1;
+		/* The same file is the gates configuration (floors and
+		 * ceilings) that evaluations read. */
+		ra->raw = pending;
+		ra->rawlen = pending_len;
+		pending = NULL;
 		runner_allowlist_unref(current);
 		current = ra;
 		ra = NULL;
@@ -84,5 +89,6 @@ runner_allowlist_unref(struct runner_allowlist *ra)
 	if (ra == NULL || --ra->refs > 0)
 		return;
 	prov_allowlist_free(&ra->al);
+	freezero(ra->raw, ra->rawlen);
 	free(ra);
 }

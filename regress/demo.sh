@@ -31,6 +31,11 @@ demo_body() {
 	# The provider's sealed section, with its whole result beside it.
 	atf_check -o match:'^\{"codeDigest":"sha256:[0-9a-f]{64}","metrics":.*"result":\{' \
 	    cat demo.out
+	# Gate evaluation re-running the example provider over records.
+	atf_check -o match:'^decision PROMOTE' -o match:'^decision ROLLBACK' \
+	    -o match:'^  gate flakes-cap slice b: n 10 events 1 lte 0 -> fail ROLLBACK$' \
+	    -o match:'^  pin example.count/v1@1.0.0 code sha256:[0-9a-f]{64} records sha256:[0-9a-f]{64}$' \
+	    cat demo.out
 	if [ "$(id -u)" -ne 0 ]; then
 		atf_check -o match:"compile and run C in a 0700 project \(as $(id -un), whose service runs it as $(id -un)\)" \
 		    cat demo.out

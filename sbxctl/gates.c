@@ -38,7 +38,8 @@ const char *const cmd_gates_synopsis[] = {
 	"gates validate pack|binding|report|auto file [--pack-dir dir]...",
 	"gates evaluate --binding file --metrics file --holdout file "
 	    "[--upstream file] --now time --trusted-binding-digest digest "
-	    "[--pack-dir dir]... [--exit-decision]",
+	    "[--pack-dir dir]... [--records provider=file]... "
+	    "[--exit-decision]",
 	"gates list [--namespace ns]",
 	"gates show id",
 	"gates digest file",
@@ -52,6 +53,8 @@ struct gargs {
 	const char	*trusted, *ns, *accessed, *config;
 	char		*pack_dirs[PACK_DIRS_MAX];
 	size_t		 npack_dirs;
+	char		*records[PR_GATES_RECORDS_MAX];
+	size_t		 nrecords;
 	int		 exit_decision;
 	char		*pos[8];
 	size_t		 npos;
@@ -91,6 +94,16 @@ parse_args(struct sbxctl *ctx, int argc, char **argv, struct gargs *a)
 				return out_usage(ctx, "gates: more than %d "
 				    "--pack-dir", PACK_DIRS_MAX);
 			a->pack_dirs[a->npack_dirs++] = argv[++k];
+			continue;
+		}
+		if (strcmp(argv[k], "--records") == 0) {
+			if (k + 1 >= argc)
+				return out_usage(ctx, "gates: --records needs "
+				    "PROVIDER_ID=FILE");
+			if (a->nrecords == PR_GATES_RECORDS_MAX)
+				return out_usage(ctx, "gates: more than %d "
+				    "--records", PR_GATES_RECORDS_MAX);
+			a->records[a->nrecords++] = argv[++k];
 			continue;
 		}
 		if (strcmp(argv[k], "--exit-decision") == 0) {
@@ -277,6 +290,55 @@ g_validate(struct sbxctl *ctx, const struct gargs *a)
 /* ---- evaluate --------------------------------------------------------- */
 
 /*
+ * A binding that pins a bundle provider (a pin with a codeDigest) can
+ * only be evaluated with its isolated re-run: through the monitor.
+ */
+static int
+pins_bundle(const char *path)
+{
+	const struct json_value	*pins;
+	struct json_value	*doc;
+	struct gates_error	 err;
+	size_t			 i;
+	int			 r = 0;
+
+	memset(&err, 0, sizeof(err));
+	if (gl_read_doc(path, &doc, &err) == -1)
+		return 0;	/* the offline path reports it */
+	pins = gt_get(gt_get(doc, "spec"), "metricProviders");
+	for (i = 0; pins != NULL && pins->type == JSON_ARRAY &&
+	    i < pins->u.array.n; i++)
+		if (gt_is_str(gt_get(&pins->u.array.v[i], "codeDigest")))
+			r = 1;
+	json_free(doc);
+	return r;
+}
+
+static int
+g_evaluate_remote(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct gates_remote	 g;
+	int			 d, r;
+
+	memset(&g, 0, sizeof(g));
+	g.binding = a->binding;
+	g.metrics = a->metrics;
+	g.holdout = a->holdout;
+	g.upstream = a->upstream;
+	g.now = a->now;
+	g.trusted = a->trusted;
+	g.pack_dirs = a->pack_dirs;
+	g.npack_dirs = a->npack_dirs;
+	g.records = a->records;
+	g.nrecords = a->nrecords;
+	if ((r = gr_evaluate(ctx, &g, &d)) != SBXCTL_EXIT_OK ||
+	    !a->exit_decision)
+		return r;
+	return d == GATES_PROMOTE ? SBXCTL_EXIT_OK : d == GATES_HOLD ?
+	    GATES_EXIT_HOLD : GATES_EXIT_ROLLBACK;
+}
+
+/*
  * Read everything evaluation needs, then make the one library call.  The
  * reading order is the reference's: registry, floors, binding, metrics,
  * holdout, upstream.
@@ -302,6 +364,8 @@ g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 	if (!gates_digest_ok(a->trusted))
 		return out_usage(ctx, "gates evaluate: --trusted-binding-digest "
 		    "must match ^sha256:[0-9a-f]{64}$");
+	if (a->nrecords > 0 || pins_bundle(a->binding))
+		return g_evaluate_remote(ctx, a);
 	memset(&err, 0, sizeof(err));
 	memset(&floors, 0, sizeof(floors));
 	if (setup(ctx, a, &reg, &cfg, &err) == -1)

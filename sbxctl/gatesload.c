@@ -25,8 +25,8 @@
 #include "monitor/monitor.h"
 
 /* node's message for a failed open, which the reference reports. */
-static void
-io_error(struct gates_error *err, int e, const char *path)
+void
+gl_io_error(struct gates_error *err, int e, const char *path)
 {
 	const char	*code, *what;
 
@@ -72,11 +72,11 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
 	*bufp = NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC |
 	    (nofollow ? O_NOFOLLOW : 0))) == -1) {
-		io_error(err, errno, path);
+		gl_io_error(err, errno, path);
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		io_error(err, S_ISDIR(st.st_mode) ? EISDIR : EIO, path);
+		gl_io_error(err, S_ISDIR(st.st_mode) ? EISDIR : EIO, path);
 		close(fd);
 		return -1;
 	}
@@ -85,7 +85,7 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
 		if ((n = read(fd, buf + len, max + 1 - len)) == -1) {
 			if (errno == EINTR)
 				continue;
-			io_error(err, errno, path);
+			gl_io_error(err, errno, path);
 			free(buf);
 			close(fd);
 			return -1;
@@ -150,7 +150,7 @@ list_dir(const char *dir, int (*keep)(const char *, const char *),
 	size_t		 n = 0;
 
 	if ((d = opendir(dir)) == NULL) {
-		io_error(err, errno, dir);
+		gl_io_error(err, errno, dir);
 		return NULL;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -207,7 +207,7 @@ load_pack_file(const char *path, struct json_value **doc,
 	struct stat	 st;
 
 	if (lstat(path, &st) == -1) {
-		io_error(err, errno, path);
+		gl_io_error(err, errno, path);
 		return -1;
 	}
 	if (S_ISLNK(st.st_mode))
@@ -305,7 +305,7 @@ load_pack_dir(struct gates_registry *reg, const char *path,
 	int			 r = 0;
 
 	if (lstat(path, &st) == -1) {
-		io_error(err, errno, path);
+		gl_io_error(err, errno, path);
 		return -1;
 	}
 	if (S_ISLNK(st.st_mode))

@@ -37,6 +37,10 @@
 #define SBX_MSG_PROVIDER_INSPECT 11	/* {provider} */
 #define SBX_MSG_PROVIDER_INVOKE	12	/* {provider, clockMs, ...}, records fd */
 #define SBX_MSG_PROVIDER_OUTPUT	13	/* {}, the invoke's result fd */
+#define SBX_MSG_GATES_EVALUATE	14	/* {now, trustedBindingDigest, binding,
+					   metrics, holdout, upstream?,
+					   packDirs?, records?}, result fd */
+#define SBX_MSG_GATES_DOC	15	/* {}, one document's fd, in order */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 
@@ -61,6 +65,11 @@
  * attestation-mismatch, invalid-module, unregistered, timeout, cancelled,
  * rejected, budget-exceeded, invalid-records, duplicate,
  * sandbox-unavailable (and invalid-allowlist for the operator's file).
+ */
+/*
+ * gates evaluate refuses with "gates-" and the reference's error class:
+ * gates-input, gates-admission, gates-schema, gates-registry,
+ * gates-evaluation; the message is the reference's.
  */
 #define SBX_E_DISABLED		"disabled"
 #define SBX_E_UNREGISTERED	"unregistered"

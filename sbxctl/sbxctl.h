@@ -83,6 +83,19 @@ int	 gl_registry(struct gates_registry *, const char *, char *const *,
 	    size_t, struct gates_error *);
 int	 gl_floors(const struct gates_registry *, const char *,
 	    struct gates_floors *, struct gates_error *);
+void	 gl_io_error(struct gates_error *, int, const char *);
+
+/* gatesremote.c: gates evaluate through sbx-monitor (bundle re-runs). */
+struct gates_remote {
+	const char	*binding, *metrics, *holdout, *upstream;
+	const char	*now, *trusted;
+	char *const	*pack_dirs;
+	size_t		 npack_dirs;
+	char *const	*records;	/* "PROVIDER_ID=FILE" */
+	size_t		 nrecords;
+};
+/* The exit status; *decision is 0, 1, 2 (PROMOTE, HOLD, ROLLBACK). */
+int	 gr_evaluate(struct sbxctl *, const struct gates_remote *, int *);
 
 /* monitor.c: commands answered by sbx-monitor. */
 int	 cmd_ping(struct sbxctl *, int, char **);

@@ -296,6 +296,36 @@ scenario(const char *name, int count)
 		free(fds);
 		return "ok";
 	}
+	/*
+	 * Descriptors of the wrong access mode, which the provider runner
+	 * would take as a protocol violation (and end the service): the
+	 * monitor refuses them first.
+	 */
+	if (strcmp(name, "gates-readonly-result") == 0 ||
+	    strcmp(name, "gates-records-twice") == 0 ||
+	    strcmp(name, "invoke-writeonly-records") == 0) {
+		int	 p[2];
+
+		if (pipe(p) == -1)
+			err(1, "pipe");
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		if (strcmp(name, "invoke-writeonly-records") == 0)
+			msg_fd(fd, SBX_MSG_PROVIDER_INVOKE, "{\"provider\":"
+			    "\"prv-0\",\"clockMs\":1}", p[1]);
+		else
+			msg_fd(fd, SBX_MSG_GATES_EVALUATE, strcmp(name,
+			    "gates-readonly-result") == 0 ? "{\"now\":\"x\","
+			    "\"trustedBindingDigest\":\"x\",\"binding\":"
+			    "\"b\",\"metrics\":\"m\",\"holdout\":\"h\"}" :
+			    "{\"now\":\"x\",\"trustedBindingDigest\":\"x\","
+			    "\"binding\":\"b\",\"metrics\":\"m\","
+			    "\"holdout\":\"h\",\"records\":["
+			    "{\"provider\":\"p/v1\",\"file\":\"r\"},"
+			    "{\"provider\":\"p/v1\",\"file\":\"r\"}]}",
+			    strcmp(name, "gates-readonly-result") == 0 ?
+			    p[0] : p[1]);
+		return outcome(fd, 2);
+	}
 	if (strcmp(name, "silent") == 0) {
 		/* Say nothing; the caller runs other clients meanwhile and
 		 * then kills us.  Print once connected. */
