@@ -41,10 +41,11 @@ stop_monitor() {
 	wait "$(cat mon.pid)" || { cat mon.log; atf_fail "monitor exit"; }
 }
 
-# cgroups: the sandboxes' cgroups of the test monitor's launchers.
+# cgroups: the sandboxes' cgroups of this test's launcher ("sbx.PID.N";
+# other services of the same user have their own).
 cgroups() {
 	ls /sys/fs/cgroup/memory/sbx.$U /sys/fs/cgroup/pids/sbx.$U 2>/dev/null |
-	    grep '^sbx\.' | sort -u
+	    grep "^sbx\.$LPID\." | sort -u
 }
 
 cleanup() {
@@ -130,6 +131,8 @@ nothing_left_head() {
 nothing_left_body() {
 	setup
 	start_monitor
+	LPID=$(pgrep -P "$(cat mon.pid)" -x sbx-launcher)
+	[ -n "$LPID" ] || atf_fail "no sbx-launcher under the monitor"
 	i=0
 	while [ $i -lt 200 ]; do
 		"$C" -s "$SOCK" run -p small -- /bin/true ||
