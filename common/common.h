@@ -470,6 +470,11 @@ int	 digest_json(const struct json_value *, char out[DIGEST_STR_LEN + 1]);
 int	 digest_json_text(const void *, size_t, const struct json_limits *,
 	    char out[DIGEST_STR_LEN + 1], struct json_error *);
 
+/* ---- civil.c: calendar arithmetic of the date readers ------------------ */
+int	 civil_digits(const char *, size_t, int *);
+int	 civil_month_days(long, int);
+int64_t	 civil_days(long, int, int);
+
 /* ---- sandbox spec: launcher <-> shim (DESIGN 1) ----------------------- */
 /*
  * spec.c, spec_default.c, status.c.  The spec is what one sandbox gets: the

@@ -23,49 +23,6 @@
 
 #define TIME_MAX	8640000000000000LL
 
-static int
-ndigits(const char *s, size_t n, int *out)
-{
-	size_t	 i;
-	int	 v = 0;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-static int
-leap(long y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-static int
-month_days(long y, int m)
-{
-	static const int	 d[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30,
-	    31, 30, 31 };
-
-	return m == 2 && leap(y) ? 29 : d[m - 1];
-}
-
-static int64_t
-days_from_civil(long y, int m, int d)
-{
-	int64_t	 era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 int
 gates_date_parse(const char *s, int64_t *ms)
 {
@@ -77,42 +34,42 @@ gates_date_parse(const char *s, int64_t *ms)
 
 	if (*p == '+' || *p == '-') {
 		sign = *p == '-' ? -1 : 1;
-		if (ndigits(p + 1, 6, &v) == -1)
+		if (civil_digits(p + 1, 6, &v) == -1)
 			return -1;
 		if (sign == -1 && v == 0)
 			return -1;	/* -000000 is not a year */
 		year = sign * (long)v;
 		p += 7;
 	} else {
-		if (ndigits(p, 4, &y4) == -1)
+		if (civil_digits(p, 4, &y4) == -1)
 			return -1;
 		year = y4;
 		p += 4;
 	}
 	if (*p == '-') {
-		if (ndigits(p + 1, 2, &mon) == -1 || mon < 1 || mon > 12)
+		if (civil_digits(p + 1, 2, &mon) == -1 || mon < 1 || mon > 12)
 			return -1;
 		p += 3;
 		if (*p == '-') {
-			if (ndigits(p + 1, 2, &day) == -1 || day < 1 ||
+			if (civil_digits(p + 1, 2, &day) == -1 || day < 1 ||
 			    day > 31)
 				return -1;
 			p += 3;
 		}
 	}
 	if (*p == '\0') {
-		t = (days_from_civil(year, mon, day)) * 86400000LL;
+		t = (civil_days(year, mon, day)) * 86400000LL;
 		goto done;
 	}
 	if (*p != 'T' && *p != 't' && *p != ' ')
 		return -1;
 	p++;
-	if (ndigits(p, 2, &hh) == -1 || p[2] != ':' ||
-	    ndigits(p + 3, 2, &mm) == -1)
+	if (civil_digits(p, 2, &hh) == -1 || p[2] != ':' ||
+	    civil_digits(p + 3, 2, &mm) == -1)
 		return -1;
 	p += 5;
 	if (*p == ':') {
-		if (ndigits(p + 1, 2, &ss) == -1)
+		if (civil_digits(p + 1, 2, &ss) == -1)
 			return -1;
 		p += 3;
 		if (*p == '.') {
@@ -133,12 +90,12 @@ gates_date_parse(const char *s, int64_t *ms)
 		p++;
 	else if (*p == '+' || *p == '-') {
 		sign = *p == '-' ? -1 : 1;
-		if (ndigits(p + 1, 2, &oh) == -1)
+		if (civil_digits(p + 1, 2, &oh) == -1)
 			return -1;
 		p += 3;
 		if (*p == ':')
 			p++;
-		if (ndigits(p, 2, &om) == -1)
+		if (civil_digits(p, 2, &om) == -1)
 			return -1;
 		p += 2;
 		if (oh > 23 || om > 59)
@@ -146,7 +103,7 @@ gates_date_parse(const char *s, int64_t *ms)
 	}
 	if (*p != '\0')
 		return -1;
-	t = ((days_from_civil(year, mon, day) * 24 + hh) * 60 + mm) * 60000 +
+	t = ((civil_days(year, mon, day) * 24 + hh) * 60 + mm) * 60000 +
 	    (int64_t)ss * 1000 + frac - (int64_t)sign * (oh * 60 + om) * 60000;
  done:
 	if (t > TIME_MAX || t < -TIME_MAX)
@@ -174,9 +131,9 @@ format_time(const char *p)
 {
 	int	 hr, min, sec, tzh = 0, tzm = 0, sign = 1, utcmin, utchr;
 
-	if (ndigits(p, 2, &hr) == -1 || p[2] != ':' ||
-	    ndigits(p + 3, 2, &min) == -1 || p[5] != ':' ||
-	    ndigits(p + 6, 2, &sec) == -1)
+	if (civil_digits(p, 2, &hr) == -1 || p[2] != ':' ||
+	    civil_digits(p + 3, 2, &min) == -1 || p[5] != ':' ||
+	    civil_digits(p + 6, 2, &sec) == -1)
 		return 0;
 	p += 8;
 	if (*p == '.') {
@@ -190,13 +147,13 @@ format_time(const char *p)
 		p++;
 	else if (*p == '+' || *p == '-') {
 		sign = *p == '-' ? -1 : 1;
-		if (ndigits(p + 1, 2, &tzh) == -1)
+		if (civil_digits(p + 1, 2, &tzh) == -1)
 			return 0;
 		p += 3;
 		if (*p == ':')
 			p++;
 		if (*p != '\0') {
-			if (ndigits(p, 2, &tzm) == -1)
+			if (civil_digits(p, 2, &tzm) == -1)
 				return 0;
 			p += 2;
 		}
@@ -229,11 +186,11 @@ gates_format_datetime(const char *s)
 		}
 	if (seps != 1 || at != 10)
 		return 0;
-	if (ndigits(s, 4, &y) == -1 || s[4] != '-' ||
-	    ndigits(s + 5, 2, &m) == -1 || s[7] != '-' ||
-	    ndigits(s + 8, 2, &d) == -1)
+	if (civil_digits(s, 4, &y) == -1 || s[4] != '-' ||
+	    civil_digits(s + 5, 2, &m) == -1 || s[7] != '-' ||
+	    civil_digits(s + 8, 2, &d) == -1)
 		return 0;
-	if (m < 1 || m > 12 || d < 1 || d > month_days(y, m))
+	if (m < 1 || m > 12 || d < 1 || d > civil_month_days(y, m))
 		return 0;
 	return format_time(s + 11);
 }

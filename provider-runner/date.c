@@ -18,50 +18,6 @@
 /* ECMAScript's time value range: +-8.64e15 ms around the epoch. */
 #define TIME_MAX	8640000000000000LL
 
-static int
-digits(const char *s, size_t n, int *out)
-{
-	size_t	 i;
-	int	 v = 0;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-static int
-leap(long y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-static int
-mdays(long y, int m)
-{
-	static const int	 d[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30,
-	    31, 30, 31 };
-
-	return m == 2 && leap(y) ? 29 : d[m - 1];
-}
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), any sign. */
-static int64_t
-days_from_civil(long y, int m, int d)
-{
-	int64_t	 era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 struct dt {
 	long	 year;
 	int	 mon, day, hour, min, sec, ms;
@@ -71,7 +27,7 @@ struct dt {
 static int64_t
 dt_ms(const struct dt *t)
 {
-	return ((days_from_civil(t->year, t->mon, t->day) * 24 + t->hour) *
+	return ((civil_days(t->year, t->mon, t->day) * 24 + t->hour) *
 	    60 + t->min - t->offset) * 60000 + (int64_t)t->sec * 1000 + t->ms;
 }
 
@@ -83,13 +39,13 @@ parse_time(const char **sp, struct dt *t, int need_seconds)
 	size_t		 n;
 	int		 f = 0;
 
-	if (digits(s, 2, &t->hour) == -1 || s[2] != ':' ||
-	    digits(s + 3, 2, &t->min) == -1)
+	if (civil_digits(s, 2, &t->hour) == -1 || s[2] != ':' ||
+	    civil_digits(s + 3, 2, &t->min) == -1)
 		return -1;
 	s += 5;
 	t->sec = t->ms = 0;
 	if (*s == ':') {
-		if (digits(s + 1, 2, &t->sec) == -1)
+		if (civil_digits(s + 1, 2, &t->sec) == -1)
 			return -1;
 		s += 3;
 		if (*s == '.') {
@@ -99,7 +55,7 @@ parse_time(const char **sp, struct dt *t, int need_seconds)
 			if (n == 0)
 				return -1;
 			/* Milliseconds; further digits are truncated. */
-			digits(s, n < 3 ? n : 3, &f);
+			civil_digits(s, n < 3 ? n : 3, &f);
 			t->ms = n == 1 ? f * 100 : n == 2 ? f * 10 : f;
 			s += n;
 		}
@@ -123,9 +79,9 @@ prov_datetime_zod(const char *s, int64_t *ms)
 	memset(&t, 0, sizeof(t));
 	if (strlen(s) > PROV_DATETIME_MAX)
 		return -1;
-	if (digits(s, 4, &y) == -1 || s[4] != '-' ||
-	    digits(s + 5, 2, &t.mon) == -1 || s[7] != '-' ||
-	    digits(s + 8, 2, &t.day) == -1 || s[10] != 'T')
+	if (civil_digits(s, 4, &y) == -1 || s[4] != '-' ||
+	    civil_digits(s + 5, 2, &t.mon) == -1 || s[7] != '-' ||
+	    civil_digits(s + 8, 2, &t.day) == -1 || s[10] != 'T')
 		return -1;
 	t.year = y;
 	s += 11;
@@ -134,7 +90,7 @@ prov_datetime_zod(const char *s, int64_t *ms)
 	if (s[0] != 'Z' || s[1] != '\0')
 		return -1;
 	if (t.mon < 1 || t.mon > 12 || t.day < 1 ||
-	    t.day > mdays(t.year, t.mon))
+	    t.day > civil_month_days(t.year, t.mon))
 		return -1;
 	*ms = dt_ms(&t);
 	return 0;
@@ -152,7 +108,7 @@ prov_datetime_es(const char *s)
 	if (strlen(s) > PROV_DATETIME_MAX)
 		return -1;
 	if (s[0] == '+' || s[0] == '-') {
-		if (digits(s + 1, 6, &y) == -1)
+		if (civil_digits(s + 1, 6, &y) == -1)
 			return -1;
 		/* -000000 is the one spelling the format forbids. */
 		if (s[0] == '-' && y == 0)
@@ -160,23 +116,23 @@ prov_datetime_es(const char *s)
 		t.year = s[0] == '-' ? -(long)y : y;
 		s += 7;
 	} else {
-		if (digits(s, 4, &y) == -1)
+		if (civil_digits(s, 4, &y) == -1)
 			return -1;
 		t.year = y;
 		s += 4;
 	}
 	if (*s == '-') {
-		if (digits(s + 1, 2, &t.mon) == -1)
+		if (civil_digits(s + 1, 2, &t.mon) == -1)
 			return -1;
 		s += 3;
 		if (*s == '-') {
-			if (digits(s + 1, 2, &t.day) == -1)
+			if (civil_digits(s + 1, 2, &t.day) == -1)
 				return -1;
 			s += 3;
 		}
 	}
 	if (t.mon < 1 || t.mon > 12 || t.day < 1 ||
-	    t.day > mdays(t.year, t.mon))
+	    t.day > civil_month_days(t.year, t.mon))
 		return -1;
 	if (*s == 'T') {
 		s++;
@@ -185,8 +141,8 @@ prov_datetime_es(const char *s)
 		if (*s == 'Z')
 			s++;
 		else if (*s == '+' || *s == '-') {
-			if (digits(s + 1, 2, &oh) == -1 || s[3] != ':' ||
-			    digits(s + 4, 2, &om) == -1 || oh > 23 || om > 59)
+			if (civil_digits(s + 1, 2, &oh) == -1 || s[3] != ':' ||
+			    civil_digits(s + 4, 2, &om) == -1 || oh > 23 || om > 59)
 				return -1;
 			t.offset = (s[0] == '-' ? -1 : 1) * (oh * 60 + om);
 			s += 6;
