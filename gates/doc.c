@@ -39,6 +39,31 @@ gates_path_is_json(const char *path)
 }
 
 static int
+has_suffix(const char *s, const char *suffix)
+{
+	size_t	 n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+/* A name a pack file may have: .json, .yaml or .yml (case-blind). */
+int
+gates_path_is_doc(const char *path)
+{
+	return has_suffix(path, ".json") || has_suffix(path, ".yaml") ||
+	    has_suffix(path, ".yml");
+}
+
+/* A pack of a directory of packs: *.gatepack.{yaml,yml,json}. */
+int
+gates_path_is_pack(const char *path)
+{
+	return has_suffix(path, ".gatepack.yaml") ||
+	    has_suffix(path, ".gatepack.yml") ||
+	    has_suffix(path, ".gatepack.json");
+}
+
+static int
 parse_json(const void *buf, size_t len, struct json_value **out,
     struct gates_error *err)
 {

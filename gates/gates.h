@@ -266,6 +266,8 @@ int	 gates_digest(const struct json_value *, char[DIGEST_STR_LEN + 1],
 int	 gates_doc_parse(const void *, size_t, int is_json,
 	    struct json_value **, struct gates_error *);
 int	 gates_path_is_json(const char *);
+int	 gates_path_is_doc(const char *);
+int	 gates_path_is_pack(const char *);
 
 /* ---- date.c: Date.parse ------------------------------------------------ */
 /*

@@ -73,22 +73,6 @@ gread_doc(int fd, const char *name, struct json_value **out,
 }
 
 static int
-has_suffix(const char *s, const char *suffix)
-{
-	size_t	 n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcasecmp(s + n - m, suffix) == 0;
-}
-
-static int
-is_pack_name(const char *name)
-{
-	return has_suffix(name, ".gatepack.yaml") ||
-	    has_suffix(name, ".gatepack.yml") ||
-	    has_suffix(name, ".gatepack.json");
-}
-
-static int
 cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -150,7 +134,7 @@ static int
 keep_pack(int dfd, const char *name)
 {
 	(void)dfd;
-	return is_pack_name(name);
+	return gates_path_is_pack(name);
 }
 
 static int
@@ -302,8 +286,7 @@ gread_pack_dir(struct gates_registry *reg, int fd, const char *name,
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		if (!has_suffix(name, ".json") && !has_suffix(name, ".yaml") &&
-		    !has_suffix(name, ".yml")) {
+		if (!gates_path_is_doc(name)) {
 			close(fd);
 			return gates_fail(err, GATES_E_INPUT, "gate pack file "
 			    "must end in .json, .yaml or .yml: %s", name);

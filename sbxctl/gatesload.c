@@ -118,22 +118,6 @@ gl_read_doc(const char *path, struct json_value **out,
 }
 
 static int
-has_suffix(const char *s, const char *suffix)
-{
-	size_t	 n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcasecmp(s + n - m, suffix) == 0;
-}
-
-static int
-is_pack_name(const char *name)
-{
-	return has_suffix(name, ".gatepack.yaml") ||
-	    has_suffix(name, ".gatepack.yml") ||
-	    has_suffix(name, ".gatepack.json");
-}
-
-static int
 cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -180,7 +164,7 @@ static int
 keep_pack(const char *dir, const char *name)
 {
 	(void)dir;
-	return is_pack_name(name);
+	return gates_path_is_pack(name);
 }
 
 static int
@@ -312,8 +296,7 @@ load_pack_dir(struct gates_registry *reg, const char *path,
 		return gates_fail(err, GATES_E_INPUT, "gate pack path must not "
 		    "be a symlink: %s", path);
 	if (!S_ISDIR(st.st_mode)) {
-		if (!has_suffix(path, ".json") && !has_suffix(path, ".yaml") &&
-		    !has_suffix(path, ".yml"))
+		if (!gates_path_is_doc(path))
 			return gates_fail(err, GATES_E_INPUT, "gate pack file "
 			    "must end in .json, .yaml or .yml: %s", path);
 		if (load_pack_file(path, &doc, err) == -1)

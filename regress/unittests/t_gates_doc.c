@@ -284,6 +284,23 @@ ATF_TC_BODY(schema_messages, tc)
 	    "values");
 }
 
+/* Which names are documents, and which are packs of a pack directory. */
+ATF_TC_WITHOUT_HEAD(file_names);
+ATF_TC_BODY(file_names, tc)
+{
+	ATF_CHECK(gates_path_is_json("a/b.JSON"));
+	ATF_CHECK(!gates_path_is_json("b.json.yaml"));
+	ATF_CHECK(gates_path_is_doc("p.yaml") && gates_path_is_doc("p.YML") &&
+	    gates_path_is_doc("p.json"));
+	ATF_CHECK(!gates_path_is_doc("p.txt") && !gates_path_is_doc("yaml"));
+	ATF_CHECK(gates_path_is_pack("x.gatepack.yaml") &&
+	    gates_path_is_pack("x.GatePack.yml") &&
+	    gates_path_is_pack("x.gatepack.json"));
+	ATF_CHECK(!gates_path_is_pack("x.yaml") &&
+	    !gates_path_is_pack("gatepack.yaml") &&
+	    !gates_path_is_pack("x.gatepack.txt"));
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, json_rules);
@@ -292,5 +309,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, shipped_digests);
 	ATF_TP_ADD_TC(tp, dates);
 	ATF_TP_ADD_TC(tp, schema_messages);
+	ATF_TP_ADD_TC(tp, file_names);
 	return atf_no_error();
 }
