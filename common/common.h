@@ -375,6 +375,9 @@ struct json_error {
 };
 
 /* json.c: 0 and *out set, or -1 with err filled in (err may be NULL). */
+/* Lookups on a parsed tree: an object's member by ASCII key, or NULL. */
+int	 json_key_is(const struct json_string *, const char *);
+const struct json_value *json_get(const struct json_value *, const char *);
 int	 json_parse(const void *buf, size_t len, const struct json_limits *,
 	    struct json_value **out, struct json_error *err);
 /* The elements of a top-level array one at a time (see json.c). */

@@ -898,3 +898,31 @@ json_string_from_utf8(struct json_string *out, const char *s, size_t len)
 	out->len = ulen;
 	return 0;
 }
+
+/* Does a JSON key spell the ASCII string key exactly? */
+int
+json_key_is(const struct json_string *k, const char *key)
+{
+	size_t	 i, n = strlen(key);
+
+	if (k->len != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (k->u[i] != (unsigned char)key[i])
+			return 0;
+	return 1;
+}
+
+/* The member key of an object, or NULL (also when v is no object). */
+const struct json_value *
+json_get(const struct json_value *v, const char *key)
+{
+	size_t	 i;
+
+	if (v == NULL || v->type != JSON_OBJECT)
+		return NULL;
+	for (i = 0; i < v->u.object.n; i++)
+		if (json_key_is(&v->u.object.m[i].key, key))
+			return &v->u.object.m[i].value;
+	return NULL;
+}

@@ -107,9 +107,9 @@ visit(struct admit *a, const struct json_value *v, size_t depth)
 			return refuse(a, "property-count");
 		for (i = 0; i < v->u.object.n; i++) {
 			k = &v->u.object.m[i].key;
-			if (gt_key_is(k, "__proto__") ||
-			    gt_key_is(k, "prototype") ||
-			    gt_key_is(k, "constructor"))
+			if (json_key_is(k, "__proto__") ||
+			    json_key_is(k, "prototype") ||
+			    json_key_is(k, "constructor"))
 				return refuse(a, "unsafe-key");
 			if (add(a, string_json_bytes(k)) == -1)
 				return -1;

@@ -30,7 +30,7 @@ static int
 check_value(const char *name, const struct json_value *decl, double v,
     struct gates_error *err)
 {
-	const struct json_value	*type = gt_get(decl, "type");
+	const struct json_value	*type = json_get(decl, "type");
 	int			 safe;
 
 	safe = isfinite(v) && floor(v) == v && fabs(v) <= 9007199254740991.0;
@@ -74,20 +74,20 @@ resolve_pins(const struct gates_registry *reg, const char *bid,
 	res->packs = xcalloc(pins->u.array.n, sizeof(*res->packs));
 	for (i = 0; i < pins->u.array.n; i++) {
 		pin = &pins->u.array.v[i];
-		id = gt_cstr(gt_get(pin, "id"));
-		ver = gt_cstr(gt_get(pin, "version"));
+		id = gt_cstr(json_get(pin, "id"));
+		ver = gt_cstr(json_get(pin, "version"));
 		r = 0;
 		if ((p = gates_registry_lookup(reg, id, err)) == NULL)
 			r = -1;
 		else if (strcmp(p->id, id) != 0)
 			r = REG("binding %s must pin the full pack id (got "
 			    "'%s')", bid, id);
-		else if (!gt_str_is(gt_get(gt_get(p->authored, "metadata"),
+		else if (!gt_str_is(json_get(json_get(p->authored, "metadata"),
 		    "version"), ver) ||
-		    !gt_str_is(gt_get(pin, "digest"), p->digest))
+		    !gt_str_is(json_get(pin, "digest"), p->digest))
 			r = REG("binding %s pack pin mismatch for %s@%s", bid,
 			    id, ver);
-		else if (!gt_str_is(gt_get(pin, "resolvedDigest"),
+		else if (!gt_str_is(json_get(pin, "resolvedDigest"),
 		    p->resolved_digest))
 			r = REG("binding %s composed-pack pin mismatch for "
 			    "%s@%s", bid, id, ver);
@@ -113,25 +113,25 @@ check_providers(const struct gates_registry *reg, const char *bid,
 
 	for (i = 0; i < pins->u.array.n; i++) {
 		pin = &pins->u.array.v[i];
-		id = gt_cstr(gt_get(pin, "id"));
+		id = gt_cstr(json_get(pin, "id"));
 		if ((prov = gates_registry_provider(reg, id)) == NULL) {
 			REG("binding %s pins unknown provider %s", bid, id);
 			goto fail;
 		}
 		gates_provider_source_digest(prov, sd);
-		if (!gt_str_is(gt_get(pin, "version"), prov->version) ||
-		    !gt_str_is(gt_get(pin, "sourceDigest"), sd)) {
+		if (!gt_str_is(json_get(pin, "version"), prov->version) ||
+		    !gt_str_is(json_get(pin, "sourceDigest"), sd)) {
 			REG("binding %s provider pin mismatch for %s", bid, id);
 			goto fail;
 		}
 		if (prov->code_digest != NULL) {
-			if (!gt_str_is(gt_get(pin, "codeDigest"),
+			if (!gt_str_is(json_get(pin, "codeDigest"),
 			    prov->code_digest)) {
 				REG("binding %s provider code pin mismatch for "
 				    "%s", bid, id);
 				goto fail;
 			}
-			mp = gt_cstr(gt_get(pin, "recordsDigest"));
+			mp = gt_cstr(json_get(pin, "recordsDigest"));
 			if (mp == NULL || !gates_digest_ok(mp)) {
 				free(mp);
 				REG("binding %s provider records pin mismatch "
@@ -140,12 +140,12 @@ check_providers(const struct gates_registry *reg, const char *bid,
 			}
 			free(mp);
 		} else {
-			if (gt_get(pin, "codeDigest") != NULL) {
+			if (json_get(pin, "codeDigest") != NULL) {
 				REG("binding %s provider code pin mismatch for "
 				    "%s", bid, id);
 				goto fail;
 			}
-			if (gt_get(pin, "recordsDigest") != NULL) {
+			if (json_get(pin, "recordsDigest") != NULL) {
 				REG("binding %s provider records pin mismatch "
 				    "for %s", bid, id);
 				goto fail;
@@ -158,15 +158,15 @@ check_providers(const struct gates_registry *reg, const char *bid,
 	for (i = 0; i < res->npacks; i++) {
 		gates = gp_gates(res->packs[i].pack->composed);
 		for (j = 0; j < gates->u.array.n; j++) {
-			metric = gt_get(&gates->u.array.v[j], "metric");
+			metric = json_get(&gates->u.array.v[j], "metric");
 			if (metric == NULL)
 				continue;
 			for (pinned = 0, k = 0; k < pins->u.array.n && !pinned;
 			    k++)
-				pinned = gt_equal(gt_get(&pins->u.array.v[k],
-				    "id"), gt_get(metric, "provider"));
+				pinned = gt_equal(json_get(&pins->u.array.v[k],
+				    "id"), json_get(metric, "provider"));
 			if (!pinned) {
-				id = gt_cstr(gt_get(metric, "provider"));
+				id = gt_cstr(json_get(metric, "provider"));
 				REG("binding %s leaves provider %s used by a "
 				    "gate unpinned", bid, id);
 				goto fail;
@@ -204,7 +204,7 @@ resolve_params(const char *bid, const struct json_value *bparams,
 			q = gp_qualify(res->packs[i].pack->id, &k);
 			/* Map.set: a known key keeps its place. */
 			for (l = 0; l < declared.u.object.n; l++)
-				if (gt_key_is(&declared.u.object.m[l].key, q))
+				if (json_key_is(&declared.u.object.m[l].key, q))
 					break;
 			if (l < declared.u.object.n) {
 				json_value_clear(&declared.u.object.m[l].value);
@@ -219,8 +219,8 @@ resolve_params(const char *bid, const struct json_value *bparams,
 	for (i = 0; i < declared.u.object.n; i++) {
 		q = gt_jstr_cstr(&declared.u.object.m[i].key);
 		decl = &declared.u.object.m[i].value;
-		if ((v = gt_get(bparams, q)) == NULL)
-			v = gt_get(decl, "default");
+		if ((v = json_get(bparams, q)) == NULL)
+			v = json_get(decl, "default");
 		if (v == NULL) {
 			REG("binding %s is missing required parameter %s",
 			    bid, q);
@@ -261,8 +261,8 @@ check_slices(const char *bid, const struct json_value *spec,
 	size_t			 i, j, k, l;
 	int			 all, found;
 
-	slices = gt_get(spec, "slices");
-	groups = gt_get(spec, "sliceGroups");
+	slices = json_get(spec, "slices");
+	groups = json_get(spec, "sliceGroups");
 	for (i = 0; groups != NULL && i < groups->u.object.n; i++) {
 		members = &groups->u.object.m[i].value;
 		for (j = 0; j < members->u.array.n; j++)
@@ -276,15 +276,15 @@ check_slices(const char *bid, const struct json_value *spec,
 				return -1;
 			}
 	}
-	refs = gt_get(spec, "references");
+	refs = json_get(spec, "references");
 	for (i = 0; i < res->npacks; i++) {
 		gates = gp_gates(res->packs[i].pack->composed);
 		for (j = 0; j < gates->u.array.n; j++) {
 			gate = &gates->u.array.v[j];
-			g = gt_cstr(gt_get(gate, "id"));
-			scope = gt_get(gate, "scope");
-			lists[0] = gt_get(scope, "slices");
-			lists[1] = gt_get(scope, "except");
+			g = gt_cstr(json_get(gate, "id"));
+			scope = json_get(gate, "scope");
+			lists[0] = json_get(scope, "slices");
+			lists[1] = json_get(scope, "except");
 			for (l = 0; l < 2; l++)
 				for (k = 0; lists[l] != NULL &&
 				    k < lists[l]->u.array.n; k++)
@@ -299,11 +299,11 @@ check_slices(const char *bid, const struct json_value *spec,
 						free(g);
 						return -1;
 					}
-			vs = gt_get(gt_get(gate, "statistic"), "vs");
+			vs = json_get(json_get(gate, "statistic"), "vs");
 			if (vs != NULL) {
 				for (found = 0, k = 0; k < refs->u.array.n &&
 				    !found; k++)
-					found = gt_equal(gt_get(
+					found = gt_equal(json_get(
 					    &refs->u.array.v[k], "name"), vs);
 				if (!found) {
 					s = gt_cstr(vs);
@@ -314,7 +314,7 @@ check_slices(const char *bid, const struct json_value *spec,
 					return -1;
 				}
 			}
-			if (gt_str_is(gt_get(scope, "mode"), "each")) {
+			if (gt_str_is(json_get(scope, "mode"), "each")) {
 				for (all = 1, k = 0; k < slices->u.array.n &&
 				    all; k++)
 					all = str_in(lists[1],
@@ -346,29 +346,29 @@ gates_resolve_binding(const struct gates_registry *reg,
 	gt_set_obj(&res->params);
 	if (gates_validate_document(doc, err) == -1)
 		return -1;
-	if (!gt_str_is(gt_get(doc, "kind"), "GateBinding"))
+	if (!gt_str_is(json_get(doc, "kind"), "GateBinding"))
 		return REG("resolveBinding requires a GateBinding document");
 	res->binding = doc;
-	gt_strlcpy(bid, gt_get(gt_get(doc, "metadata"), "id"), sizeof(bid));
-	spec = gt_get(doc, "spec");
-	pins = gt_get(spec, "packs");
+	gt_strlcpy(bid, json_get(json_get(doc, "metadata"), "id"), sizeof(bid));
+	spec = json_get(doc, "spec");
+	pins = json_get(spec, "packs");
 	for (i = 0; i < pins->u.array.n; i++)
 		for (j = 0; j < i; j++)
-			if (gt_equal(gt_get(&pins->u.array.v[i], "id"),
-			    gt_get(&pins->u.array.v[j], "id"))) {
-				a = gt_cstr(gt_get(&pins->u.array.v[i], "id"));
+			if (gt_equal(json_get(&pins->u.array.v[i], "id"),
+			    json_get(&pins->u.array.v[j], "id"))) {
+				a = gt_cstr(json_get(&pins->u.array.v[i], "id"));
 				REG("binding %s pins pack %s twice", bid, a);
 				free(a);
 				goto fail;
 			}
 	if (resolve_pins(reg, bid, pins, res, err) == -1 ||
-	    check_providers(reg, bid, gt_get(spec, "metricProviders"), res,
+	    check_providers(reg, bid, json_get(spec, "metricProviders"), res,
 	    err) == -1 ||
-	    resolve_params(bid, gt_get(spec, "parameters"), res, err) == -1 ||
+	    resolve_params(bid, json_get(spec, "parameters"), res, err) == -1 ||
 	    check_slices(bid, spec, res, err) == -1)
 		goto fail;
-	a = gt_cstr(gt_get(spec, "registeredAt"));
-	b = gt_cstr(gt_get(spec, "frozenAt"));
+	a = gt_cstr(json_get(spec, "registeredAt"));
+	b = gt_cstr(json_get(spec, "frozenAt"));
 	i = gates_date_parse(a, &reg_at) == -1 ||
 	    gates_date_parse(b, &frozen_at) == -1;
 	free(a);

@@ -39,19 +39,19 @@ static int
 scope_tightens(const char *cid, const struct json_value *parent,
     const struct json_value *child, struct gates_error *err)
 {
-	const struct json_value	*from = gt_get(parent, "scope");
-	const struct json_value	*to = gt_get(child, "scope");
+	const struct json_value	*from = json_get(parent, "scope");
+	const struct json_value	*to = json_get(child, "scope");
 	const struct json_value	*fs, *ts, *fe, *te;
 	char			*fm, *tm, *s;
 	size_t			 i, n;
 	int			 r = 0;
 
-	fm = gt_cstr(gt_get(from, "mode"));
-	tm = gt_cstr(gt_get(to, "mode"));
-	fs = gt_get(from, "slices");
-	ts = gt_get(to, "slices");
-	fe = gt_get(from, "except");
-	te = gt_get(to, "except");
+	fm = gt_cstr(json_get(from, "mode"));
+	tm = gt_cstr(json_get(to, "mode"));
+	fs = json_get(from, "slices");
+	ts = json_get(to, "slices");
+	fe = json_get(from, "except");
+	te = json_get(to, "except");
 	if (strcmp(fm, tm) == 0) {
 		if (strcmp(tm, "listed") == 0) {
 			for (i = 0; i < alen(fs); i++)
@@ -92,8 +92,8 @@ scope_tightens(const char *cid, const struct json_value *parent,
 		goto out;
 	}
 	if (strcmp(fm, "all") == 0 && strcmp(tm, "each") == 0 &&
-	    (gt_str_is(gt_get(child, "kind"), "count-min") ||
-	    gt_str_is(gt_get(child, "kind"), "minimum-n"))) {
+	    (gt_str_is(json_get(child, "kind"), "count-min") ||
+	    gt_str_is(json_get(child, "kind"), "minimum-n"))) {
 		if (alen(te) > 0)
 			r = REG("gate %s scope all -> each may not except "
 			    "slices", cid);
@@ -139,7 +139,7 @@ mode_of(const struct json_value *stat)
 	    'f', 'e', 'r', 'i', 'o', 'r', 'i', 't', 'y' };
 	static const struct json_value	 dflt = { .type = JSON_STRING,
 	    .u.string = { (uint16_t *)ni, nitems(ni) } };
-	const struct json_value		*m = gt_get(stat, "mode");
+	const struct json_value		*m = json_get(stat, "mode");
 
 	return m != NULL ? m : &dflt;
 }
@@ -147,7 +147,7 @@ mode_of(const struct json_value *stat)
 static int
 ref_param_equal(const struct json_value *a, const struct json_value *b)
 {
-	return gt_equal(gt_get(a, "param"), gt_get(b, "param"));
+	return gt_equal(json_get(a, "param"), json_get(b, "param"));
 }
 
 int
@@ -165,19 +165,19 @@ gates_gate_tightens(const struct json_value *parent,
 	size_t			 i;
 	int			 eq;
 
-	gt_strlcpy(cid, gt_get(child, "id"), sizeof(cid));
-	gt_strlcpy(pk, gt_get(parent, "kind"), sizeof(pk));
-	gt_strlcpy(ck, gt_get(child, "kind"), sizeof(ck));
+	gt_strlcpy(cid, json_get(child, "id"), sizeof(cid));
+	gt_strlcpy(pk, json_get(parent, "kind"), sizeof(pk));
+	gt_strlcpy(ck, json_get(child, "kind"), sizeof(ck));
 	if (strcmp(pk, ck) != 0)
 		return REG("gate %s may not change kind %s -> %s", cid, pk, ck);
-	if (!json_or_null_equal(gt_get(parent, "metric"),
-	    gt_get(child, "metric")))
+	if (!json_or_null_equal(json_get(parent, "metric"),
+	    json_get(child, "metric")))
 		return REG("gate %s may not change its metric reference", cid);
-	if (!gt_equal(gt_get(parent, "direction"), gt_get(child, "direction")))
+	if (!gt_equal(json_get(parent, "direction"), json_get(child, "direction")))
 		return REG("gate %s may not change its tightening direction",
 		    cid);
-	ps = gt_get(parent, "statistic");
-	cs = gt_get(child, "statistic");
+	ps = json_get(parent, "statistic");
+	cs = json_get(child, "statistic");
 	stat_sans_level(&a, ps);
 	stat_sans_level(&b, cs);
 	eq = gt_equal(&a, &b);
@@ -186,8 +186,8 @@ gates_gate_tightens(const struct json_value *parent,
 	if (!eq)
 		return REG("gate %s may not change its statistic (levelBps "
 		    "aside)", cid);
-	pl = gt_get(ps, "levelBps");
-	cl = gt_get(cs, "levelBps");
+	pl = json_get(ps, "levelBps");
+	cl = json_get(cs, "levelBps");
 	if (gt_is_num(pl) && gp_is_ref(cl))
 		return REG("gate %s may not convert a literal levelBps into a "
 		    "parameter", cid);
@@ -204,22 +204,22 @@ gates_gate_tightens(const struct json_value *parent,
 		return REG("gate %s may only raise levelBps", cid);
 	if (!gt_equal(mode_of(ps), mode_of(cs)))
 		return REG("gate %s may not change its paired mode", cid);
-	pm = gt_get(ps, "marginBps");
-	cm = gt_get(cs, "marginBps");
+	pm = json_get(ps, "marginBps");
+	cm = json_get(cs, "marginBps");
 	if (gt_is_num(pm) && gt_is_num(cm) && cm->u.number < pm->u.number)
 		return REG("gate %s may only raise marginBps", cid);
-	pt = gt_get(parent, "threshold");
-	ct = gt_get(child, "threshold");
-	if (gt_get(pt, "value") != NULL && gt_get(ct, "param") != NULL)
+	pt = json_get(parent, "threshold");
+	ct = json_get(child, "threshold");
+	if (json_get(pt, "value") != NULL && json_get(ct, "param") != NULL)
 		return REG("gate %s may not convert a literal threshold into a "
 		    "parameter", cid);
-	if (gt_get(pt, "param") != NULL && gt_get(ct, "param") != NULL &&
-	    !gt_equal(gt_get(pt, "param"), gt_get(ct, "param")))
+	if (json_get(pt, "param") != NULL && json_get(ct, "param") != NULL &&
+	    !gt_equal(json_get(pt, "param"), json_get(ct, "param")))
 		return REG("gate %s may not rename its threshold parameter",
 		    cid);
 	rb = gp_threshold_default(parent, params, &before);
 	ra = gp_threshold_default(child, params, &after);
-	gt_strlcpy(dir, gt_get(child, "direction"), sizeof(dir));
+	gt_strlcpy(dir, json_get(child, "direction"), sizeof(dir));
 	if (rb != GP_VALUE || ra != GP_VALUE) {
 		if (!json_or_null_equal(pt, ct))
 			return REG("gate %s threshold change is unresolvable "
@@ -228,8 +228,8 @@ gates_gate_tightens(const struct json_value *parent,
 	    after < before)
 		return REG("gate %s threshold %s -> %s loosens direction %s",
 		    cid, gp_num(before, n1), gp_num(after, n2), dir);
-	pm = gt_get(parent, "minimumN");
-	cm = gt_get(child, "minimumN");
+	pm = json_get(parent, "minimumN");
+	cm = json_get(child, "minimumN");
 	if (gt_is_num(pm) && gp_is_ref(cm))
 		return REG("gate %s may not convert a literal minimumN into a "
 		    "parameter", cid);
@@ -246,26 +246,26 @@ gates_gate_tightens(const struct json_value *parent,
 			    "without parameter defaults", cid);
 	} else if (after < before)
 		return REG("gate %s may only raise minimumN", cid);
-	if (gt_str_is(gt_get(parent, "onFail"), "ROLLBACK") &&
-	    !gt_str_is(gt_get(child, "onFail"), "ROLLBACK"))
+	if (gt_str_is(json_get(parent, "onFail"), "ROLLBACK") &&
+	    !gt_str_is(json_get(child, "onFail"), "ROLLBACK"))
 		return REG("gate %s may not demote onFail ROLLBACK -> HOLD",
 		    cid);
-	if ((gt_get(parent, "onInsufficient") != NULL &&
-	    !gt_str_is(gt_get(parent, "onInsufficient"), "HOLD")) ||
-	    (gt_get(child, "onInsufficient") != NULL &&
-	    !gt_str_is(gt_get(child, "onInsufficient"), "HOLD")))
+	if ((json_get(parent, "onInsufficient") != NULL &&
+	    !gt_str_is(json_get(parent, "onInsufficient"), "HOLD")) ||
+	    (json_get(child, "onInsufficient") != NULL &&
+	    !gt_str_is(json_get(child, "onInsufficient"), "HOLD")))
 		return REG("gate %s onInsufficient must be HOLD: insufficient "
 		    "evidence never rolls back", cid);
-	if (gt_get(parent, "floor") != NULL &&
-	    gt_get(parent, "floor")->type == JSON_TRUE &&
-	    (gt_get(child, "floor") == NULL ||
-	    gt_get(child, "floor")->type != JSON_TRUE))
+	if (json_get(parent, "floor") != NULL &&
+	    json_get(parent, "floor")->type == JSON_TRUE &&
+	    (json_get(child, "floor") == NULL ||
+	    json_get(child, "floor")->type != JSON_TRUE))
 		return REG("gate %s is a floor gate and cannot be un-floored",
 		    cid);
 	if (scope_tightens(cid, parent, child, err) == -1)
 		return -1;
-	pe = gt_get(gt_get(parent, "evidence"), "required");
-	ce = gt_get(gt_get(child, "evidence"), "required");
+	pe = json_get(json_get(parent, "evidence"), "required");
+	ce = json_get(json_get(child, "evidence"), "required");
 	for (i = 0; i < alen(pe); i++)
 		if (!str_in(ce, &pe->u.array.v[i])) {
 			s = gt_cstr(&pe->u.array.v[i]);
@@ -273,8 +273,8 @@ gates_gate_tightens(const struct json_value *parent,
 			free(s);
 			return -1;
 		}
-	if (!json_or_null_equal(gt_get(parent, "predicate"),
-	    gt_get(child, "predicate")))
+	if (!json_or_null_equal(json_get(parent, "predicate"),
+	    json_get(child, "predicate")))
 		return REG("gate %s may not change its predicate", cid);
 	return 0;
 }
@@ -292,8 +292,8 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 	size_t			 i, j;
 	int			 tight, found;
 
-	gt_strlcpy(cid, gt_get(gt_get(child, "metadata"), "id"), sizeof(cid));
-	cspec = gt_get(child, "spec");
+	gt_strlcpy(cid, json_get(json_get(child, "metadata"), "id"), sizeof(cid));
+	cspec = json_get(child, "spec");
 	/* Merged parameters, in the parent's order, then new ones. */
 	if (gp_params(parent) != NULL)
 		gt_copy(&mp, gp_params(parent));
@@ -303,17 +303,17 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 	for (i = 0; cparams != NULL && i < cparams->u.object.n; i++) {
 		p = &cparams->u.object.m[i].value;
 		name = gt_jstr_cstr(&cparams->u.object.m[i].key);
-		before = gt_get(&mp, name);
+		before = json_get(&mp, name);
 		if (before == NULL) {
 			gt_copy(gt_add(&mp, name), p);
 			free(name);
 			continue;
 		}
-		pd = gt_get(before, "default");
-		cd = gt_get(p, "default");
-		if (!gt_equal(gt_get(before, "type"), gt_get(p, "type")) ||
-		    !gt_equal(gt_get(before, "direction"),
-		    gt_get(p, "direction"))) {
+		pd = json_get(before, "default");
+		cd = json_get(p, "default");
+		if (!gt_equal(json_get(before, "type"), json_get(p, "type")) ||
+		    !gt_equal(json_get(before, "direction"),
+		    json_get(p, "direction"))) {
 			REG("pack %s may not change parameter %s type or "
 			    "direction", cid, name);
 			goto fail_name;
@@ -324,7 +324,7 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 			goto fail_name;
 		}
 		if (pd != NULL && cd != NULL) {
-			tight = gt_str_is(gt_get(p, "direction"),
+			tight = gt_str_is(json_get(p, "direction"),
 			    "lower-is-stricter") ?
 			    cd->u.number <= pd->u.number :
 			    cd->u.number >= pd->u.number;
@@ -336,7 +336,7 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 		}
 		/* Replace in place: the key keeps its first position. */
 		for (j = 0; j < mp.u.object.n; j++)
-			if (gt_key_is(&mp.u.object.m[j].key, name)) {
+			if (json_key_is(&mp.u.object.m[j].key, name)) {
 				json_value_clear(&mp.u.object.m[j].value);
 				gt_copy(&mp.u.object.m[j].value, p);
 			}
@@ -349,25 +349,25 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 	}
 	doc = xcalloc(1, sizeof(*doc));
 	gt_set_obj(doc);
-	gt_copy(gt_add(doc, "apiVersion"), gt_get(child, "apiVersion"));
-	gt_copy(gt_add(doc, "kind"), gt_get(child, "kind"));
-	gt_copy(gt_add(doc, "metadata"), gt_get(child, "metadata"));
+	gt_copy(gt_add(doc, "apiVersion"), json_get(child, "apiVersion"));
+	gt_copy(gt_add(doc, "kind"), json_get(child, "kind"));
+	gt_copy(gt_add(doc, "metadata"), json_get(child, "metadata"));
 	spec = gt_add(doc, "spec");
 	gt_set_obj(spec);
-	if (gt_get(cspec, "extends") != NULL)
-		gt_copy(gt_add(spec, "extends"), gt_get(cspec, "extends"));
+	if (json_get(cspec, "extends") != NULL)
+		gt_copy(gt_add(spec, "extends"), json_get(cspec, "extends"));
 	params = gt_add(spec, "parameters");
 	*params = mp;
 	metrics = gt_add(spec, "metrics");
 	gt_set_obj(metrics);
 	gates = gt_add(spec, "gates");
 	gt_set_arr(gates);
-	if (gt_get(cspec, "combine") != NULL)
-		gt_copy(gt_add(spec, "combine"), gt_get(cspec, "combine"));
+	if (json_get(cspec, "combine") != NULL)
+		gt_copy(gt_add(spec, "combine"), json_get(cspec, "combine"));
 	/* Pointers into spec are stable from here: no more members. */
-	params = (struct json_value *)gt_get(spec, "parameters");
-	metrics = (struct json_value *)gt_get(spec, "metrics");
-	gates = (struct json_value *)gt_get(spec, "gates");
+	params = (struct json_value *)json_get(spec, "parameters");
+	metrics = (struct json_value *)json_get(spec, "metrics");
+	gates = (struct json_value *)json_get(spec, "gates");
 
 	pgates = gp_gates(parent);
 	cgates = gp_gates(child);
@@ -375,13 +375,13 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 		p = &pgates->u.array.v[i];
 		over = NULL;
 		for (j = 0; j < alen(cgates) && over == NULL; j++)
-			if (gt_equal(gt_get(&cgates->u.array.v[j], "id"),
-			    gt_get(p, "id")))
+			if (gt_equal(json_get(&cgates->u.array.v[j], "id"),
+			    json_get(p, "id")))
 				over = &cgates->u.array.v[j];
 		if (over == NULL) {
-			if (gt_get(p, "floor") != NULL &&
-			    gt_get(p, "floor")->type == JSON_TRUE) {
-				name = gt_cstr(gt_get(p, "id"));
+			if (json_get(p, "floor") != NULL &&
+			    json_get(p, "floor")->type == JSON_TRUE) {
+				name = gt_cstr(json_get(p, "id"));
 				REG("pack %s may not remove floor gate %s", cid,
 				    name);
 				free(name);
@@ -395,27 +395,27 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 	}
 	for (i = 0; i < alen(cgates); i++) {
 		for (found = 0, j = 0; j < alen(pgates) && !found; j++)
-			found = gt_equal(gt_get(&pgates->u.array.v[j], "id"),
-			    gt_get(&cgates->u.array.v[i], "id"));
+			found = gt_equal(json_get(&pgates->u.array.v[j], "id"),
+			    json_get(&cgates->u.array.v[i], "id"));
 		/* A second override of a parent gate is dropped
 		 * (gates-spec 13.10); new gates all go in, and validation
 		 * refuses duplicates among them. */
 		if (!found)
 			gt_copy(gt_push(gates), &cgates->u.array.v[i]);
 	}
-	pmetrics = gt_get(gt_get(parent, "spec"), "metrics");
+	pmetrics = json_get(json_get(parent, "spec"), "metrics");
 	if (pmetrics != NULL) {
 		json_value_clear(metrics);
 		gt_copy(metrics, pmetrics);
 	}
-	cmetrics = gt_get(cspec, "metrics");
+	cmetrics = json_get(cspec, "metrics");
 	for (i = 0; cmetrics != NULL && i < cmetrics->u.object.n; i++) {
 		name = gt_jstr_cstr(&cmetrics->u.object.m[i].key);
-		before = gt_get(metrics, name);
+		before = json_get(metrics, name);
 		p = &cmetrics->u.object.m[i].value;
-		if (before != NULL && (!gt_equal(gt_get(before, "provider"),
-		    gt_get(p, "provider")) || !gt_equal(gt_get(before, "kind"),
-		    gt_get(p, "kind")))) {
+		if (before != NULL && (!gt_equal(json_get(before, "provider"),
+		    json_get(p, "provider")) || !gt_equal(json_get(before, "kind"),
+		    json_get(p, "kind")))) {
 			REG("pack %s may not change inherited metric %s", cid,
 			    name);
 			free(name);
@@ -423,7 +423,7 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 		}
 		if (before != NULL) {
 			for (j = 0; j < metrics->u.object.n; j++)
-				if (gt_key_is(&metrics->u.object.m[j].key,
+				if (json_key_is(&metrics->u.object.m[j].key,
 				    name)) {
 					slot = &metrics->u.object.m[j].value;
 					json_value_clear(slot);
@@ -450,25 +450,25 @@ compose(const struct gates_registry *reg, const struct json_value *pack,
 	char			 cid[1024], *pid, *pver;
 	int			 r;
 
-	ext = gt_get(gt_get(pack, "spec"), "extends");
+	ext = json_get(json_get(pack, "spec"), "extends");
 	if (ext == NULL) {
 		/* Its own composition: resolvedDigest == digest. */
 		*out = gt_dup(pack);
 		return 0;
 	}
-	gt_strlcpy(cid, gt_get(gt_get(pack, "metadata"), "id"), sizeof(cid));
+	gt_strlcpy(cid, json_get(json_get(pack, "metadata"), "id"), sizeof(cid));
 	/* Registered packs form no cycle (a parent registers first); the
 	 * bound only protects against a caller's hand-built registry. */
 	if (depth > 64)
 		return REG("pack %s extends chain is too deep", cid);
-	pid = gt_cstr(gt_get(ext, "id"));
-	pver = gt_cstr(gt_get(ext, "version"));
+	pid = gt_cstr(json_get(ext, "id"));
+	pver = gt_cstr(json_get(ext, "version"));
 	if ((parent = gates_registry_find(reg, pid)) == NULL) {
 		r = REG("pack %s extends unknown pack %s", cid, pid);
 		goto out;
 	}
-	if (!gt_str_is(gt_get(gt_get(parent->authored, "metadata"),
-	    "version"), pver) || !gt_str_is(gt_get(ext, "digest"),
+	if (!gt_str_is(json_get(json_get(parent->authored, "metadata"),
+	    "version"), pver) || !gt_str_is(json_get(ext, "digest"),
 	    parent->digest)) {
 		r = REG("pack %s parent pin mismatch for %s@%s", cid, pid, pver);
 		goto out;

@@ -33,7 +33,7 @@ static int
 recheck_packs(const struct gates_registry *reg, const struct json_value *bnd,
     const struct gates_resolved *res, struct gates_error *err)
 {
-	const struct json_value	*pins = gt_get(gt_get(bnd, "spec"), "packs");
+	const struct json_value	*pins = json_get(json_get(bnd, "spec"), "packs");
 	const struct json_value	*pin;
 	struct json_value	*composed;
 	char			 d[DIGEST_STR_LEN + 1];
@@ -58,12 +58,12 @@ recheck_packs(const struct gates_registry *reg, const struct json_value *bnd,
 			    p->id);
 		pin = NULL;
 		for (j = 0; j < pins->u.array.n && pin == NULL; j++)
-			if (gt_str_is(gt_get(&pins->u.array.v[j], "id"), p->id))
+			if (gt_str_is(json_get(&pins->u.array.v[j], "id"), p->id))
 				pin = &pins->u.array.v[j];
-		if (pin == NULL || !gt_equal(gt_get(pin, "version"),
-		    gt_get(gt_get(p->authored, "metadata"), "version")) ||
-		    !gt_str_is(gt_get(pin, "digest"), p->digest) ||
-		    !gt_str_is(gt_get(pin, "resolvedDigest"),
+		if (pin == NULL || !gt_equal(json_get(pin, "version"),
+		    json_get(json_get(p->authored, "metadata"), "version")) ||
+		    !gt_str_is(json_get(pin, "digest"), p->digest) ||
+		    !gt_str_is(json_get(pin, "resolvedDigest"),
 		    p->resolved_digest))
 			return EVAL("pack pin mismatch for %s", p->id);
 	}
@@ -92,32 +92,32 @@ check_sections(const struct gates_eval_input *in,
 	size_t			 i, j;
 	int			 ok, bad;
 
-	pins = gt_get(gt_get(bnd, "spec"), "metricProviders");
-	providers = gt_get(metrics, "providers");
+	pins = json_get(json_get(bnd, "spec"), "metricProviders");
+	providers = json_get(metrics, "providers");
 	for (i = 0; i < pins->u.array.n; i++) {
 		pin = &pins->u.array.v[i];
-		id = gt_cstr(gt_get(pin, "id"));
-		sec = gt_get(providers, id);
+		id = gt_cstr(json_get(pin, "id"));
+		sec = json_get(providers, id);
 		/* No caller section is needed where the re-run covers it. */
-		rr = rerun_find(in, gt_get(pin, "id"));
+		rr = rerun_find(in, json_get(pin, "id"));
 		if (sec == NULL && rr != NULL && rr->covered) {
 			free(id);
 			continue;
 		}
-		bad = sec == NULL || !gt_is_str(gt_get(sec, "version")) ||
-		    !gt_equal(gt_get(sec, "version"), gt_get(pin, "version")) ||
-		    !gt_is_str(gt_get(sec, "sourceDigest")) ||
-		    !gt_equal(gt_get(sec, "sourceDigest"),
-		    gt_get(pin, "sourceDigest"));
-		code = gt_get(pin, "codeDigest");
+		bad = sec == NULL || !gt_is_str(json_get(sec, "version")) ||
+		    !gt_equal(json_get(sec, "version"), json_get(pin, "version")) ||
+		    !gt_is_str(json_get(sec, "sourceDigest")) ||
+		    !gt_equal(json_get(sec, "sourceDigest"),
+		    json_get(pin, "sourceDigest"));
+		code = json_get(pin, "codeDigest");
 		if (!bad && gt_is_str(code)) {
-			rec = gt_get(sec, "recordsDigest");
+			rec = json_get(sec, "recordsDigest");
 			rs = gt_cstr(rec);
-			bad = gt_get(sec, "codeDigest") == NULL ||
-			    !gt_equal(gt_get(sec, "codeDigest"), code) ||
+			bad = json_get(sec, "codeDigest") == NULL ||
+			    !gt_equal(json_get(sec, "codeDigest"), code) ||
 			    rs == NULL || !gates_digest_ok(rs);
 			free(rs);
-		} else if (!bad && gt_get(sec, "codeDigest") != NULL)
+		} else if (!bad && json_get(sec, "codeDigest") != NULL)
 			bad = 1;
 		if (bad) {
 			EVAL("metric provider pin mismatch for %s", id);
@@ -130,7 +130,7 @@ check_sections(const struct gates_eval_input *in,
 		for (ok = 0, j = 0; j < pins->u.array.n && !ok; j++) {
 			const struct json_value	*pid;
 
-			pid = gt_get(&pins->u.array.v[j], "id");
+			pid = json_get(&pins->u.array.v[j], "id");
 			ok = json_string_compare(&pid->u.string,
 			    &providers->u.object.m[i].key) == 0;
 		}
@@ -166,17 +166,17 @@ effective_metrics(const struct gates_eval_input *in,
 	*eff = NULL;
 	for (i = 0; i < pins->u.array.n; i++) {
 		pin = &pins->u.array.v[i];
-		if (!gt_is_str(gt_get(pin, "codeDigest")))
+		if (!gt_is_str(json_get(pin, "codeDigest")))
 			continue;
 		if (*eff == NULL) {
 			*eff = gt_dup(in->metrics);
-			if (!gt_is_obj(gt_get(*eff, "providers"))) {
+			if (!gt_is_obj(json_get(*eff, "providers"))) {
 				gt_remove(*eff, "providers");
 				gt_set_obj(gt_add(*eff, "providers"));
 			}
 		}
-		id = gt_cstr(gt_get(pin, "id"));
-		rr = rerun_find(in, gt_get(pin, "id"));
+		id = gt_cstr(json_get(pin, "id"));
+		rr = rerun_find(in, json_get(pin, "id"));
 		if (rr == NULL || !rr->covered) {
 			EVAL("metric provider %s requires an isolated re-run "
 			    "over its pinned records: caller-asserted metrics "
@@ -190,8 +190,8 @@ effective_metrics(const struct gates_eval_input *in,
 			free(id);
 			return -1;
 		}
-		providers = (struct json_value *)gt_get(*eff, "providers");
-		if ((slot = (struct json_value *)gt_get(providers, id)) != NULL)
+		providers = (struct json_value *)json_get(*eff, "providers");
+		if ((slot = (struct json_value *)json_get(providers, id)) != NULL)
 			json_value_clear(slot);
 		else
 			slot = gt_add(providers, id);
@@ -210,7 +210,7 @@ has_upstream_gate(const struct gates_resolved *res)
 	for (i = 0; i < res->npacks; i++) {
 		gates = gp_gates(res->packs[i].pack->composed);
 		for (j = 0; j < gates->u.array.n; j++)
-			if (gt_str_is(gt_get(&gates->u.array.v[j], "kind"),
+			if (gt_str_is(json_get(&gates->u.array.v[j], "kind"),
 			    "upstream-ceiling"))
 				return 1;
 	}
@@ -222,7 +222,7 @@ static int
 check_holdout(const struct gates_eval_input *in, int64_t *now_ms,
     struct gates_error *err)
 {
-	const struct json_value	*spec = gt_get(in->binding, "spec");
+	const struct json_value	*spec = json_get(in->binding, "spec");
 	const struct json_value	*fz, *at, *dg;
 	struct json_value	 payload;
 	char			 d[DIGEST_STR_LEN + 1];
@@ -239,9 +239,9 @@ check_holdout(const struct gates_eval_input *in, int64_t *now_ms,
 	if (in->holdout == NULL || in->holdout->type == JSON_NULL)
 		return EVAL("trusted holdout inputs are required for "
 		    "evaluation");
-	fz = gt_get(in->holdout, "frozenDigest");
-	at = gt_get(in->holdout, "firstAccessedAt");
-	dg = gt_get(in->holdout, "digest");
+	fz = json_get(in->holdout, "frozenDigest");
+	at = json_get(in->holdout, "firstAccessedAt");
+	dg = json_get(in->holdout, "digest");
 	/* {frozenDigest, firstAccessedAt}: an undefined member is left out
 	 * of the JSON, as JSON.stringify leaves it out. */
 	gt_set_obj(&payload);
@@ -260,12 +260,12 @@ check_holdout(const struct gates_eval_input *in, int64_t *now_ms,
 	if (at == NULL || (at->type != JSON_NULL && !gt_is_str(at)))
 		return EVAL("trusted holdout first-access time must be a "
 		    "date-time or null");
-	if (at->type == JSON_NULL && (gt_get(spec, "splitDigest") != NULL ||
-	    gt_get(spec, "corpusDigest") != NULL ||
-	    gt_get(spec, "goldDigest") != NULL))
+	if (at->type == JSON_NULL && (json_get(spec, "splitDigest") != NULL ||
+	    json_get(spec, "corpusDigest") != NULL ||
+	    json_get(spec, "goldDigest") != NULL))
 		return EVAL("holdout record reports no access but the binding "
 		    "declares held-out data");
-	if (gates_date_parse_v(gt_get(spec, "frozenAt"), &frozen) == -1)
+	if (gates_date_parse_v(json_get(spec, "frozenAt"), &frozen) == -1)
 		return EVAL("binding freeze timestamp is not a valid date-time");
 	if (frozen > *now_ms)
 		return EVAL("binding freezes after the evaluation timestamp");
@@ -288,9 +288,9 @@ static void
 put_scope(struct json_value *dst, const struct json_value *scope)
 {
 	gt_set_obj(dst);
-	gt_copy(gt_add(dst, "mode"), gt_get(scope, "mode"));
-	if (gt_get(scope, "slices") != NULL)
-		gt_copy(gt_add(dst, "slices"), gt_get(scope, "slices"));
+	gt_copy(gt_add(dst, "mode"), json_get(scope, "mode"));
+	if (json_get(scope, "slices") != NULL)
+		gt_copy(gt_add(dst, "slices"), json_get(scope, "slices"));
 }
 
 static void
@@ -303,9 +303,9 @@ put_entry(struct json_value *arr, const struct json_value *gate,
 
 	e = gt_push(arr);
 	gt_set_obj(e);
-	gt_copy(gt_add(e, "gateId"), gt_get(gate, "id"));
-	gt_copy(gt_add(e, "kind"), gt_get(gate, "kind"));
-	put_scope(gt_add(e, "scope"), gt_get(gate, "scope"));
+	gt_copy(gt_add(e, "gateId"), json_get(gate, "id"));
+	gt_copy(gt_add(e, "kind"), json_get(gate, "kind"));
+	put_scope(gt_add(e, "scope"), json_get(gate, "scope"));
 	if (slice != NULL)
 		gt_set_str(gt_add(e, "slice"), slice);
 	else
@@ -343,7 +343,7 @@ put_entry(struct json_value *arr, const struct json_value *gate,
 	}
 	gt_set_str(gt_add(e, "status"), ev->status);
 	gt_set_str(gt_add(e, "outcome"), gates_outcome_name(outcome));
-	gid = gt_cstr(gt_get(gate, "id"));
+	gid = gt_cstr(json_get(gate, "id"));
 	xasprintf(&reason, "%s:%s", gid, ev->reason);
 	t = gt_add(e, "reasons");
 	gt_set_arr(t);
@@ -357,21 +357,21 @@ static const struct json_value *
 series_for(const struct json_value *gate, const struct json_value *pack,
     const struct json_value *metrics, char *kind, size_t kindsz)
 {
-	const struct json_value	*m = gt_get(gate, "metric"), *decl;
+	const struct json_value	*m = json_get(gate, "metric"), *decl;
 	char			*name, *prov;
 	const struct json_value	*s;
 
 	kind[0] = '\0';
 	if (m == NULL)
 		return NULL;
-	name = gt_cstr(gt_get(m, "name"));
-	prov = gt_cstr(gt_get(m, "provider"));
-	decl = gt_get(gt_get(gt_get(pack, "spec"), "metrics"), name);
-	gt_strlcpy(kind, gt_get(decl, "kind"), kindsz);
+	name = gt_cstr(json_get(m, "name"));
+	prov = gt_cstr(json_get(m, "provider"));
+	decl = json_get(json_get(json_get(pack, "spec"), "metrics"), name);
+	gt_strlcpy(kind, json_get(decl, "kind"), kindsz);
 	s = NULL;
-	if (decl != NULL && gt_equal(gt_get(decl, "provider"),
-	    gt_get(m, "provider")))
-		s = gt_get(gt_get(gt_get(gt_get(metrics, "providers"), prov),
+	if (decl != NULL && gt_equal(json_get(decl, "provider"),
+	    json_get(m, "provider")))
+		s = json_get(json_get(json_get(json_get(metrics, "providers"), prov),
 		    "metrics"), name);
 	free(name);
 	free(prov);
@@ -383,11 +383,11 @@ series_for(const struct json_value *gate, const struct json_value *pack,
 static const struct json_value *
 by_slice(const struct json_value *series, const struct json_value *slice)
 {
-	const struct json_value	*bs = gt_get(series, "bySlice"), *v;
+	const struct json_value	*bs = json_get(series, "bySlice"), *v;
 	char			*name;
 
 	name = gt_cstr(slice);
-	v = gt_get(bs, name);
+	v = json_get(bs, name);
 	free(name);
 	return v != NULL && v->type == JSON_NULL ? NULL : v;
 }
@@ -416,11 +416,11 @@ entry_outcome(const struct json_value *gate,
 	if (strcmp(ev->status, "fail") == 0) {
 		/* An upstream-ceiling gate mirrors the trusted verdict; its
 		 * own onFail never escalates or softens it. */
-		if (gt_str_is(gt_get(gate, "kind"), "upstream-ceiling")) {
+		if (gt_str_is(json_get(gate, "kind"), "upstream-ceiling")) {
 			gates_upstream_judge(upstream, &uv);
 			return uv.ceiling;
 		}
-		gates_outcome_parse(gt_get(gate, "onFail"), &o);
+		gates_outcome_parse(json_get(gate, "onFail"), &o);
 		return o;
 	}
 	return GATES_HOLD;	/* onInsufficient is always HOLD */
@@ -440,17 +440,17 @@ run_gate(const struct json_value *gate, const struct gates_pack *pack,
 	char				 kind[32], *slice;
 	size_t				 i, n, ntargets = 0;
 
-	scope = gt_get(gate, "scope");
-	if (gt_str_is(gt_get(gate, "kind"), "upstream-ceiling") ||
-	    gt_str_is(gt_get(gate, "kind"), "predicate")) {
+	scope = json_get(gate, "scope");
+	if (gt_str_is(json_get(gate, "kind"), "upstream-ceiling") ||
+	    gt_str_is(json_get(gate, "kind"), "predicate")) {
 		gates_eval_target(gate, NULL, "", ctx, &ev);
 		o = entry_outcome(gate, &ev, ctx->upstream);
 		put_entry(arr, gate, NULL, &ev, o);
 		return o;
 	}
 	series = series_for(gate, pack->composed, metrics, kind, sizeof(kind));
-	if (gt_str_is(gt_get(scope, "mode"), "all")) {
-		obs = gt_get(series, "pooled");
+	if (gt_str_is(json_get(scope, "mode"), "all")) {
+		obs = json_get(series, "pooled");
 		if (obs != NULL && obs->type == JSON_NULL)
 			obs = NULL;
 		gates_eval_target(gate, obs, kind, ctx, &ev);
@@ -458,8 +458,8 @@ run_gate(const struct json_value *gate, const struct gates_pack *pack,
 		put_entry(arr, gate, NULL, &ev, o);
 		return o;
 	}
-	if (gt_str_is(gt_get(scope, "mode"), "pooled")) {
-		list = gt_get(scope, "slices");
+	if (gt_str_is(json_get(scope, "mode"), "pooled")) {
+		list = json_get(scope, "slices");
 		n = list != NULL ? list->u.array.n : 0;
 		members = xcalloc(n + 1, sizeof(*members));
 		pooled = NULL;
@@ -476,11 +476,11 @@ run_gate(const struct json_value *gate, const struct gates_pack *pack,
 		put_entry(arr, gate, NULL, &ev, o);
 		return o;
 	}
-	if (gt_str_is(gt_get(scope, "mode"), "each")) {
+	if (gt_str_is(json_get(scope, "mode"), "each")) {
 		list = slices;
-		exc = gt_get(scope, "except");
+		exc = json_get(scope, "except");
 	} else {
-		list = gt_get(scope, "slices");
+		list = json_get(scope, "slices");
 		exc = NULL;
 	}
 	for (i = 0; list != NULL && i < list->u.array.n; i++) {
@@ -544,10 +544,10 @@ gates_evaluate(const struct gates_registry *reg,
 	    check_sections(in, in->metrics, err) == -1)
 		goto fail;
 	if (in->upstream != NULL) {
-		if (gates_digest(gt_get(in->upstream, "metadata"), d,
+		if (gates_digest(json_get(in->upstream, "metadata"), d,
 		    err) == -1)
 			goto fail;
-		if (!gt_str_is(gt_get(in->upstream, "digest"), d)) {
+		if (!gt_str_is(json_get(in->upstream, "digest"), d)) {
 			EVAL("upstream integrity digest does not match its "
 			    "report");
 			goto fail;
@@ -563,8 +563,8 @@ gates_evaluate(const struct gates_registry *reg,
 		gates_resolved_free(&res);
 		return 0;
 	}
-	spec = gt_get(in->binding, "spec");
-	pins = gt_get(spec, "metricProviders");
+	spec = json_get(in->binding, "spec");
+	pins = json_get(spec, "metricProviders");
 	if (effective_metrics(in, pins, &eff, err) == -1)
 		goto fail;
 	metrics = eff != NULL ? eff : in->metrics;
@@ -573,32 +573,32 @@ gates_evaluate(const struct gates_registry *reg,
 	gt_set_obj(&input);
 	gt_copy(gt_add(&input, "metrics"), metrics);
 	gt_copy(gt_add(&input, "parameters"), &res.params);
-	gt_copy(gt_add(&input, "slices"), gt_get(spec, "slices"));
+	gt_copy(gt_add(&input, "slices"), json_get(spec, "slices"));
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.params = &res.params;
 	ctx.input = &input;
 	ctx.upstream = in->upstream != NULL ?
-	    gt_get(in->upstream, "metadata") : NULL;
+	    json_get(in->upstream, "metadata") : NULL;
 	ctx.now_ms = now_ms;
 
-	meta = gt_get(in->binding, "metadata");
+	meta = json_get(in->binding, "metadata");
 	rep = xcalloc(1, sizeof(*rep));
 	gt_set_obj(rep);
-	gt_copy(gt_add(rep, "apiVersion"), gt_get(in->binding, "apiVersion"));
+	gt_copy(gt_add(rep, "apiVersion"), json_get(in->binding, "apiVersion"));
 	gt_set_str(gt_add(rep, "kind"), "GateReport");
 	v = gt_add(rep, "metadata");
 	gt_set_obj(v);
-	gt_copy(gt_add(v, "id"), gt_get(meta, "id"));
-	gt_copy(gt_add(v, "version"), gt_get(meta, "version"));
-	s = gt_cstr(gt_get(meta, "id"));
+	gt_copy(gt_add(v, "id"), json_get(meta, "id"));
+	gt_copy(gt_add(v, "version"), json_get(meta, "version"));
+	s = gt_cstr(json_get(meta, "id"));
 	xasprintf(&id, "GateReport for %s", s);
 	gt_set_str(gt_add(v, "description"), id);
 	free(id);
 	free(s);
 	v = gt_add(rep, "binding");
 	gt_set_obj(v);
-	gt_copy(gt_add(v, "id"), gt_get(meta, "id"));
-	gt_copy(gt_add(v, "version"), gt_get(meta, "version"));
+	gt_copy(gt_add(v, "id"), json_get(meta, "id"));
+	gt_copy(gt_add(v, "version"), json_get(meta, "version"));
 	gt_set_str(gt_add(v, "digest"), in->trusted_binding_digest);
 	v = gt_add(rep, "packs");
 	gt_set_arr(v);
@@ -607,7 +607,7 @@ gates_evaluate(const struct gates_registry *reg,
 		gt_set_obj(o);
 		gt_set_str(gt_add(o, "id"), res.packs[i].pack->id);
 		gt_copy(gt_add(o, "version"),
-		    gt_get(gt_get(res.packs[i].pack->authored, "metadata"),
+		    json_get(json_get(res.packs[i].pack->authored, "metadata"),
 		    "version"));
 		gt_set_str(gt_add(o, "digest"), res.packs[i].pack->digest);
 		gt_set_str(gt_add(o, "resolvedDigest"),
@@ -632,10 +632,10 @@ gates_evaluate(const struct gates_registry *reg,
 	}
 	v = gt_add(rep, "holdout");
 	gt_set_obj(v);
-	gt_copy(gt_add(v, "digest"), gt_get(in->holdout, "digest"));
-	gt_copy(gt_add(v, "frozenDigest"), gt_get(in->holdout, "frozenDigest"));
+	gt_copy(gt_add(v, "digest"), json_get(in->holdout, "digest"));
+	gt_copy(gt_add(v, "frozenDigest"), json_get(in->holdout, "frozenDigest"));
 	gt_copy(gt_add(v, "firstAccessedAt"),
-	    gt_get(in->holdout, "firstAccessedAt"));
+	    json_get(in->holdout, "firstAccessedAt"));
 
 	v = gt_add(rep, "gateEvidence");
 	gt_set_arr(v);
@@ -645,20 +645,20 @@ gates_evaluate(const struct gates_registry *reg,
 		for (j = 0; j < gates->u.array.n; j++)
 			pack_o = max_outcome(pack_o, run_gate(
 			    &gates->u.array.v[j], res.packs[i].pack,
-			    metrics, gt_get(spec, "slices"), &ctx, v));
+			    metrics, json_get(spec, "slices"), &ctx, v));
 	}
 
-	refs = gt_get(spec, "references");
+	refs = json_get(spec, "references");
 	v = gt_add(rep, "references");
 	gt_set_arr(v);
 	for (i = 0; i < refs->u.array.n; i++) {
 		o = gt_push(v);
 		gt_set_obj(o);
-		gt_copy(gt_add(o, "name"), gt_get(&refs->u.array.v[i], "name"));
-		gt_copy(gt_add(o, "kind"), gt_get(&refs->u.array.v[i], "kind"));
-		s = gt_cstr(gt_get(&refs->u.array.v[i], "name"));
+		gt_copy(gt_add(o, "name"), json_get(&refs->u.array.v[i], "name"));
+		gt_copy(gt_add(o, "kind"), json_get(&refs->u.array.v[i], "kind"));
+		s = gt_cstr(json_get(&refs->u.array.v[i], "name"));
 		gt_set_bool(gt_add(o, "observed"),
-		    gt_get(gt_get(metrics, "references"), s) != NULL);
+		    json_get(json_get(metrics, "references"), s) != NULL);
 		free(s);
 	}
 	gates_upstream_judge(ctx.upstream, &uv);
@@ -675,11 +675,11 @@ gates_evaluate(const struct gates_registry *reg,
 			gt_set_str(gt_push(o), s);
 			free(s);
 		}
-		gt_copy(gt_add(v, "digest"), gt_get(in->upstream, "digest"));
+		gt_copy(gt_add(v, "digest"), json_get(in->upstream, "digest"));
 	}
 	bind_o = GATES_PROMOTE;
-	if (gt_get(spec, "ceiling") != NULL)
-		gates_outcome_parse(gt_get(spec, "ceiling"), &bind_o);
+	if (json_get(spec, "ceiling") != NULL)
+		gates_outcome_parse(json_get(spec, "ceiling"), &bind_o);
 	decision = max_outcome(max_outcome(pack_o, uv.ceiling), bind_o);
 	v = gt_add(rep, "ceilings");
 	gt_set_obj(v);
@@ -712,6 +712,6 @@ gates_report_decision(const struct json_value *report)
 {
 	enum gates_outcome	 o = GATES_HOLD;
 
-	gates_outcome_parse(gt_get(report, "decision"), &o);
+	gates_outcome_parse(json_get(report, "decision"), &o);
 	return o;
 }

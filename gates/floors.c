@@ -87,11 +87,11 @@ inline_pack(struct errlist *el, const struct json_value *pack,
 		push(el, "%s.pack: %s", where, e.msg);
 		return;
 	}
-	if (!gt_str_is(gt_get(pack, "kind"), "GatePack")) {
+	if (!gt_str_is(json_get(pack, "kind"), "GatePack")) {
 		push(el, "%s.pack: floor pack must have kind GatePack", where);
 		return;
 	}
-	id = gt_cstr(gt_get(gt_get(pack, "metadata"), "id"));
+	id = gt_cstr(json_get(json_get(pack, "metadata"), "id"));
 	if (gates_split_pack_id(id, ns, NULL, &e) == -1) {
 		push(el, "%s.pack: %s", where, e.msg);
 		free(id);
@@ -107,9 +107,9 @@ inline_pack(struct errlist *el, const struct json_value *pack,
 	gates = gp_gates(pack);
 	for (i = 0; i < gates->u.array.n; i++) {
 		g = &gates->u.array.v[i];
-		if (gt_str_is(gt_get(g, "id"), "integrity-ceiling") &&
-		    (!gt_str_is(gt_get(g, "kind"), "upstream-ceiling") ||
-		    !gt_str_is(gt_get(gt_get(g, "scope"), "mode"), "all")))
+		if (gt_str_is(json_get(g, "id"), "integrity-ceiling") &&
+		    (!gt_str_is(json_get(g, "kind"), "upstream-ceiling") ||
+		    !gt_str_is(json_get(json_get(g, "scope"), "mode"), "all")))
 			push(el, "%s.pack: floor gate 'integrity-ceiling' must "
 			    "be an all-scoped upstream-ceiling gate to govern "
 			    "the default ceiling (a weaker same-id gate never "
@@ -137,7 +137,7 @@ pack_ref(struct errlist *el, const struct json_value *ref, const char *where)
 			push(el, "%s.packRef.%s: unknown field", where, k);
 		free(k);
 	}
-	v = gt_get(ref, "id");
+	v = json_get(ref, "id");
 	if (!gt_is_str(v) || v->u.string.len == 0)
 		push(el, "%s.packRef.id: required, must be a non-empty string",
 		    where);
@@ -147,12 +147,12 @@ pack_ref(struct errlist *el, const struct json_value *ref, const char *where)
 			push(el, "%s.packRef.id: %s", where, e.msg);
 		free(s);
 	}
-	s = gt_cstr(gt_get(ref, "version"));
+	s = gt_cstr(json_get(ref, "version"));
 	if (s == NULL || !gates_semver_ok(s))
 		push(el, "%s.packRef.version: required, must be a semantic "
 		    "version (X.Y.Z)", where);
 	free(s);
-	s = gt_cstr(gt_get(ref, "digest"));
+	s = gt_cstr(json_get(ref, "digest"));
 	if (s == NULL || !gates_digest_ok(s))
 		push(el, "%s.packRef.digest: required, must be a sha256 digest",
 		    where);
@@ -181,8 +181,8 @@ floor_source(struct errlist *el, const struct json_value *e,
 		}
 		free(k);
 	}
-	pack = gt_get(e, "pack");
-	ref = gt_get(e, "packRef");
+	pack = json_get(e, "pack");
+	ref = json_get(e, "packRef");
 	if ((pack != NULL) == (ref != NULL))
 		push(el, "%s: must set exactly one of 'pack' or 'packRef'",
 		    where);
@@ -210,7 +210,7 @@ ceilings(struct errlist *el, const struct json_value *c)
 
 		key.type = JSON_STRING;
 		key.u.string = c->u.object.m[i].key;
-		if (!gt_key_is(&c->u.object.m[i].key, "*"))
+		if (!json_key_is(&c->u.object.m[i].key, "*"))
 			studies++;
 		if (blank(&key))
 			push(el, "gates.ceilings: study id must be a non-empty "
@@ -222,7 +222,7 @@ ceilings(struct errlist *el, const struct json_value *c)
 			free(k);
 		}
 	}
-	star = gt_get(c, "*");
+	star = json_get(c, "*");
 	sr = star != NULL ? outcome_rank(star) : -1;
 	if (studies > 0 && sr == -1)
 		push(el, "gates.ceilings: per-study ceilings require the "
@@ -231,7 +231,7 @@ ceilings(struct errlist *el, const struct json_value *c)
 		return;
 	sv = gt_cstr(star);
 	for (i = 0; i < c->u.object.n; i++) {
-		if (gt_key_is(&c->u.object.m[i].key, "*"))
+		if (json_key_is(&c->u.object.m[i].key, "*"))
 			continue;
 		if (outcome_rank(&c->u.object.m[i].value) != -1 &&
 		    outcome_rank(&c->u.object.m[i].value) < sr) {
@@ -276,34 +276,34 @@ providers(struct errlist *el, const struct json_value *p)
 		}
 		for (j = 0; j < 2; j++) {
 			f = j == 0 ? "bundleId" : "providerId";
-			v = gt_get(e, f);
+			v = json_get(e, f);
 			if (!gt_is_str(v) || blank(v))
 				push(el, "%s.%s: required, must be a non-empty "
 				    "string", where, f);
 		}
-		s = gt_cstr(gt_get(e, "codeDigest"));
+		s = gt_cstr(json_get(e, "codeDigest"));
 		if (s == NULL || !gates_digest_ok(s))
 			push(el, "%s.codeDigest: required, must be a sha256 "
 			    "digest", where);
 		free(s);
-		v = gt_get(e, "reviewer");
+		v = json_get(e, "reviewer");
 		if (!gt_is_str(v) || blank(v) || v->u.string.len > 128)
 			push(el, "%s.reviewer: required, must be a non-empty "
 			    "string", where);
-		if (gates_date_parse_v(gt_get(e, "reviewedAt"), &ms) == -1)
+		if (gates_date_parse_v(json_get(e, "reviewedAt"), &ms) == -1)
 			push(el, "%s.reviewedAt: required, must be a date-time",
 			    where);
-		b = gt_get(e, "bundleId");
-		pr = gt_get(e, "providerId");
+		b = json_get(e, "bundleId");
+		pr = json_get(e, "providerId");
 		if (!gt_is_str(b) || !gt_is_str(pr))
 			continue;
 		for (l = 0; l < i; l++) {
 			const struct json_value *o = &p->u.array.v[l];
 
-			if (gt_is_obj(o) && gt_is_str(gt_get(o, "bundleId")) &&
-			    gt_is_str(gt_get(o, "providerId")) &&
-			    gt_equal(gt_get(o, "bundleId"), b) &&
-			    gt_equal(gt_get(o, "providerId"), pr)) {
+			if (gt_is_obj(o) && gt_is_str(json_get(o, "bundleId")) &&
+			    gt_is_str(json_get(o, "providerId")) &&
+			    gt_equal(json_get(o, "bundleId"), b) &&
+			    gt_equal(json_get(o, "providerId"), pr)) {
 				char	*bs = gt_cstr(b), *ps = gt_cstr(pr);
 
 				push(el, "%s: duplicate allowlist entry for %s "
@@ -340,7 +340,7 @@ gates_config_validate(const struct json_value *gates,
 			push(&el, "gates.%s: unknown field", k);
 		free(k);
 	}
-	if ((floors = gt_get(gates, "floors")) != NULL) {
+	if ((floors = json_get(gates, "floors")) != NULL) {
 		if (floors->type != JSON_ARRAY)
 			push(&el, "gates.floors: must be an array");
 		else
@@ -350,10 +350,10 @@ gates_config_validate(const struct json_value *gates,
 				floor_source(&el, &floors->u.array.v[i], where);
 			}
 	}
-	if (gt_get(gates, "ceilings") != NULL)
-		ceilings(&el, gt_get(gates, "ceilings"));
-	if (gt_get(gates, "providers") != NULL)
-		providers(&el, gt_get(gates, "providers"));
+	if (json_get(gates, "ceilings") != NULL)
+		ceilings(&el, json_get(gates, "ceilings"));
+	if (json_get(gates, "providers") != NULL)
+		providers(&el, json_get(gates, "providers"));
 	*errors = el.s;
 	return el.n == 0 ? 0 : -1;
 }
@@ -366,15 +366,15 @@ gates_floors_resolve(const struct json_value *gates, struct gates_floors *f)
 	memset(f, 0, sizeof(*f));
 	f->object = xcalloc(1, sizeof(*f->object));
 	gt_set_obj(f->object);
-	if ((v = gt_get(gates, "floors")) != NULL)
+	if ((v = json_get(gates, "floors")) != NULL)
 		gt_copy(gt_add(f->object, "floors"), v);
 	else
 		gt_set_arr(gt_add(f->object, "floors"));
-	if ((v = gt_get(gates, "ceilings")) != NULL)
+	if ((v = json_get(gates, "ceilings")) != NULL)
 		gt_copy(gt_add(f->object, "ceilings"), v);
 	else
 		gt_set_obj(gt_add(f->object, "ceilings"));
-	if ((v = gt_get(gates, "providers")) != NULL)
+	if ((v = json_get(gates, "providers")) != NULL)
 		gt_copy(gt_add(f->object, "providers"), v);
 }
 
@@ -423,18 +423,18 @@ check_floor_defaults(const struct json_value *composed,
 	params = gp_params(composed);
 	for (i = 0; i < gates->u.array.n && r == 0; i++) {
 		g = &gates->u.array.v[i];
-		refs[0] = gt_get(gt_get(g, "threshold"), "param");
-		refs[1] = gp_is_ref(gt_get(g, "minimumN")) ?
-		    gt_get(gt_get(g, "minimumN"), "param") : NULL;
-		refs[2] = gp_is_ref(gt_get(gt_get(g, "statistic"),
-		    "levelBps")) ? gt_get(gt_get(gt_get(g, "statistic"),
+		refs[0] = json_get(json_get(g, "threshold"), "param");
+		refs[1] = gp_is_ref(json_get(g, "minimumN")) ?
+		    json_get(json_get(g, "minimumN"), "param") : NULL;
+		refs[2] = gp_is_ref(json_get(json_get(g, "statistic"),
+		    "levelBps")) ? json_get(json_get(json_get(g, "statistic"),
 		    "levelBps"), "param") : NULL;
 		for (j = 0; j < 3 && r == 0; j++) {
 			if (refs[j] == NULL)
 				continue;
 			name = gt_cstr(refs[j]);
-			if (gt_get(gt_get(params, name), "default") == NULL) {
-				gid = gt_cstr(gt_get(g, "id"));
+			if (json_get(json_get(params, name), "default") == NULL) {
+				gid = gt_cstr(json_get(g, "id"));
 				r = REG("project floor gate '%s' parameter '%s' "
 				    "requires a default: it is the enforced "
 				    "minimum", gid, name);
@@ -459,21 +459,21 @@ expand(const struct gates_registry *reg, const struct gates_floors *floors,
 	size_t			 i, j, n = 0;
 	int			 governed = 0;
 
-	list = gt_get(floors->object, "floors");
+	list = json_get(floors->object, "floors");
 	x = xcalloc(alen_safe(list) + 1, sizeof(*x));
 	for (i = 0; list != NULL && i < list->u.array.n; i++) {
 		src = &list->u.array.v[i];
-		if ((ref = gt_get(src, "packRef")) != NULL) {
-			id = gt_cstr(gt_get(ref, "id"));
-			ver = gt_cstr(gt_get(ref, "version"));
+		if ((ref = json_get(src, "packRef")) != NULL) {
+			id = gt_cstr(json_get(ref, "id"));
+			ver = gt_cstr(json_get(ref, "version"));
 			if ((p = gates_registry_lookup(reg, id, err)) == NULL) {
 				free(id);
 				free(ver);
 				goto fail;
 			}
-			if (!gt_str_is(gt_get(gt_get(p->authored, "metadata"),
+			if (!gt_str_is(json_get(json_get(p->authored, "metadata"),
 			    "version"), ver) ||
-			    !gt_str_is(gt_get(ref, "digest"), p->digest)) {
+			    !gt_str_is(json_get(ref, "digest"), p->digest)) {
 				REG("project floor pack pin mismatch for %s@%s",
 				    id, ver);
 				free(id);
@@ -485,17 +485,17 @@ expand(const struct gates_registry *reg, const struct gates_floors *floors,
 			composed = gt_dup(p->composed);
 			x[n].pack_id = xstrdup(p->id);
 		} else {
-			pack = gt_get(src, "pack");
+			pack = json_get(src, "pack");
 			if (gates_validate_document(pack, err) == -1)
 				goto fail;
-			if (!gt_str_is(gt_get(pack, "kind"), "GatePack")) {
+			if (!gt_str_is(json_get(pack, "kind"), "GatePack")) {
 				REG("project floor pack requires a GatePack "
 				    "document");
 				goto fail;
 			}
 			if (gates_compose(reg, pack, &composed, err) == -1)
 				goto fail;
-			x[n].pack_id = gt_cstr(gt_get(gt_get(pack, "metadata"),
+			x[n].pack_id = gt_cstr(json_get(json_get(pack, "metadata"),
 			    "id"));
 		}
 		x[n++].composed = composed;
@@ -512,7 +512,7 @@ expand(const struct gates_registry *reg, const struct gates_floors *floors,
 		goto fail;
 	dgates = gp_gates(p->composed);
 	for (i = 0; i < dgates->u.array.n && dg == NULL; i++)
-		if (gt_str_is(gt_get(&dgates->u.array.v[i], "id"),
+		if (gt_str_is(json_get(&dgates->u.array.v[i], "id"),
 		    "integrity-ceiling"))
 			dg = &dgates->u.array.v[i];
 	if (dg == NULL) {
@@ -524,9 +524,9 @@ expand(const struct gates_registry *reg, const struct gates_floors *floors,
 		gates = gp_gates(x[i].composed);
 		for (j = 0; j < gates->u.array.n && !governed; j++) {
 			g = &gates->u.array.v[j];
-			if (!gt_str_is(gt_get(g, "id"), "integrity-ceiling") ||
-			    !gt_str_is(gt_get(g, "kind"), "upstream-ceiling") ||
-			    !gt_str_is(gt_get(gt_get(g, "scope"), "mode"),
+			if (!gt_str_is(json_get(g, "id"), "integrity-ceiling") ||
+			    !gt_str_is(json_get(g, "kind"), "upstream-ceiling") ||
+			    !gt_str_is(json_get(json_get(g, "scope"), "mode"),
 			    "all"))
 				continue;
 			governed = gates_gate_tightens(dg, g,
@@ -557,42 +557,42 @@ materialise(const struct json_value *gate, const char *pack_id,
 
 	gt_copy(out, gate);
 	/* slots: threshold.param, minimumN, statistic.levelBps */
-	if ((ref = gt_get(gt_get(gate, "threshold"), "param")) != NULL) {
+	if ((ref = json_get(json_get(gate, "threshold"), "param")) != NULL) {
 		q = gp_qualify(pack_id, ref);
-		v = gt_get(params, q);
+		v = json_get(params, q);
 		free(q);
 		if (v == NULL)
 			goto missing;
-		t = (struct json_value *)gt_get(out, "threshold");
+		t = (struct json_value *)json_get(out, "threshold");
 		gt_remove(t, "value");
 		gt_remove(t, "param");
 		gt_set_num(gt_add(t, "value"), v->u.number);
 	}
-	if (gp_is_ref(gt_get(gate, "minimumN"))) {
-		ref = gt_get(gt_get(gate, "minimumN"), "param");
+	if (gp_is_ref(json_get(gate, "minimumN"))) {
+		ref = json_get(json_get(gate, "minimumN"), "param");
 		q = gp_qualify(pack_id, ref);
-		v = gt_get(params, q);
+		v = json_get(params, q);
 		free(q);
 		if (v == NULL)
 			goto missing;
 		gt_remove(out, "minimumN");
 		gt_set_num(gt_add(out, "minimumN"), v->u.number);
 	}
-	if (gp_is_ref(gt_get(gt_get(gate, "statistic"), "levelBps"))) {
-		ref = gt_get(gt_get(gt_get(gate, "statistic"), "levelBps"),
+	if (gp_is_ref(json_get(json_get(gate, "statistic"), "levelBps"))) {
+		ref = json_get(json_get(json_get(gate, "statistic"), "levelBps"),
 		    "param");
 		q = gp_qualify(pack_id, ref);
-		v = gt_get(params, q);
+		v = json_get(params, q);
 		free(q);
 		if (v == NULL)
 			goto missing;
-		s = (struct json_value *)gt_get(out, "statistic");
+		s = (struct json_value *)json_get(out, "statistic");
 		gt_remove(s, "levelBps");
 		gt_set_num(gt_add(s, "levelBps"), v->u.number);
 	}
 	return 0;
  missing:
-	gid = gt_cstr(gt_get(gate, "id"));
+	gid = gt_cstr(json_get(gate, "id"));
 	name = gt_cstr(ref);
 	REG("binding gate '%s' parameter '%s' has no resolved value", gid,
 	    name);
@@ -616,11 +616,11 @@ gates_enforce_floors(const struct gates_registry *reg,
 	enum gates_outcome	 declared;
 	int			 r = -1;
 
-	gt_strlcpy(bid, gt_get(gt_get(res->binding, "metadata"), "id"),
+	gt_strlcpy(bid, json_get(json_get(res->binding, "metadata"), "id"),
 	    sizeof(bid));
 	/* assertCeilingDefaults: the star rules, again (floors handed in
 	 * directly never passed validateGatesConfig). */
-	ceil = gt_get(floors->object, "ceilings");
+	ceil = json_get(floors->object, "ceilings");
 	if (ceil != NULL) {
 		struct errlist	 el = { NULL, 0 };
 
@@ -634,10 +634,10 @@ gates_enforce_floors(const struct gates_registry *reg,
 			return -1;
 		}
 	}
-	conf = gt_get(ceil, bid);
+	conf = json_get(ceil, bid);
 	if (conf == NULL)
-		conf = gt_get(ceil, "*");
-	decl = gt_get(gt_get(res->binding, "spec"), "ceiling");
+		conf = json_get(ceil, "*");
+	decl = json_get(json_get(res->binding, "spec"), "ceiling");
 	declared = GATES_PROMOTE;
 	if (decl != NULL)
 		gates_outcome_parse(decl, &declared);
@@ -654,13 +654,13 @@ gates_enforce_floors(const struct gates_registry *reg,
 		fgates = gp_gates(x[i].composed);
 		for (j = 0; j < fgates->u.array.n; j++) {
 			fg = &fgates->u.array.v[j];
-			fid = gt_cstr(gt_get(fg, "id"));
+			fid = gt_cstr(json_get(fg, "id"));
 			matches = 0;
 			for (k = 0; k < res->npacks; k++) {
 				gates = gp_gates(res->packs[k].pack->composed);
 				for (l = 0; l < gates->u.array.n; l++) {
-					if (!gt_equal(gt_get(&gates->u.array.v[l],
-					    "id"), gt_get(fg, "id")))
+					if (!gt_equal(json_get(&gates->u.array.v[l],
+					    "id"), json_get(fg, "id")))
 						continue;
 					matches++;
 					if (materialise(&gates->u.array.v[l],

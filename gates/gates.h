@@ -212,8 +212,6 @@ void	 gates_prefix(struct gates_error *, const char *, ...)
 	    SBX_PRINTF(2, 3);
 
 /* ---- tree.c: reading and building json_value trees --------------------- */
-const struct json_value *gt_get(const struct json_value *, const char *);
-int	 gt_key_is(const struct json_string *, const char *);
 int	 gt_str_is(const struct json_value *, const char *);
 int	 gt_is_obj(const struct json_value *);
 int	 gt_is_str(const struct json_value *);

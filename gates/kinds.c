@@ -18,7 +18,7 @@
 static int
 support(const struct json_value *obs, double *n)
 {
-	const struct json_value	*v = gt_get(obs, "n");
+	const struct json_value	*v = json_get(obs, "n");
 
 	if (!gt_is_safeint(v) || v->u.number < 0)
 		return 0;
@@ -48,8 +48,8 @@ gate_number(const struct json_value *v, const struct gates_target_ctx *ctx,
 	}
 	if (!gp_is_ref(v))
 		return 0;
-	q = gp_qualify(ctx->pack_id, gt_get(v, "param"));
-	r = gt_get(ctx->params, q);
+	q = gp_qualify(ctx->pack_id, json_get(v, "param"));
+	r = json_get(ctx->params, q);
 	free(q);
 	if (!gt_is_num(r))
 		return 0;
@@ -61,16 +61,16 @@ static int
 threshold_value(const struct json_value *gate,
     const struct gates_target_ctx *ctx, double *out)
 {
-	const struct json_value	*t = gt_get(gate, "threshold"), *v, *r;
+	const struct json_value	*t = json_get(gate, "threshold"), *v, *r;
 	char			*q;
 
-	if ((v = gt_get(t, "value")) != NULL) {
+	if ((v = json_get(t, "value")) != NULL) {
 		*out = v->u.number;
 		return 1;
 	}
-	if ((v = gt_get(t, "param")) != NULL) {
+	if ((v = json_get(t, "param")) != NULL) {
 		q = gp_qualify(ctx->pack_id, v);
-		r = gt_get(ctx->params, q);
+		r = json_get(ctx->params, q);
 		free(q);
 		if (!gt_is_num(r))
 			return 0;
@@ -84,16 +84,16 @@ static void
 set_threshold(const struct json_value *gate, double target,
     struct gates_target_eval *ev)
 {
-	const struct json_value	*t = gt_get(gate, "threshold");
+	const struct json_value	*t = json_get(gate, "threshold");
 
 	ev->thr_set = 1;
-	ev->op = gt_str_is(gt_get(t, "op"), "lte") ? "lte" : "gte";
-	if (gt_get(t, "value") != NULL) {
+	ev->op = gt_str_is(json_get(t, "op"), "lte") ? "lte" : "gte";
+	if (json_get(t, "value") != NULL) {
 		ev->thr_value = 1;
-		ev->value = gt_get(t, "value")->u.number;
+		ev->value = json_get(t, "value")->u.number;
 	} else {
 		ev->thr_param = 1;
-		ev->param = gt_get(t, "param");
+		ev->param = json_get(t, "param");
 	}
 	ev->resolved = target;
 }
@@ -139,7 +139,7 @@ verdict(struct gates_target_eval *ev, int passed, const char *ok,
 static int
 events_of(const struct json_value *obs, struct gates_target_eval *ev)
 {
-	const struct json_value	*e = gt_get(obs, "events");
+	const struct json_value	*e = json_get(obs, "events");
 
 	ev->events_set = 1;
 	if (!is_count(e)) {
@@ -159,7 +159,7 @@ static void
 interval_bound(const struct json_value *gate, const struct json_value *obs,
     const struct gates_target_ctx *ctx, struct gates_target_eval *ev)
 {
-	const struct json_value	*stat = gt_get(gate, "statistic");
+	const struct json_value	*stat = json_get(gate, "statistic");
 	struct gates_cp_input	 cp;
 	char			 err[ERRSZ];
 	double			 target, level, lo, up, lb, ub, eb;
@@ -168,11 +168,11 @@ interval_bound(const struct json_value *gate, const struct json_value *obs,
 	if (events_of(obs, ev) == -1)
 		return;
 	if (!threshold_value(gate, ctx, &target) ||
-	    !gate_number(gt_get(stat, "levelBps"), ctx, &level)) {
+	    !gate_number(json_get(stat, "levelBps"), ctx, &level)) {
 		insufficient(ev, "parameter-missing");
 		return;
 	}
-	if (gt_str_is(gt_get(stat, "method"), "clopper-pearson")) {
+	if (gt_str_is(json_get(stat, "method"), "clopper-pearson")) {
 		memset(&cp, 0, sizeof(cp));
 		cp.events = ev->events;
 		cp.n = ev->n;
@@ -187,9 +187,9 @@ interval_bound(const struct json_value *gate, const struct json_value *obs,
 		return;
 	}
 	gates_proportion_bps(lo, up, ev->events, ev->n, &lb, &ub, &eb);
-	verdict(ev, gt_str_is(gt_get(stat, "bound"), "upper") ? ub <= target :
+	verdict(ev, gt_str_is(json_get(stat, "bound"), "upper") ? ub <= target :
 	    lb >= target, "bound-within-threshold", "bound-breaches-threshold");
-	set_full(ev, gt_get(stat, "method"), "wilson", level, lb, ub, eb);
+	set_full(ev, json_get(stat, "method"), "wilson", level, lb, ub, eb);
 	set_threshold(gate, target, ev);
 }
 
@@ -199,8 +199,8 @@ paired_difference(const struct json_value *gate, const struct json_value *obs,
 {
 	static const char *const cells[] = { "both", "candidateOnly",
 	    "baselineOnly", "neither" };
-	const struct json_value		*stat = gt_get(gate, "statistic");
-	const struct json_value		*p = gt_get(obs, "paired"), *c[4], *mode;
+	const struct json_value		*stat = json_get(gate, "statistic");
+	const struct json_value		*p = json_get(obs, "paired"), *c[4], *mode;
 	struct gates_paired_counts	 pc;
 	struct gates_bps_interval	 iv;
 	const char			*why;
@@ -214,7 +214,7 @@ paired_difference(const struct json_value *gate, const struct json_value *obs,
 		return;
 	}
 	for (i = 0; i < 4; i++) {
-		c[i] = gt_get(p, cells[i]);
+		c[i] = json_get(p, cells[i]);
 		if (!is_count(c[i])) {
 			insufficient(ev, "paired-unknown");
 			return;
@@ -225,7 +225,7 @@ paired_difference(const struct json_value *gate, const struct json_value *obs,
 		insufficient(ev, "observation-mismatch");
 		return;
 	}
-	if (!gate_number(gt_get(stat, "levelBps"), ctx, &level)) {
+	if (!gate_number(json_get(stat, "levelBps"), ctx, &level)) {
 		insufficient(ev, "parameter-missing");
 		return;
 	}
@@ -236,15 +236,15 @@ paired_difference(const struct json_value *gate, const struct json_value *obs,
 	pc.baseline_only = c[2]->u.number;
 	pc.neither = c[3]->u.number;
 	if (gates_paired_difference(&pc, level,
-	    gt_str_is(gt_get(stat, "method"), "tango") ? GATES_PAIRED_TANGO :
+	    gt_str_is(json_get(stat, "method"), "tango") ? GATES_PAIRED_TANGO :
 	    GATES_PAIRED_NEWCOMBE10, &iv, err, sizeof(err)) != GATES_STATS_OK) {
 		insufficient(ev, "paired-invalid");
 		return;
 	}
-	mode = gt_get(stat, "mode");
-	margin = gt_is_num(gt_get(stat, "marginBps")) ?
-	    gt_get(stat, "marginBps")->u.number : 0;
-	set_full(ev, gt_get(stat, "method"), "newcombe", level, iv.lower_bps,
+	mode = json_get(stat, "mode");
+	margin = gt_is_num(json_get(stat, "marginBps")) ?
+	    json_get(stat, "marginBps")->u.number : 0;
+	set_full(ev, json_get(stat, "method"), "newcombe", level, iv.lower_bps,
 	    iv.upper_bps, iv.estimate_bps);
 	ev->thr_set = 1;
 	ev->op = "gte";
@@ -276,8 +276,8 @@ static void
 bootstrap_bound(const struct json_value *gate, const struct json_value *obs,
     const struct gates_target_ctx *ctx, struct gates_target_eval *ev)
 {
-	const struct json_value		*stat = gt_get(gate, "statistic");
-	const struct json_value		*d = gt_get(obs, "differences"), *bv;
+	const struct json_value		*stat = json_get(gate, "statistic");
+	const struct json_value		*d = json_get(obs, "differences"), *bv;
 	struct gates_bps_interval	 iv;
 	char				 err[ERRSZ];
 	double				*diffs, bounds[2], target, level;
@@ -293,29 +293,29 @@ bootstrap_bound(const struct json_value *gate, const struct json_value *obs,
 		return;
 	}
 	if (!threshold_value(gate, ctx, &target) ||
-	    !gate_number(gt_get(stat, "levelBps"), ctx, &level)) {
+	    !gate_number(json_get(stat, "levelBps"), ctx, &level)) {
 		insufficient(ev, "parameter-missing");
 		return;
 	}
 	diffs = xcalloc(d->u.array.n + 1, sizeof(*diffs));
 	for (i = 0; i < d->u.array.n; i++)
 		diffs[i] = num_or_nan(&d->u.array.v[i]);
-	bv = gt_get(stat, "bounds");
+	bv = json_get(stat, "bounds");
 	if (bv != NULL && bv->type == JSON_ARRAY)
 		for (i = 0; i < bv->u.array.n && nb < 2; i++)
 			bounds[nb++] = num_or_nan(&bv->u.array.v[i]);
 	if (bv != NULL && bv->type == JSON_ARRAY && bv->u.array.n != 2)
 		nb = bv->u.array.n > 2 ? 3 : nb;	/* not a pair: refused */
 	r = gates_bootstrap_paired_mean(diffs, d->u.array.n, level,
-	    num_or_nan(gt_get(stat, "seed")),
-	    num_or_nan(gt_get(stat, "resamples")), bounds, nb > 2 ? 0 : nb,
+	    num_or_nan(json_get(stat, "seed")),
+	    num_or_nan(json_get(stat, "resamples")), bounds, nb > 2 ? 0 : nb,
 	    NULL, 0, &iv, err, sizeof(err));
 	free(diffs);
 	if (r != GATES_STATS_OK) {
 		insufficient(ev, "statistic-invalid");
 		return;
 	}
-	verdict(ev, gt_str_is(gt_get(stat, "bound"), "upper") ?
+	verdict(ev, gt_str_is(json_get(stat, "bound"), "upper") ?
 	    iv.upper_bps <= target : iv.lower_bps >= target,
 	    "bound-within-threshold", "bound-breaches-threshold");
 	set_stat(ev, "bootstrap");
@@ -339,7 +339,7 @@ counts(const struct json_value *gate, const struct json_value *obs,
 		insufficient(ev, "parameter-missing");
 		return;
 	}
-	verdict(ev, gt_str_is(gt_get(gate, "kind"), "count-max") ?
+	verdict(ev, gt_str_is(json_get(gate, "kind"), "count-max") ?
 	    ev->events <= target : ev->events >= target,
 	    "count-within-threshold", "count-breaches-threshold");
 	set_stat(ev, "exact-count");
@@ -350,7 +350,7 @@ static void
 value_threshold(const struct json_value *gate, const struct json_value *obs,
     const struct gates_target_ctx *ctx, struct gates_target_eval *ev)
 {
-	const struct json_value	*v = gt_get(obs, "value");
+	const struct json_value	*v = json_get(obs, "value");
 	double			 target;
 
 	if (!gt_is_num(v)) {
@@ -361,7 +361,7 @@ value_threshold(const struct json_value *gate, const struct json_value *obs,
 		insufficient(ev, "parameter-missing");
 		return;
 	}
-	verdict(ev, gt_str_is(gt_get(gt_get(gate, "threshold"), "op"), "lte") ?
+	verdict(ev, gt_str_is(json_get(json_get(gate, "threshold"), "op"), "lte") ?
 	    v->u.number <= target : v->u.number >= target,
 	    "value-within-threshold", "value-breaches-threshold");
 	set_stat(ev, "exact-value");
@@ -372,7 +372,7 @@ static void
 evidence(const struct json_value *gate, const struct json_value *obs,
     const struct gates_target_ctx *ctx, struct gates_target_eval *ev)
 {
-	const struct json_value	*avail = gt_get(obs, "available"), *req, *e;
+	const struct json_value	*avail = json_get(obs, "available"), *req, *e;
 	const struct json_value	*exp;
 	size_t			 i, j;
 	int64_t			 ms;
@@ -382,24 +382,24 @@ evidence(const struct json_value *gate, const struct json_value *obs,
 		return;
 	}
 	set_stat(ev, "evidence-present");
-	req = gt_get(gt_get(gate, "evidence"), "required");
+	req = json_get(json_get(gate, "evidence"), "required");
 	for (i = 0; req != NULL && i < req->u.array.n; i++) {
 		e = NULL;
 		for (j = 0; j < avail->u.array.n && e == NULL; j++)
-			if (gt_is_str(gt_get(&avail->u.array.v[j], "id")) &&
-			    gt_equal(gt_get(&avail->u.array.v[j], "id"),
+			if (gt_is_str(json_get(&avail->u.array.v[j], "id")) &&
+			    gt_equal(json_get(&avail->u.array.v[j], "id"),
 			    &req->u.array.v[i]))
 				e = &avail->u.array.v[j];
 		if (e == NULL) {
 			insufficient(ev, "evidence-missing");
 			return;
 		}
-		if (gt_get(e, "passed") == NULL ||
-		    gt_get(e, "passed")->type != JSON_TRUE) {
+		if (json_get(e, "passed") == NULL ||
+		    json_get(e, "passed")->type != JSON_TRUE) {
 			verdict(ev, 0, NULL, "evidence-failed");
 			return;
 		}
-		exp = gt_get(e, "expiresAt");
+		exp = json_get(e, "expiresAt");
 		if (exp != NULL && exp->type != JSON_NULL &&
 		    (gates_date_parse_v(exp, &ms) == -1 || ms <= ctx->now_ms)) {
 			verdict(ev, 0, NULL, "evidence-expired");
@@ -421,7 +421,7 @@ gates_eval_target(const struct json_value *gate, const struct json_value *obs,
 
 	(void)mkind;
 	memset(ev, 0, sizeof(*ev));
-	gt_strlcpy(kind, gt_get(gate, "kind"), sizeof(kind));
+	gt_strlcpy(kind, json_get(gate, "kind"), sizeof(kind));
 	ev->has_n = obs != NULL && support(obs, &ev->n);
 	if (strcmp(kind, "upstream-ceiling") != 0 &&
 	    strcmp(kind, "predicate") != 0 && strcmp(kind, "evidence") != 0) {
@@ -433,8 +433,8 @@ gates_eval_target(const struct json_value *gate, const struct json_value *obs,
 			insufficient(ev, "support-unknown");
 			return;
 		}
-		if (gt_get(gate, "minimumN") != NULL &&
-		    !gate_number(gt_get(gate, "minimumN"), ctx, &minn)) {
+		if (json_get(gate, "minimumN") != NULL &&
+		    !gate_number(json_get(gate, "minimumN"), ctx, &minn)) {
 			insufficient(ev, "parameter-missing");
 			return;
 		}
@@ -445,7 +445,7 @@ gates_eval_target(const struct json_value *gate, const struct json_value *obs,
 	}
 	if (strcmp(kind, "minimum-n") == 0) {
 		set_stat(ev, "support-count");
-		if (!gate_number(gt_get(gate, "minimumN"), ctx, &target)) {
+		if (!gate_number(json_get(gate, "minimumN"), ctx, &target)) {
 			insufficient(ev, "parameter-missing");
 			return;
 		}
@@ -468,7 +468,7 @@ gates_eval_target(const struct json_value *gate, const struct json_value *obs,
 		evidence(gate, obs, ctx, ev);
 	else if (strcmp(kind, "predicate") == 0) {
 		set_stat(ev, "predicate");
-		t = gates_predicate_eval(gt_get(gate, "predicate"), ctx->input);
+		t = gates_predicate_eval(json_get(gate, "predicate"), ctx->input);
 		if (t == GATES_TRUE)
 			verdict(ev, 1, "predicate-true", NULL);
 		else if (t == GATES_FALSE)
@@ -510,21 +510,21 @@ gates_pool(const char *kind, const struct json_value *const *obs, size_t n)
 	if (strcmp(kind, "proportion") == 0) {
 		for (i = 0; i < n; i++) {
 			if (!support(obs[i], &on) ||
-			    !is_count(gt_get(obs[i], "events")) ||
-			    gt_get(obs[i], "events")->u.number > on)
+			    !is_count(json_get(obs[i], "events")) ||
+			    json_get(obs[i], "events")->u.number > on)
 				goto refuse;
 			sn += on;
-			se += gt_get(obs[i], "events")->u.number;
+			se += json_get(obs[i], "events")->u.number;
 		}
 		gt_set_num(gt_add(out, "n"), sn);
 		gt_set_num(gt_add(out, "events"), se);
 	} else if (strcmp(kind, "paired") == 0) {
 		for (i = 0; i < n; i++) {
-			p = (struct json_value *)gt_get(obs[i], "paired");
+			p = (struct json_value *)json_get(obs[i], "paired");
 			if (!support(obs[i], &on) || !gt_is_obj(p))
 				goto refuse;
 			for (sum = 0, j = 0; j < 4; j++) {
-				c = gt_get(p, cells[j]);
+				c = json_get(p, cells[j]);
 				if (!is_count(c))
 					goto refuse;
 				sum += c->u.number;
@@ -533,7 +533,7 @@ gates_pool(const char *kind, const struct json_value *const *obs, size_t n)
 				goto refuse;
 			sn += on;
 			for (j = 0; j < 4; j++)
-				tot[j] += gt_get(p, cells[j])->u.number;
+				tot[j] += json_get(p, cells[j])->u.number;
 		}
 		gt_set_num(gt_add(out, "n"), sn);
 		p = gt_add(out, "paired");
@@ -543,10 +543,10 @@ gates_pool(const char *kind, const struct json_value *const *obs, size_t n)
 	} else if (strcmp(kind, "scalar") == 0) {
 		for (i = 0; i < n; i++) {
 			if (!support(obs[i], &on) ||
-			    !gt_is_num(gt_get(obs[i], "value")))
+			    !gt_is_num(json_get(obs[i], "value")))
 				goto refuse;
 			sn += on;
-			w += on * gt_get(obs[i], "value")->u.number;
+			w += on * json_get(obs[i], "value")->u.number;
 		}
 		if (sn == 0)
 			goto refuse;
@@ -554,7 +554,7 @@ gates_pool(const char *kind, const struct json_value *const *obs, size_t n)
 		gt_set_num(gt_add(out, "value"), w / sn);
 	} else if (strcmp(kind, "differences") == 0) {
 		for (i = 0; i < n; i++) {
-			d = gt_get(obs[i], "differences");
+			d = json_get(obs[i], "differences");
 			if (!support(obs[i], &on) || d == NULL ||
 			    d->type != JSON_ARRAY)
 				goto refuse;
@@ -569,20 +569,20 @@ gates_pool(const char *kind, const struct json_value *const *obs, size_t n)
 		arr = gt_add(out, "differences");
 		gt_set_arr(arr);
 		for (i = 0; i < n; i++) {
-			d = gt_get(obs[i], "differences");
+			d = json_get(obs[i], "differences");
 			for (j = 0; j < d->u.array.n; j++)
 				gt_copy(gt_push(arr), &d->u.array.v[j]);
 		}
 	} else if (strcmp(kind, "evidence") == 0) {
 		for (i = 0; i < n; i++) {
-			d = gt_get(obs[i], "available");
+			d = json_get(obs[i], "available");
 			if (d == NULL || d->type != JSON_ARRAY)
 				goto refuse;
 		}
 		arr = gt_add(out, "available");
 		gt_set_arr(arr);
 		for (i = 0; i < n; i++) {
-			d = gt_get(obs[i], "available");
+			d = json_get(obs[i], "available");
 			for (j = 0; j < d->u.array.n; j++)
 				gt_copy(gt_push(arr), &d->u.array.v[j]);
 		}

@@ -13,20 +13,20 @@ gp_params(const struct json_value *pack)
 {
 	const struct json_value	*p;
 
-	p = gt_get(gt_get(pack, "spec"), "parameters");
+	p = json_get(json_get(pack, "spec"), "parameters");
 	return gt_is_obj(p) ? p : NULL;
 }
 
 const struct json_value *
 gp_gates(const struct json_value *pack)
 {
-	return gt_get(gt_get(pack, "spec"), "gates");
+	return json_get(json_get(pack, "spec"), "gates");
 }
 
 int
 gp_is_ref(const struct json_value *v)
 {
-	return gt_is_obj(v) && gt_is_str(gt_get(v, "param"));
+	return gt_is_obj(v) && gt_is_str(json_get(v, "param"));
 }
 
 static const struct json_value *
@@ -37,7 +37,7 @@ declared(const struct json_value *params, const struct json_value *name)
 
 	if ((n = gt_cstr(name)) == NULL)
 		return NULL;
-	d = gt_get(params, n);
+	d = json_get(params, n);
 	free(n);
 	return d;
 }
@@ -56,10 +56,10 @@ gp_resolve_default(const struct json_value *value,
 	}
 	if (!gp_is_ref(value))
 		return GP_NULL;
-	d = declared(params, gt_get(value, "param"));
-	if (d == NULL || !gt_str_is(gt_get(d, "type"), type))
+	d = declared(params, json_get(value, "param"));
+	if (d == NULL || !gt_str_is(json_get(d, "type"), type))
 		return GP_NULL;
-	if (!gt_is_num(def = gt_get(d, "default")))
+	if (!gt_is_num(def = json_get(d, "default")))
 		return GP_NULL;
 	*out = def->u.number;
 	return GP_VALUE;
@@ -72,20 +72,20 @@ gp_threshold_default(const struct json_value *gate,
 {
 	const struct json_value	*t, *v, *d;
 
-	if ((t = gt_get(gate, "threshold")) == NULL)
+	if ((t = json_get(gate, "threshold")) == NULL)
 		return GP_NULL;
-	if ((v = gt_get(t, "value")) != NULL) {
+	if ((v = json_get(t, "value")) != NULL) {
 		if (!gt_is_num(v))
 			return GP_NULL;
 		*out = v->u.number;
 		return GP_VALUE;
 	}
-	if ((v = gt_get(t, "param")) == NULL)
+	if ((v = json_get(t, "param")) == NULL)
 		return GP_NULL;
 	d = declared(params, v);
-	if (d == NULL || !gt_is_num(gt_get(d, "default")))
+	if (d == NULL || !gt_is_num(json_get(d, "default")))
 		return GP_NULL;
-	*out = gt_get(d, "default")->u.number;
+	*out = json_get(d, "default")->u.number;
 	return GP_VALUE;
 }
 

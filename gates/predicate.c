@@ -132,16 +132,16 @@ leaf(const struct json_value *pred, const struct json_value *input)
 	char			*op;
 	enum gates_tri		 t;
 
-	left = gt_get(pred, "left");
-	if (gt_str_is(gt_get(left, "source"), "input"))
-		found = gates_json_pointer(input, gt_get(left, "pointer"));
+	left = json_get(pred, "left");
+	if (gt_str_is(json_get(left, "source"), "input"))
+		found = gates_json_pointer(input, json_get(left, "pointer"));
 	/* Source "decision" reads decisions[alias].spec: never present. */
-	if (gt_str_is(gt_get(pred, "op"), "exists"))
+	if (gt_str_is(json_get(pred, "op"), "exists"))
 		return found != NULL;
 	if (found == NULL)
 		return GATES_UNKNOWN;
-	right = gt_get(pred, "right");
-	op = gt_cstr(gt_get(pred, "op"));
+	right = json_get(pred, "right");
+	op = gt_cstr(json_get(pred, "op"));
 	if (op == NULL)
 		return GATES_UNKNOWN;
 	if (strcmp(op, "eq") == 0 || strcmp(op, "ne") == 0) {
@@ -168,7 +168,7 @@ eval(const struct json_value *pred, const struct json_value *input,
 
 	if (depth > PRED_DEPTH_MAX || !gt_is_obj(pred))
 		return GATES_UNKNOWN;
-	if ((list = gt_get(pred, "all")) != NULL &&
+	if ((list = json_get(pred, "all")) != NULL &&
 	    list->type == JSON_ARRAY) {
 		for (i = 0; i < list->u.array.n; i++) {
 			t = eval(&list->u.array.v[i], input, depth + 1);
@@ -178,7 +178,7 @@ eval(const struct json_value *pred, const struct json_value *input,
 		}
 		return unknown ? GATES_UNKNOWN : GATES_TRUE;
 	}
-	if ((list = gt_get(pred, "any")) != NULL &&
+	if ((list = json_get(pred, "any")) != NULL &&
 	    list->type == JSON_ARRAY) {
 		for (i = 0; i < list->u.array.n; i++) {
 			t = eval(&list->u.array.v[i], input, depth + 1);
@@ -188,11 +188,11 @@ eval(const struct json_value *pred, const struct json_value *input,
 		}
 		return unknown ? GATES_UNKNOWN : GATES_FALSE;
 	}
-	if (gt_get(pred, "not") != NULL) {
-		acc = eval(gt_get(pred, "not"), input, depth + 1);
+	if (json_get(pred, "not") != NULL) {
+		acc = eval(json_get(pred, "not"), input, depth + 1);
 		return acc == GATES_UNKNOWN ? GATES_UNKNOWN : !acc;
 	}
-	if (gt_get(pred, "op") != NULL)
+	if (json_get(pred, "op") != NULL)
 		return leaf(pred, input);
 	return GATES_UNKNOWN;
 }

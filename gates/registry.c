@@ -203,10 +203,10 @@ gates_register_pack(struct gates_registry *reg, struct json_value *doc,
 	memset(&p, 0, sizeof(p));
 	if (gates_validate_document(doc, err) == -1)
 		return -1;
-	if (!gt_str_is(gt_get(doc, "kind"), "GatePack"))
+	if (!gt_str_is(json_get(doc, "kind"), "GatePack"))
 		return gates_fail(err, GATES_E_REGISTRY,
 		    "registerPack requires a GatePack document");
-	p.id = gt_cstr(gt_get(gt_get(doc, "metadata"), "id"));
+	p.id = gt_cstr(json_get(json_get(doc, "metadata"), "id"));
 	if (gates_split_pack_id(p.id, pns, &rest, err) == -1)
 		goto out;
 	if (strcmp(pns, ns) != 0) {
@@ -251,17 +251,17 @@ gates_register_pack(struct gates_registry *reg, struct json_value *doc,
 			goto out;
 		}
 	}
-	ext = gt_get(gt_get(doc, "spec"), "extends");
+	ext = json_get(json_get(doc, "spec"), "extends");
 	if (ext != NULL) {
-		pid = gt_cstr(gt_get(ext, "id"));
-		pver = gt_cstr(gt_get(ext, "version"));
-		pdig = gt_cstr(gt_get(ext, "digest"));
+		pid = gt_cstr(json_get(ext, "id"));
+		pver = gt_cstr(json_get(ext, "version"));
+		pdig = gt_cstr(json_get(ext, "digest"));
 		if ((parent = gates_registry_find(reg, pid)) == NULL) {
 			gates_fail(err, GATES_E_REGISTRY, "pack %s extends "
 			    "unknown pack %s", p.id, pid);
 			goto out;
 		}
-		if (!gt_str_is(gt_get(gt_get(parent->authored, "metadata"),
+		if (!gt_str_is(json_get(json_get(parent->authored, "metadata"),
 		    "version"), pver) || strcmp(parent->digest, pdig) != 0) {
 			gates_fail(err, GATES_E_REGISTRY, "pack %s parent pin "
 			    "mismatch for %s@%s", p.id, pid, pver);

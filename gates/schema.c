@@ -199,7 +199,7 @@ resolve_ref(struct sctx *c, const struct json_value *ref)
 	r = gt_cstr(ref);
 	if (strncmp(r, "#/$defs/", 8) != 0)
 		fatalx("gates schema: unsupported $ref %s", r);
-	t = gt_get(gt_get(c->root, "$defs"), r + 8);
+	t = json_get(json_get(c->root, "$defs"), r + 8);
 	if (t == NULL)
 		fatalx("gates schema: dangling $ref %s", r);
 	free(r);
@@ -227,18 +227,18 @@ untyped(struct sctx *c, const struct json_value *s,
 	size_t			 i, before;
 	int			 ok;
 
-	if ((k = gt_get(s, "$ref")) != NULL)
+	if ((k = json_get(s, "$ref")) != NULL)
 		check(c, resolve_ref(c, k), d, path);
-	if ((k = gt_get(s, "const")) != NULL && !gt_equal(k, d))
+	if ((k = json_get(s, "const")) != NULL && !gt_equal(k, d))
 		report(c, path, "must be equal to constant");
-	if ((k = gt_get(s, "enum")) != NULL) {
+	if ((k = json_get(s, "enum")) != NULL) {
 		for (ok = 0, i = 0; i < k->u.array.n && !ok; i++)
 			ok = gt_equal(&k->u.array.v[i], d);
 		if (!ok)
 			report(c, path, "must be equal to one of the allowed "
 			    "values");
 	}
-	if ((k = gt_get(s, "anyOf")) != NULL) {
+	if ((k = json_get(s, "anyOf")) != NULL) {
 		for (ok = 0, i = 0; i < k->u.array.n && !ok; i++)
 			ok = passes(c, &k->u.array.v[i], d, path);
 		if (!ok) {
@@ -248,11 +248,11 @@ untyped(struct sctx *c, const struct json_value *s,
 			report(c, path, "must match a schema in anyOf");
 		}
 	}
-	if ((k = gt_get(s, "allOf")) != NULL)
+	if ((k = json_get(s, "allOf")) != NULL)
 		for (i = 0; i < k->u.array.n; i++)
 			check(c, &k->u.array.v[i], d, path);
-	if ((k = gt_get(s, "if")) != NULL &&
-	    (then = gt_get(s, "then")) != NULL && passes(c, k, d, path)) {
+	if ((k = json_get(s, "if")) != NULL &&
+	    (then = json_get(s, "then")) != NULL && passes(c, k, d, path)) {
 		before = c->nerr;
 		check(c, then, d, path);
 		if (c->nerr != before)
@@ -267,11 +267,11 @@ number_group(struct sctx *c, const struct json_value *s, double d,
 	const struct json_value	*k;
 	char			 num[JSON_NUMBER_BUFSZ];
 
-	if ((k = gt_get(s, "maximum")) != NULL && !(d <= k->u.number)) {
+	if ((k = json_get(s, "maximum")) != NULL && !(d <= k->u.number)) {
 		json_number_format(k->u.number, num, sizeof(num));
 		report(c, path, "must be <= %s", num);
 	}
-	if ((k = gt_get(s, "minimum")) != NULL && !(d >= k->u.number)) {
+	if ((k = json_get(s, "minimum")) != NULL && !(d >= k->u.number)) {
 		json_number_format(k->u.number, num, sizeof(num));
 		report(c, path, "must be >= %s", num);
 	}
@@ -285,13 +285,13 @@ string_group(struct sctx *c, const struct json_value *s,
 	char			*str, *pat;
 	size_t			 n = ucs2len(&d->u.string);
 
-	if ((k = gt_get(s, "maxLength")) != NULL && n > k->u.number)
+	if ((k = json_get(s, "maxLength")) != NULL && n > k->u.number)
 		report(c, path, "must NOT have more than %.0f characters",
 		    k->u.number);
-	if ((k = gt_get(s, "minLength")) != NULL && n < k->u.number)
+	if ((k = json_get(s, "minLength")) != NULL && n < k->u.number)
 		report(c, path, "must NOT have fewer than %.0f characters",
 		    k->u.number);
-	if ((k = gt_get(s, "pattern")) != NULL) {
+	if ((k = json_get(s, "pattern")) != NULL) {
 		str = gt_cstr(d);
 		pat = gt_cstr(k);
 		if (!gates_pattern_match(pat, str))
@@ -299,7 +299,7 @@ string_group(struct sctx *c, const struct json_value *s,
 		free(str);
 		free(pat);
 	}
-	if ((k = gt_get(s, "format")) != NULL) {
+	if ((k = json_get(s, "format")) != NULL) {
 		if (!gt_str_is(k, "date-time"))
 			fatalx("gates schema: unsupported format");
 		str = gt_cstr(d);
@@ -316,13 +316,13 @@ array_group(struct sctx *c, const struct json_value *s,
 	const struct json_value	*k, *items;
 	size_t			 n = d->u.array.n, i, j, old;
 
-	if ((k = gt_get(s, "maxItems")) != NULL && n > k->u.number)
+	if ((k = json_get(s, "maxItems")) != NULL && n > k->u.number)
 		report(c, path, "must NOT have more than %.0f items",
 		    k->u.number);
-	if ((k = gt_get(s, "minItems")) != NULL && n < k->u.number)
+	if ((k = json_get(s, "minItems")) != NULL && n < k->u.number)
 		report(c, path, "must NOT have fewer than %.0f items",
 		    k->u.number);
-	if ((k = gt_get(s, "uniqueItems")) != NULL && k->type == JSON_TRUE) {
+	if ((k = json_get(s, "uniqueItems")) != NULL && k->type == JSON_TRUE) {
 		/* Ajv walks from the end and names the later index first;
 		 * items of the wrong type are skipped (typed items). */
 		for (i = n; i-- > 0;) {
@@ -341,7 +341,7 @@ array_group(struct sctx *c, const struct json_value *s,
 			}
 		}
 	}
-	if ((items = gt_get(s, "items")) != NULL)
+	if ((items = json_get(s, "items")) != NULL)
 		for (i = 0; i < n; i++) {
 			old = path_push_index(path, i);
 			check(c, items, &d->u.array.v[i], path);
@@ -357,24 +357,24 @@ object_group(struct sctx *c, const struct json_value *s,
 	char			*name;
 	size_t			 i, old;
 
-	if ((k = gt_get(s, "minProperties")) != NULL &&
+	if ((k = json_get(s, "minProperties")) != NULL &&
 	    d->u.object.n < k->u.number)
 		report(c, path, "must NOT have fewer than %.0f properties",
 		    k->u.number);
-	if ((k = gt_get(s, "required")) != NULL)
+	if ((k = json_get(s, "required")) != NULL)
 		for (i = 0; i < k->u.array.n; i++) {
 			name = gt_cstr(&k->u.array.v[i]);
-			if (gt_get(d, name) == NULL)
+			if (json_get(d, name) == NULL)
 				report(c, path, "must have required property "
 				    "'%s'", name);
 			free(name);
 		}
-	props = gt_get(s, "properties");
-	if ((addl = gt_get(s, "additionalProperties")) != NULL)
+	props = json_get(s, "properties");
+	if ((addl = json_get(s, "additionalProperties")) != NULL)
 		for (i = 0; i < d->u.object.n; i++) {
 			if (props != NULL) {
 				name = gt_jstr_cstr(&d->u.object.m[i].key);
-				sub = gt_get(props, name);
+				sub = json_get(props, name);
 				free(name);
 				if (sub != NULL)
 					continue;
@@ -392,7 +392,7 @@ object_group(struct sctx *c, const struct json_value *s,
 	if (props != NULL)
 		for (i = 0; i < props->u.object.n; i++) {
 			name = gt_jstr_cstr(&props->u.object.m[i].key);
-			sub = gt_get(d, name);
+			sub = json_get(d, name);
 			free(name);
 			if (sub == NULL)
 				continue;
@@ -406,7 +406,7 @@ static int
 has_any(const struct json_value *s, const char *const *keys)
 {
 	for (; *keys != NULL; keys++)
-		if (gt_get(s, *keys) != NULL)
+		if (json_get(s, *keys) != NULL)
 			return 1;
 	return 0;
 }
@@ -434,7 +434,7 @@ check(struct sctx *c, const struct json_value *s,
 		report(c, path, "boolean schema is false");
 		return -1;
 	}
-	if ((type = gt_get(s, "type")) != NULL) {
+	if ((type = json_get(s, "type")) != NULL) {
 		typeok = data_type_ok(d, type);
 		if (type->type == JSON_STRING) {
 			if (gt_str_is(type, "number") && has_any(s, numkw))
@@ -548,8 +548,8 @@ gates_validate_document(const struct json_value *doc,
 	if (!gt_is_obj(doc))
 		return gates_fail(err, GATES_E_SCHEMA,
 		    "Gate document must be an object");
-	api = gt_get(doc, "apiVersion");
-	kind = gt_get(doc, "kind");
+	api = json_get(doc, "apiVersion");
+	kind = json_get(doc, "kind");
 	if (gt_str_is(api, "gates.aiwg.io/v1alpha1")) {
 		if (gt_str_is(kind, "GatePack"))
 			return gates_schema_check(GATES_SCHEMA_PACK, doc, NULL,

@@ -67,9 +67,9 @@ gates_load_holdout(const struct json_value *doc, const char *path,
 	*out = NULL;
 	if (!gt_is_obj(doc))
 		return INPUT("holdout file must be an object: %s", path);
-	fz = gt_get(doc, "frozenDigest");
-	at = gt_get(doc, "firstAccessedAt");
-	dg = gt_get(doc, "digest");
+	fz = json_get(doc, "frozenDigest");
+	at = json_get(doc, "firstAccessedAt");
+	dg = json_get(doc, "digest");
 	if (!gt_is_str(fz) || at == NULL || (at->type != JSON_NULL &&
 	    !gt_is_str(at)))
 		return INPUT("holdout file must carry {frozenDigest, "
@@ -98,13 +98,13 @@ gates_load_upstream(const struct json_value *doc, const char *path,
 {
 	char	 d[DIGEST_STR_LEN + 1];
 
-	if (!gt_is_obj(doc) || !gt_is_obj(gt_get(doc, "metadata")) ||
-	    !gt_is_str(gt_get(doc, "digest")))
+	if (!gt_is_obj(doc) || !gt_is_obj(json_get(doc, "metadata")) ||
+	    !gt_is_str(json_get(doc, "digest")))
 		return INPUT("upstream file must be a sealed record {metadata, "
 		    "digest} (refusing to auto-seal)");
-	if (gates_digest(gt_get(doc, "metadata"), d, err) == -1)
+	if (gates_digest(json_get(doc, "metadata"), d, err) == -1)
 		return -1;
-	if (!gt_str_is(gt_get(doc, "digest"), d))
+	if (!gt_str_is(json_get(doc, "digest"), d))
 		return INPUT("upstream integrity digest does not match its "
 		    "report: %s", path);
 	return 0;

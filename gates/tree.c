@@ -45,36 +45,10 @@ gates_prefix(struct gates_error *err, const char *fmt, ...)
 }
 
 int
-gt_key_is(const struct json_string *k, const char *key)
-{
-	size_t	 i, n = strlen(key);
-
-	if (k->len != n)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (k->u[i] != (unsigned char)key[i])
-			return 0;
-	return 1;
-}
-
-const struct json_value *
-gt_get(const struct json_value *v, const char *key)
-{
-	size_t	 i;
-
-	if (v == NULL || v->type != JSON_OBJECT)
-		return NULL;
-	for (i = 0; i < v->u.object.n; i++)
-		if (gt_key_is(&v->u.object.m[i].key, key))
-			return &v->u.object.m[i].value;
-	return NULL;
-}
-
-int
 gt_str_is(const struct json_value *v, const char *s)
 {
 	return v != NULL && v->type == JSON_STRING &&
-	    gt_key_is(&v->u.string, s);
+	    json_key_is(&v->u.string, s);
 }
 
 int
@@ -358,7 +332,7 @@ gt_remove(struct json_value *obj, const char *key)
 	if (!gt_is_obj(obj))
 		return 0;
 	for (i = 0; i < obj->u.object.n; i++) {
-		if (!gt_key_is(&obj->u.object.m[i].key, key))
+		if (!json_key_is(&obj->u.object.m[i].key, key))
 			continue;
 		free(obj->u.object.m[i].key.u);
 		json_value_clear(&obj->u.object.m[i].value);

@@ -49,33 +49,33 @@ malformed(const struct json_value *m)
 
 	if (!gt_is_obj(m))
 		return 1;
-	if (!gt_is_safeint(gt_get(m, "sample_n")) ||
-	    gt_get(m, "sample_n")->u.number < 0)
+	if (!gt_is_safeint(json_get(m, "sample_n")) ||
+	    json_get(m, "sample_n")->u.number < 0)
 		return 1;
-	if (!gt_is_str(gt_get(m, "integrity_mode")) ||
-	    !gt_is_str(gt_get(m, "integrity_state")) ||
-	    !gt_is_str(gt_get(m, "trusted_score_source")))
+	if (!gt_is_str(json_get(m, "integrity_mode")) ||
+	    !gt_is_str(json_get(m, "integrity_state")) ||
+	    !gt_is_str(json_get(m, "trusted_score_source")))
 		return 1;
-	if (!is_bool(gt_get(m, "fresh_workspace_required")) ||
-	    !is_bool(gt_get(m, "fresh_workspace_verified")))
+	if (!is_bool(json_get(m, "fresh_workspace_required")) ||
+	    !is_bool(json_get(m, "fresh_workspace_verified")))
 		return 1;
-	labels = gt_get(m, "compromise_labels");
+	labels = json_get(m, "compromise_labels");
 	if (labels == NULL || labels->type != JSON_ARRAY)
 		return 1;
 	for (i = 0; i < labels->u.array.n; i++)
 		if (labels->u.array.v[i].type != JSON_STRING)
 			return 1;
-	weak = gt_get(m, "weak_signal_reason");
+	weak = json_get(m, "weak_signal_reason");
 	if (weak == NULL || (weak->type != JSON_NULL && !gt_is_str(weak)))
 		return 1;
-	if (gt_get(m, "uncertainty") == NULL ||
-	    gt_get(m, "paired_baseline") == NULL)
+	if (json_get(m, "uncertainty") == NULL ||
+	    json_get(m, "paired_baseline") == NULL)
 		return 1;
-	gate = gt_get(m, "release_gate");
-	if (gates_outcome_parse(gt_get(gate, "decision"), &o) == -1)
+	gate = json_get(m, "release_gate");
+	if (gates_outcome_parse(json_get(gate, "decision"), &o) == -1)
 		return 1;
-	if (gt_get(gate, "reasons") == NULL ||
-	    gt_get(gate, "reasons")->type != JSON_ARRAY)
+	if (json_get(gate, "reasons") == NULL ||
+	    json_get(gate, "reasons")->type != JSON_ARRAY)
 		return 1;
 	return 0;
 }
@@ -103,10 +103,10 @@ gates_upstream_judge(const struct json_value *m,
 	if (malformed(m))
 		add(v, "integrity-invalid");
 	else {
-		if (!gt_str_is(gt_get(m, "integrity_state"), "verified"))
+		if (!gt_str_is(json_get(m, "integrity_state"), "verified"))
 			add(v, "integrity-not-verified");
-		mode = gt_get(m, "integrity_mode");
-		src = gt_get(m, "trusted_score_source");
+		mode = json_get(m, "integrity_mode");
+		src = json_get(m, "trusted_score_source");
 		if (!gt_str_is(mode, "fresh") && !gt_str_is(mode, "locked") &&
 		    !gt_str_is(mode, "full-locked"))
 			add(v, "integrity-mode-not-allowlisted");
@@ -117,22 +117,22 @@ gates_upstream_judge(const struct json_value *m,
 		    (gt_str_is(mode, "full-locked") &&
 		    !gt_str_is(src, "full-locked-workspace")))
 			add(v, "untrusted-score-source");
-		if (gt_get(m, "fresh_workspace_required")->type == JSON_TRUE &&
-		    gt_get(m, "fresh_workspace_verified")->type != JSON_TRUE)
+		if (json_get(m, "fresh_workspace_required")->type == JSON_TRUE &&
+		    json_get(m, "fresh_workspace_verified")->type != JSON_TRUE)
 			add(v, "fresh-workspace-unverified");
-		u = gt_get(m, "uncertainty");
+		u = json_get(m, "uncertainty");
 		if (u->type == JSON_NULL)
 			add(v, "uncertainty-missing");
-		pb = gt_get(m, "paired_baseline");
+		pb = json_get(m, "paired_baseline");
 		if (pb->type == JSON_NULL)
 			add(v, "paired-baseline-missing");
-		if (gt_get(m, "weak_signal_reason")->type != JSON_NULL)
+		if (json_get(m, "weak_signal_reason")->type != JSON_NULL)
 			add(v, "weak-signal");
-		if (gt_get(m, "compromise_labels")->u.array.n > 0)
+		if (json_get(m, "compromise_labels")->u.array.n > 0)
 			add(v, "compromised");
-		if (gt_get(m, "sample_n")->u.number <= 0)
+		if (json_get(m, "sample_n")->u.number <= 0)
 			add(v, "insufficient-samples");
-		gates_outcome_parse(gt_get(gt_get(m, "release_gate"),
+		gates_outcome_parse(json_get(json_get(m, "release_gate"),
 		    "decision"), &release);
 		if (release == GATES_HOLD)
 			add(v, "upstream-integrity-hold");
@@ -146,12 +146,12 @@ gates_upstream_judge(const struct json_value *m,
 	if (gt_is_obj(m)) {
 		enum gates_outcome	 d;
 
-		if (gates_outcome_parse(gt_get(gt_get(m, "release_gate"),
+		if (gates_outcome_parse(json_get(json_get(m, "release_gate"),
 		    "decision"), &d) == 0 && d == GATES_ROLLBACK)
 			v->compromised = 1;
-		if (gt_str_is(gt_get(m, "integrity_state"), "compromised"))
+		if (gt_str_is(json_get(m, "integrity_state"), "compromised"))
 			v->compromised = 1;
-		if (gates_outcome_parse(gt_get(gt_get(m, "release_gate"),
+		if (gates_outcome_parse(json_get(json_get(m, "release_gate"),
 		    "decision"), &d) == 0)
 			release = d;
 	}

@@ -26,7 +26,7 @@ static int
 check_parameter(const char *name, const struct json_value *p,
     struct gates_error *err)
 {
-	const struct json_value	*def = gt_get(p, "default");
+	const struct json_value	*def = json_get(p, "default");
 	double			 d;
 
 	if (def == NULL)
@@ -34,14 +34,14 @@ check_parameter(const char *name, const struct json_value *p,
 	d = def->u.number;
 	if (!isfinite(d))
 		return REG("parameter %s default must be finite", name);
-	if (gt_str_is(gt_get(p, "type"), "bps") && (d < 0 || d > 10000))
+	if (gt_str_is(json_get(p, "type"), "bps") && (d < 0 || d > 10000))
 		return REG("parameter %s bps default must be within 0..10000",
 		    name);
-	if (gt_str_is(gt_get(p, "type"), "level") && (!gt_is_safeint(def) ||
+	if (gt_str_is(json_get(p, "type"), "level") && (!gt_is_safeint(def) ||
 	    d <= 5000 || d >= 9999))
 		return REG("parameter %s level default must be an integer "
 		    "strictly between 5000 and 9999", name);
-	if (gt_str_is(gt_get(p, "type"), "count") && !is_safe_nonneg(d))
+	if (gt_str_is(json_get(p, "type"), "count") && !is_safe_nonneg(d))
 		return REG("parameter %s count default must be a non-negative "
 		    "integer", name);
 	return 0;
@@ -55,7 +55,7 @@ param_decl(const struct json_value *params, const struct json_value *name)
 
 	if ((n = gt_cstr(name)) == NULL)
 		return NULL;
-	d = gt_get(params, n);
+	d = json_get(params, n);
 	free(n);
 	return d;
 }
@@ -71,12 +71,12 @@ check_param_ref(const char *gid, const struct json_value *value,
 
 	if (value == NULL || gt_is_num(value))
 		return 0;
-	pn = gt_cstr(gt_get(value, "param"));
+	pn = gt_cstr(json_get(value, "param"));
 	if (!gp_is_ref(value) || (d = param_decl(params,
-	    gt_get(value, "param"))) == NULL)
+	    json_get(value, "param"))) == NULL)
 		r = REG("gate %s %s references unknown parameter '%s'", gid,
 		    what, pn != NULL ? pn : "undefined");
-	else if (!gt_str_is(gt_get(d, "type"), type))
+	else if (!gt_str_is(json_get(d, "type"), type))
 		r = REG("gate %s %s parameter '%s' must have type %s", gid,
 		    what, pn, type);
 	free(pn);
@@ -97,7 +97,7 @@ check_threshold(const struct json_value *gate, const char *gid,
 	    strcmp(kind, "bootstrap-bound") == 0 ||
 	    strcmp(kind, "count-max") == 0 || strcmp(kind, "count-min") == 0 ||
 	    strcmp(kind, "value-threshold") == 0;
-	if ((t = gt_get(gate, "threshold")) == NULL) {
+	if ((t = json_get(gate, "threshold")) == NULL) {
 		if (need)
 			return REG("gate %s of kind %s requires a threshold",
 			    gid, kind);
@@ -106,7 +106,7 @@ check_threshold(const struct json_value *gate, const char *gid,
 	if (!need)
 		return REG("gate %s of kind %s must not carry a threshold",
 		    gid, kind);
-	pname = gt_get(t, "param");
+	pname = json_get(t, "param");
 	if (pname != NULL && (decl = param_decl(params, pname)) == NULL) {
 		pn = gt_cstr(pname);
 		REG("gate %s references unknown parameter '%s'", gid, pn);
@@ -116,13 +116,13 @@ check_threshold(const struct json_value *gate, const char *gid,
 	want = strcmp(kind, "interval-bound") == 0 ||
 	    strcmp(kind, "bootstrap-bound") == 0 ? "bps" :
 	    strncmp(kind, "count-", 6) == 0 ? "count" : "value";
-	if (decl != NULL && !gt_str_is(gt_get(decl, "type"), want)) {
+	if (decl != NULL && !gt_str_is(json_get(decl, "type"), want)) {
 		pn = gt_cstr(pname);
 		REG("gate %s parameter '%s' must have type %s", gid, pn, want);
 		free(pn);
 		return -1;
 	}
-	if ((v = gt_get(t, "value")) != NULL) {
+	if ((v = json_get(t, "value")) != NULL) {
 		if (!isfinite(v->u.number))
 			return REG("gate %s threshold value must be finite",
 			    gid);
@@ -134,40 +134,40 @@ check_threshold(const struct json_value *gate, const char *gid,
 			return REG("gate %s threshold must be a non-negative "
 			    "integer count", gid);
 	}
-	op_lte = gt_str_is(gt_get(t, "op"), "lte");
+	op_lte = gt_str_is(json_get(t, "op"), "lte");
 	is_lte = strcmp(kind, "count-max") == 0 ? 1 :
 	    strcmp(kind, "count-min") == 0 ? 0 : op_lte;
 	if (strcmp(kind, "count-max") == 0 && !op_lte)
 		return REG("gate %s count-max requires op lte", gid);
-	if (strcmp(kind, "count-min") == 0 && !gt_str_is(gt_get(t, "op"),
+	if (strcmp(kind, "count-min") == 0 && !gt_str_is(json_get(t, "op"),
 	    "gte"))
 		return REG("gate %s count-min requires op gte", gid);
-	stat = gt_get(gate, "statistic");
-	bound = gt_get(stat, "bound");
+	stat = json_get(gate, "statistic");
+	bound = json_get(stat, "bound");
 	if (strcmp(kind, "interval-bound") == 0 && gt_str_is(bound, "upper") &&
 	    !op_lte)
 		return REG("gate %s upper-bound gates require op lte", gid);
 	if (strcmp(kind, "interval-bound") == 0 && gt_str_is(bound, "lower") &&
-	    !gt_str_is(gt_get(t, "op"), "gte"))
+	    !gt_str_is(json_get(t, "op"), "gte"))
 		return REG("gate %s lower-bound gates require op gte", gid);
 	if (strcmp(kind, "value-threshold") == 0) {
-		if (op_lte && !gt_str_is(gt_get(gate, "direction"),
+		if (op_lte && !gt_str_is(json_get(gate, "direction"),
 		    "lower-is-stricter"))
 			return REG("gate %s lte requires direction "
 			    "lower-is-stricter", gid);
-		if (gt_str_is(gt_get(t, "op"), "gte") &&
-		    !gt_str_is(gt_get(gate, "direction"), "higher-is-stricter"))
+		if (gt_str_is(json_get(t, "op"), "gte") &&
+		    !gt_str_is(json_get(gate, "direction"), "higher-is-stricter"))
 			return REG("gate %s gte requires direction "
 			    "higher-is-stricter", gid);
 	}
 	if (strcmp(kind, "interval-bound") == 0 ||
 	    strcmp(kind, "bootstrap-bound") == 0) {
-		if (is_lte && !gt_str_is(gt_get(gate, "direction"),
+		if (is_lte && !gt_str_is(json_get(gate, "direction"),
 		    "lower-is-stricter"))
 			return REG("gate %s upper-bound gates require "
 			    "direction lower-is-stricter", gid);
-		if (!is_lte && gt_str_is(gt_get(t, "op"), "gte") &&
-		    !gt_str_is(gt_get(gate, "direction"), "higher-is-stricter"))
+		if (!is_lte && gt_str_is(json_get(t, "op"), "gte") &&
+		    !gt_str_is(json_get(gate, "direction"), "higher-is-stricter"))
 			return REG("gate %s lower-bound gates require "
 			    "direction higher-is-stricter", gid);
 	}
@@ -191,7 +191,7 @@ check_statistic(const struct json_value *gate, const char *gid,
 	const struct json_value	*seed, *resamples, *bounds;
 	int			 ni;
 
-	if ((s = gt_get(gate, "statistic")) == NULL) {
+	if ((s = json_get(gate, "statistic")) == NULL) {
 		if (statistical(kind))
 			return REG("gate %s of kind %s requires a statistic",
 			    gid, kind);
@@ -200,17 +200,17 @@ check_statistic(const struct json_value *gate, const char *gid,
 	if (!statistical(kind))
 		return REG("gate %s of kind %s must not carry a statistic", gid,
 		    kind);
-	if (!gt_str_is(gt_get(s, "kind"), kind))
+	if (!gt_str_is(json_get(s, "kind"), kind))
 		return REG("gate %s statistic kind must match the gate kind",
 		    gid);
-	method = gt_get(s, "method");
-	bound = gt_get(s, "bound");
-	level = gt_get(s, "levelBps");
-	mode = gt_get(s, "mode");
-	margin = gt_get(s, "marginBps");
-	seed = gt_get(s, "seed");
-	resamples = gt_get(s, "resamples");
-	bounds = gt_get(s, "bounds");
+	method = json_get(s, "method");
+	bound = json_get(s, "bound");
+	level = json_get(s, "levelBps");
+	mode = json_get(s, "mode");
+	margin = json_get(s, "marginBps");
+	seed = json_get(s, "seed");
+	resamples = json_get(s, "resamples");
+	bounds = json_get(s, "bounds");
 	if (strcmp(kind, "interval-bound") == 0) {
 		if (method != NULL && !gt_str_is(method, "wilson") &&
 		    !gt_str_is(method, "clopper-pearson"))
@@ -310,22 +310,22 @@ check_gate(const char *packid, const struct json_value *gate,
 	int			 r;
 
 	(void)packid;
-	gt_strlcpy(gid, gt_get(gate, "id"), sizeof(gid));
-	gt_strlcpy(kind, gt_get(gate, "kind"), sizeof(kind));
-	if (!gt_str_is(gt_get(gate, "onFail"), "HOLD") &&
-	    !gt_str_is(gt_get(gate, "onFail"), "ROLLBACK"))
+	gt_strlcpy(gid, json_get(gate, "id"), sizeof(gid));
+	gt_strlcpy(kind, json_get(gate, "kind"), sizeof(kind));
+	if (!gt_str_is(json_get(gate, "onFail"), "HOLD") &&
+	    !gt_str_is(json_get(gate, "onFail"), "ROLLBACK"))
 		return REG("gate %s onFail must be HOLD or ROLLBACK, never "
 		    "PROMOTE", gid);
-	if (gt_get(gate, "onInsufficient") != NULL &&
-	    !gt_str_is(gt_get(gate, "onInsufficient"), "HOLD"))
+	if (json_get(gate, "onInsufficient") != NULL &&
+	    !gt_str_is(json_get(gate, "onInsufficient"), "HOLD"))
 		return REG("gate %s onInsufficient must be HOLD: insufficient "
 		    "evidence never rolls back", gid);
-	if ((metric = gt_get(gate, "metric")) != NULL) {
-		name = gt_cstr(gt_get(metric, "name"));
-		prov = gt_cstr(gt_get(metric, "provider"));
-		decl = gt_get(metrics, name);
-		if (decl == NULL || !gt_canon_equal(gt_get(decl, "provider"),
-		    gt_get(metric, "provider"))) {
+	if ((metric = json_get(gate, "metric")) != NULL) {
+		name = gt_cstr(json_get(metric, "name"));
+		prov = gt_cstr(json_get(metric, "provider"));
+		decl = json_get(metrics, name);
+		if (decl == NULL || !gt_canon_equal(json_get(decl, "provider"),
+		    json_get(metric, "provider"))) {
 			REG("gate %s references undeclared metric %s:%s", gid,
 			    prov, name);
 			free(name);
@@ -334,7 +334,7 @@ check_gate(const char *packid, const struct json_value *gate,
 		}
 		free(name);
 		free(prov);
-		mkind = gt_get(decl, "kind");
+		mkind = json_get(decl, "kind");
 	}
 	want = expected_metric_kind(kind);
 	if (want != NULL && !gt_str_is(mkind, want))
@@ -343,7 +343,7 @@ check_gate(const char *packid, const struct json_value *gate,
 	if (check_threshold(gate, gid, kind, params, err) == -1 ||
 	    check_statistic(gate, gid, kind, params, err) == -1)
 		return -1;
-	mn = gt_get(gate, "minimumN");
+	mn = json_get(gate, "minimumN");
 	if (check_param_ref(gid, mn, params, "count", "minimumN", err) == -1)
 		return -1;
 	if (strcmp(kind, "minimum-n") == 0) {
@@ -355,8 +355,8 @@ check_gate(const char *packid, const struct json_value *gate,
 			return REG("gate %s minimum-n requires minimumN >= 1",
 			    gid);
 		if (gp_is_ref(mn) && (decl = param_decl(params,
-		    gt_get(mn, "param"))) != NULL &&
-		    gt_get(decl, "default") != NULL &&
+		    json_get(mn, "param"))) != NULL &&
+		    json_get(decl, "default") != NULL &&
 		    (rn == GP_VALUE ? d : 0) < 1)
 			return REG("gate %s minimum-n requires minimumN >= 1",
 			    gid);
@@ -366,8 +366,8 @@ check_gate(const char *packid, const struct json_value *gate,
 	} else if (gt_is_num(mn) && !is_safe_nonneg(mn->u.number))
 		return REG("gate %s minimumN must be a non-negative integer",
 		    gid);
-	ev = gt_get(gate, "evidence");
-	req = gt_get(ev, "required");
+	ev = json_get(gate, "evidence");
+	req = json_get(ev, "required");
 	if (strcmp(kind, "evidence") == 0 && (ev == NULL || req == NULL ||
 	    req->u.array.n == 0))
 		return REG("gate %s evidence requires a nonempty required list",
@@ -375,18 +375,18 @@ check_gate(const char *packid, const struct json_value *gate,
 	if (strcmp(kind, "evidence") != 0 && ev != NULL)
 		return REG("gate %s of kind %s must not carry evidence", gid,
 		    kind);
-	if (strcmp(kind, "predicate") != 0 && gt_get(gate, "predicate") != NULL)
+	if (strcmp(kind, "predicate") != 0 && json_get(gate, "predicate") != NULL)
 		return REG("gate %s of kind %s must not carry a predicate", gid,
 		    kind);
-	scope = gt_get(gate, "scope");
-	slices = gt_get(scope, "slices");
-	mode = gt_cstr(gt_get(scope, "mode"));
+	scope = json_get(gate, "scope");
+	slices = json_get(scope, "slices");
+	mode = gt_cstr(json_get(scope, "mode"));
 	r = 0;
 	if ((strcmp(mode, "listed") == 0 || strcmp(mode, "pooled") == 0) &&
 	    (slices == NULL || slices->u.array.n == 0))
 		r = REG("gate %s scope %s requires a nonempty slices list", gid,
 		    mode);
-	else if (gt_get(scope, "except") != NULL && strcmp(mode, "each") != 0)
+	else if (json_get(scope, "except") != NULL && strcmp(mode, "each") != 0)
 		r = REG("gate %s scope except is only allowed with mode each",
 		    gid);
 	free(mode);
@@ -403,13 +403,13 @@ gates_validate_pack(const struct json_value *pack,
 	size_t				 i, j, k;
 	int				 r;
 
-	gt_strlcpy(packid, gt_get(gt_get(pack, "metadata"), "id"),
+	gt_strlcpy(packid, json_get(json_get(pack, "metadata"), "id"),
 	    sizeof(packid));
 	gates = gp_gates(pack);
 	for (i = 0; i < gates->u.array.n; i++)
 		for (j = i + 1; j < gates->u.array.n; j++)
-			if (gt_canon_equal(gt_get(&gates->u.array.v[i], "id"),
-			    gt_get(&gates->u.array.v[j], "id")))
+			if (gt_canon_equal(json_get(&gates->u.array.v[i], "id"),
+			    json_get(&gates->u.array.v[j], "id")))
 				return REG("pack %s has duplicate gate ids",
 				    packid);
 	params = gp_params(pack);
@@ -420,11 +420,11 @@ gates_validate_pack(const struct json_value *pack,
 		if (r == -1)
 			return -1;
 	}
-	metrics = gt_get(gt_get(pack, "spec"), "metrics");
+	metrics = json_get(json_get(pack, "spec"), "metrics");
 	for (i = 0; metrics != NULL && i < metrics->u.object.n; i++) {
 		m = &metrics->u.object.m[i].value;
 		name = gt_jstr_cstr(&metrics->u.object.m[i].key);
-		pname = gt_cstr(gt_get(m, "provider"));
+		pname = gt_cstr(json_get(m, "provider"));
 		r = 0;
 		if ((prov = gates_registry_provider(reg, pname)) == NULL)
 			r = REG("pack %s metric %s names unknown provider %s",
@@ -436,9 +436,9 @@ gates_validate_pack(const struct json_value *pack,
 			if (k == prov->nmetrics)
 				r = REG("pack %s metric %s is not computed by "
 				    "%s", packid, name, pname);
-			else if (gates_metric_kind_parse(gt_get(m, "kind")) !=
+			else if (gates_metric_kind_parse(json_get(m, "kind")) !=
 			    prov->metrics[k].kind) {
-				char	*mk = gt_cstr(gt_get(m, "kind"));
+				char	*mk = gt_cstr(json_get(m, "kind"));
 
 				r = REG("pack %s metric %s kind %s does not "
 				    "match provider kind %s", packid, name, mk,

@@ -39,7 +39,7 @@ known(const struct json_string *k, const char *const *keys, size_t n)
 	size_t	 i;
 
 	for (i = 0; i < n; i++)
-		if (prov_json_is_key(k, keys[i]))
+		if (json_key_is(k, keys[i]))
 			return 1;
 	return 0;
 }
@@ -51,7 +51,7 @@ get_id(const struct json_value *obj, const char *where, const char *field,
 	const struct json_value	*v;
 	const char		*why;
 
-	if ((v = prov_json_get(obj, field)) == NULL ||
+	if ((v = json_get(obj, field)) == NULL ||
 	    v->type != JSON_STRING || prov_json_blank(&v->u.string))
 		return prov_fail(err, PROV_INVALID_ALLOWLIST, "%s.%s: "
 		    "required, must be a non-empty string", where, field);
@@ -87,21 +87,21 @@ parse_allow(const struct json_value *v, const char *where,
 	    err) == -1 || get_id(v, where, "providerId", a->provider_id,
 	    sizeof(a->provider_id), err) == -1)
 		return -1;
-	if ((f = prov_json_get(v, "codeDigest")) == NULL ||
+	if ((f = json_get(v, "codeDigest")) == NULL ||
 	    f->type != JSON_STRING ||
 	    prov_json_cstr(&f->u.string, DIGEST_STR_LEN, a->code_digest,
 	    sizeof(a->code_digest), &why) == -1 ||
 	    !prov_digest_ok(a->code_digest))
 		return prov_fail(err, PROV_INVALID_ALLOWLIST, "%s.codeDigest: "
 		    "required, must be a sha256 digest", where);
-	if ((f = prov_json_get(v, "reviewer")) == NULL ||
+	if ((f = json_get(v, "reviewer")) == NULL ||
 	    f->type != JSON_STRING || prov_json_blank(&f->u.string) ||
 	    prov_json_cstr(&f->u.string, PROV_REVIEWER_MAX, a->reviewer,
 	    sizeof(a->reviewer), &why) == -1)
 		return prov_fail(err, PROV_INVALID_ALLOWLIST, "%s.reviewer: "
 		    "required, must be a non-empty string of at most %d "
 		    "characters", where, PROV_REVIEWER_MAX);
-	if ((f = prov_json_get(v, "reviewedAt")) == NULL ||
+	if ((f = json_get(v, "reviewedAt")) == NULL ||
 	    f->type != JSON_STRING ||
 	    prov_json_cstr(&f->u.string, PROV_DATETIME_MAX, a->reviewed_at,
 	    sizeof(a->reviewed_at), &why) == -1 ||
@@ -141,14 +141,14 @@ prov_allowlist_parse(const void *buf, size_t len, struct prov_allowlist *al,
 		goto out;
 	}
 	for (i = 0; i < root->u.object.n; i++) {
-		if (!prov_json_is_key(&root->u.object.m[i].key, "gates")) {
+		if (!json_key_is(&root->u.object.m[i].key, "gates")) {
 			prov_json_key_quote(q, &root->u.object.m[i].key);
 			prov_fail(err, PROV_INVALID_ALLOWLIST,
 			    "%s: unknown field", q);
 			goto out;
 		}
 	}
-	gates = prov_json_get(root, "gates");
+	gates = json_get(root, "gates");
 	if (gates == NULL || gates->type == JSON_NULL) {
 		r = 0;
 		goto out;
@@ -167,7 +167,7 @@ prov_allowlist_parse(const void *buf, size_t len, struct prov_allowlist *al,
 			goto out;
 		}
 	}
-	if ((pv = prov_json_get(gates, "providers")) == NULL) {
+	if ((pv = json_get(gates, "providers")) == NULL) {
 		r = 0;
 		goto out;
 	}

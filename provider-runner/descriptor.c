@@ -32,7 +32,7 @@ only_keys(const struct json_value *v, const char *const *keys, size_t n,
 
 	for (i = 0; i < v->u.object.n; i++) {
 		for (k = 0; k < n; k++)
-			if (prov_json_is_key(&v->u.object.m[i].key, keys[k]))
+			if (json_key_is(&v->u.object.m[i].key, keys[k]))
 				break;
 		if (k == n) {
 			prov_json_key_quote(q, &v->u.object.m[i].key);
@@ -62,17 +62,17 @@ prov_descriptor_check(const struct json_value *body,
 	if (only_keys(body, body_keys, nitems(body_keys), "result", e->id,
 	    err) == -1)
 		return -1;
-	if ((desc = prov_json_get(body, "descriptor")) == NULL ||
+	if ((desc = json_get(body, "descriptor")) == NULL ||
 	    desc->type != JSON_OBJECT)
 		return prov_fail(err, PROV_INVALID_MODULE, "provider %s module "
 		    "is invalid: no provider descriptor", e->id);
 	if (only_keys(desc, desc_keys, nitems(desc_keys), "descriptor", e->id,
 	    err) == -1)
 		return -1;
-	if ((f = prov_json_get(desc, "id")) == NULL || f->type != JSON_STRING ||
+	if ((f = json_get(desc, "id")) == NULL || f->type != JSON_STRING ||
 	    prov_json_cstr(&f->u.string, PROV_ID_MAX, d->id, sizeof(d->id),
 	    &why) == -1 || strcmp(d->id, e->id) != 0 ||
-	    (f = prov_json_get(desc, "version")) == NULL ||
+	    (f = json_get(desc, "version")) == NULL ||
 	    f->type != JSON_STRING ||
 	    prov_json_cstr(&f->u.string, PROV_VERSION_MAX, d->version,
 	    sizeof(d->version), &why) == -1 ||
@@ -80,14 +80,14 @@ prov_descriptor_check(const struct json_value *body,
 		return prov_fail(err, PROV_INVALID_MODULE, "provider %s module "
 		    "is invalid: identity does not match its manifest "
 		    "declaration", e->id);
-	if ((f = prov_json_get(desc, "description")) == NULL ||
+	if ((f = json_get(desc, "description")) == NULL ||
 	    f->type != JSON_STRING || f->u.string.len == 0 ||
 	    prov_json_cstr(&f->u.string, PROV_DESC_MAX, d->description,
 	    sizeof(d->description), &why) == -1)
 		return prov_fail(err, PROV_INVALID_MODULE, "provider %s module "
 		    "is invalid: description must be a non-empty string of at "
 		    "most %d characters", e->id, PROV_DESC_MAX);
-	if ((metrics = prov_json_get(desc, "metrics")) == NULL ||
+	if ((metrics = json_get(desc, "metrics")) == NULL ||
 	    metrics->type != JSON_OBJECT)
 		return prov_fail(err, PROV_INVALID_MODULE, "provider %s module "
 		    "is invalid: metrics must be an object", e->id);
@@ -98,10 +98,10 @@ prov_descriptor_check(const struct json_value *body,
 			return prov_fail(err, PROV_INVALID_MODULE, "provider "
 			    "%s module is invalid: metric \"%s\" must be an "
 			    "object", e->id, q);
-		kind = prov_json_get(f, "kind");
+		kind = json_get(f, "kind");
 		for (k = 0; kind != NULL && kind->type == JSON_STRING &&
 		    k < nitems(kinds); k++)
-			if (prov_json_is_key(&kind->u.string, kinds[k]))
+			if (json_key_is(&kind->u.string, kinds[k]))
 				break;
 		if (kind == NULL || kind->type != JSON_STRING ||
 		    k == nitems(kinds))

@@ -27,34 +27,6 @@ prov_digest_ok(const char *s)
 	return s[plen + DIGEST_HEX_LEN] == '\0';
 }
 
-/* Does a JSON key spell the ASCII string key exactly? */
-int
-prov_json_is_key(const struct json_string *k, const char *key)
-{
-	size_t	 i, n = strlen(key);
-
-	if (k->len != n)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (k->u[i] != (unsigned char)key[i])
-			return 0;
-	return 1;
-}
-
-/* The member key of an object, or NULL (also when v is no object). */
-const struct json_value *
-prov_json_get(const struct json_value *v, const char *key)
-{
-	size_t	 i;
-
-	if (v == NULL || v->type != JSON_OBJECT)
-		return NULL;
-	for (i = 0; i < v->u.object.n; i++)
-		if (prov_json_is_key(&v->u.object.m[i].key, key))
-			return &v->u.object.m[i].value;
-	return NULL;
-}
-
 /* Encode units as UTF-8 into dst (NUL-terminated): bytes, or -1. */
 static int
 units_utf8(const struct json_string *s, char *dst, size_t dstsz,

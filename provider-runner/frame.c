@@ -76,10 +76,10 @@ prov_frame_parse(const void *outv, size_t len, const char *nonce, size_t cap,
 		return prov_fail(err, PROV_REJECTED,
 		    "provider message is not an object");
 	}
-	ok = prov_json_get(body, "ok");
+	ok = json_get(body, "ok");
 	if (ok == NULL || ok->type != JSON_TRUE) {
 		/* Provider-chosen text: escaped and cut short. */
-		if ((e = prov_json_get(body, "error")) != NULL &&
+		if ((e = json_get(body, "error")) != NULL &&
 		    e->type == JSON_STRING)
 			prov_json_quote(text, sizeof(text), &e->u.string,
 			    PROV_EXCERPT_MAX);

@@ -255,7 +255,7 @@ register_project(struct gates_registry *reg, const char *label,
 	char	 ns[GATES_NS_MAX], *id;
 	int	 r;
 
-	id = gt_cstr(gt_get(gt_get(doc, "metadata"), "id"));
+	id = gt_cstr(json_get(json_get(doc, "metadata"), "id"));
 	r = gates_split_pack_id(id, ns, NULL, err);
 	if (r == 0 && strcmp(ns, "project") != 0)
 		r = gates_fail(err, GATES_E_REGISTRY, "pack %s must use the "
@@ -356,14 +356,14 @@ gread_floors(const struct gates_registry *reg, const unsigned char *buf,
 		return gates_fail(err, GATES_E_INPUT, "invalid gates section "
 		    "in aiwg.config:\naiwg.config: must be an object");
 	}
-	if (gates_config_validate(gt_get(doc, "gates"), reg, &errs) == -1) {
+	if (gates_config_validate(json_get(doc, "gates"), reg, &errs) == -1) {
 		gates_fail(err, GATES_E_INPUT, "invalid gates section in "
 		    "aiwg.config:\n%s", errs);
 		free(errs);
 		json_free(doc);
 		return -1;
 	}
-	gates_floors_resolve(gt_get(doc, "gates"), floors);
+	gates_floors_resolve(json_get(doc, "gates"), floors);
 	json_free(doc);
 	return 0;
 }

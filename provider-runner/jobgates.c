@@ -333,7 +333,7 @@ read_binding(struct jobgates *j, struct gates_error *err)
 		return gates_fail(err, GATES_E_INPUT, "no binding document");
 	if (gread_doc(fd, name, &j->binding, err) == -1)
 		return -1;
-	pins = gt_get(gt_get(j->binding, "spec"), "metricProviders");
+	pins = json_get(json_get(j->binding, "spec"), "metricProviders");
 	if (pins == NULL || pins->type != JSON_ARRAY)
 		return 0;	/* the engine's schema check refuses it */
 	if (pins->u.array.n > JOBGATES_PINS_MAX)
@@ -344,16 +344,16 @@ read_binding(struct jobgates *j, struct gates_error *err)
 		g = &j->pins[j->npins];
 		g->job = j;
 		g->index = j->npins++;
-		bad = cstr_field(g->id, sizeof(g->id), gt_get(pin, "id"));
+		bad = cstr_field(g->id, sizeof(g->id), json_get(pin, "id"));
 		bad |= cstr_field(g->version, sizeof(g->version),
-		    gt_get(pin, "version"));
+		    json_get(pin, "version"));
 		(void)cstr_field(g->code_digest, sizeof(g->code_digest),
-		    gt_get(pin, "codeDigest"));
+		    json_get(pin, "codeDigest"));
 		(void)cstr_field(g->source_digest, sizeof(g->source_digest),
-		    gt_get(pin, "sourceDigest"));
+		    json_get(pin, "sourceDigest"));
 		(void)cstr_field(g->records_pin, sizeof(g->records_pin),
-		    gt_get(pin, "recordsDigest"));
-		g->bundle = gt_is_str(gt_get(pin, "codeDigest"));
+		    json_get(pin, "recordsDigest"));
+		g->bundle = gt_is_str(json_get(pin, "codeDigest"));
 		g->core = bad || is_core(g->id);
 	}
 	return 0;
@@ -376,9 +376,9 @@ issued_metrics(struct gpin *g, struct gates_error *err)
 	for (i = 0; i < n; i++) {
 		m = &g->decl->u.object.m[i].value;
 		g->metrics[i].name = gt_jstr_cstr(&g->decl->u.object.m[i].key);
-		g->metrics[i].kind = gates_metric_kind_parse(gt_get(m,
+		g->metrics[i].kind = gates_metric_kind_parse(json_get(m,
 		    "kind"));
-		g->metrics[i].description = gt_cstr(gt_get(m, "description"));
+		g->metrics[i].description = gt_cstr(json_get(m, "description"));
 	}
 	g->nmetrics = n;
 	return 0;
@@ -633,7 +633,7 @@ seal(struct gpin *g, const struct json_value *result)
 	struct json_value	*s;
 
 	if (!gt_is_obj(result) ||
-	    !gt_is_obj(metrics = gt_get(result, "metrics")))
+	    !gt_is_obj(metrics = json_get(result, "metrics")))
 		return -1;
 	s = xcalloc(1, sizeof(*s));
 	gt_set_obj(s);
@@ -676,7 +676,7 @@ rerun_ran(void *arg, struct json_value *body, const struct prov_error *rerr)
 	g->state = GPIN_DONE;
 	if (rerr != NULL)
 		rerun_failed(g, rerr);
-	else if (seal(g, prov_json_get(body, "result")) == -1) {
+	else if (seal(g, json_get(body, "result")) == -1) {
 		prov_fail(&perr, PROV_REJECTED, "provider %s returned no "
 		    "metrics", g->id);
 		rerun_failed(g, &perr);

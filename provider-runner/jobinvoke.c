@@ -128,7 +128,7 @@ jobinvoke_ran(void *arg, struct json_value *body,
 		return;
 	}
 	if (prov_seal_invoke(&j->ident, j->records_digest,
-	    prov_json_get(body, "result"), &text, &len, &err) == -1) {
+	    json_get(body, "result"), &text, &len, &err) == -1) {
 		json_free(body);
 		jobinvoke_finish(j, &err);
 		return;

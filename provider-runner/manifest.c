@@ -98,7 +98,7 @@ get_string(const struct json_value *obj, const char *where,
 	const struct json_value	*v;
 	const char		*why;
 
-	if ((v = prov_json_get(obj, field)) == NULL)
+	if ((v = json_get(obj, field)) == NULL)
 		return prov_fail(err, PROV_INVALID_MODULE,
 		    "%s.%s: required", where, field);
 	if (v->type != JSON_STRING)
@@ -132,7 +132,7 @@ parse_entry(const struct json_value *v, size_t idx, struct prov_entry *e,
 		    "%s: must be an object", where);
 	for (i = 0; i < v->u.object.n; i++) {
 		for (k = 0; k < nitems(entry_keys); k++)
-			if (prov_json_is_key(&v->u.object.m[i].key,
+			if (json_key_is(&v->u.object.m[i].key,
 			    entry_keys[k]))
 				break;
 		if (k == nitems(entry_keys)) {
@@ -166,8 +166,8 @@ parse_entry(const struct json_value *v, size_t idx, struct prov_entry *e,
 	    e->description, sizeof(e->description), err) == -1)
 		return -1;
 
-	review = prov_json_get(v, "review");
-	file = prov_json_get(v, "reviewFile");
+	review = json_get(v, "review");
+	file = json_get(v, "reviewFile");
 	if ((review == NULL) == (file == NULL))
 		return prov_fail(err, PROV_INVALID_MODULE, "%s: exactly one of "
 		    "review or reviewFile is required", where);
@@ -217,7 +217,7 @@ prov_manifest_parse(const void *buf, size_t len, struct prov_manifest *m,
 		    PROV_MANIFEST_NAME);
 		goto out;
 	}
-	if ((v = prov_json_get(root, "id")) == NULL) {
+	if ((v = json_get(root, "id")) == NULL) {
 		prov_fail(err, PROV_INVALID_MODULE, "%s: id: required",
 		    PROV_MANIFEST_NAME);
 		goto out;
@@ -231,7 +231,7 @@ prov_manifest_parse(const void *buf, size_t len, struct prov_manifest *m,
 		    PROV_BUNDLE_ID_MAX);
 		goto out;
 	}
-	if ((gp = prov_json_get(root, "gateProviders")) == NULL) {
+	if ((gp = json_get(root, "gateProviders")) == NULL) {
 		r = 0;
 		goto out;
 	}

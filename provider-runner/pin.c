@@ -244,7 +244,7 @@ seal(const struct prov_identity *id, const struct json_value *records,
 	} else if (prov_records_digest(records, max, rd, err) == -1)
 		return -1;
 	if (result == NULL || result->type != JSON_OBJECT ||
-	    (metrics = prov_json_get(result, "metrics")) == NULL ||
+	    (metrics = json_get(result, "metrics")) == NULL ||
 	    metrics->type != JSON_OBJECT)
 		return prov_fail(err, PROV_REJECTED, "provider %s returned no "
 		    "metrics", id->id);

@@ -42,7 +42,7 @@ prov_review_parse(const struct json_value *v, const char *where,
 		return prov_fail(err, code, "%s: must be an object", where);
 	for (i = 0; i < v->u.object.n; i++) {
 		for (k = 0; k < nitems(review_keys); k++)
-			if (prov_json_is_key(&v->u.object.m[i].key,
+			if (json_key_is(&v->u.object.m[i].key,
 			    review_keys[k]))
 				break;
 		if (k == nitems(review_keys)) {
@@ -51,7 +51,7 @@ prov_review_parse(const struct json_value *v, const char *where,
 			    where, q);
 		}
 	}
-	if ((f = prov_json_get(v, "reviewer")) == NULL ||
+	if ((f = json_get(v, "reviewer")) == NULL ||
 	    f->type != JSON_STRING || f->u.string.len == 0)
 		return prov_fail(err, code, "%s.reviewer: required, must be a "
 		    "non-empty string", where);
@@ -59,14 +59,14 @@ prov_review_parse(const struct json_value *v, const char *where,
 	    sizeof(r->reviewer), &why) == -1)
 		return prov_fail(err, code, "%s.reviewer: %s (at most %d "
 		    "characters)", where, why, PROV_REVIEWER_MAX);
-	if ((f = prov_json_get(v, "reviewedAt")) == NULL ||
+	if ((f = json_get(v, "reviewedAt")) == NULL ||
 	    f->type != JSON_STRING ||
 	    prov_json_cstr(&f->u.string, PROV_DATETIME_MAX, r->reviewed_at,
 	    sizeof(r->reviewed_at), &why) == -1 ||
 	    prov_datetime_zod(r->reviewed_at, &ms) == -1)
 		return prov_fail(err, code, "%s.reviewedAt: required, must be "
 		    "a date-time YYYY-MM-DDTHH:MM:SS[.fff]Z", where);
-	if ((f = prov_json_get(v, "codeDigest")) == NULL ||
+	if ((f = json_get(v, "codeDigest")) == NULL ||
 	    f->type != JSON_STRING ||
 	    prov_json_cstr(&f->u.string, DIGEST_STR_LEN, r->code_digest,
 	    sizeof(r->code_digest), &why) == -1 ||

@@ -58,9 +58,6 @@ void		 prov_quote(char dst[PROV_QUOTE_MAX], const void *, size_t);
 /* ---- field.c: reading schema-checked JSON ------------------------------ */
 /* "sha256:" and 64 lowercase hex digits (the reference's digest pattern). */
 int	 prov_digest_ok(const char *);
-const struct json_value *prov_json_get(const struct json_value *,
-	    const char *);
-int	 prov_json_is_key(const struct json_string *, const char *);
 /* A string or key as printable, bounded text for a message. */
 void	 prov_json_quote(char *, size_t, const struct json_string *, size_t);
 void	 prov_json_key_quote(char dst[PROV_QUOTE_MAX],

@@ -196,8 +196,8 @@ validate_one(const char *kind, const struct json_value *doc,
 	if (strcmp(kind, "pack") == 0) {
 		if (gates_validate_document(doc, err) == -1)
 			goto out;
-		if (!gt_str_is(gt_get(doc, "kind"), "GatePack")) {
-			k = gt_cstr(gt_get(doc, "kind"));
+		if (!gt_str_is(json_get(doc, "kind"), "GatePack")) {
+			k = gt_cstr(json_get(doc, "kind"));
 			gates_fail(err, GATES_E_SCHEMA, "expected kind GatePack, "
 			    "got '%s'", k);
 			free(k);
@@ -217,7 +217,7 @@ validate_one(const char *kind, const struct json_value *doc,
 	} else {
 		if (gates_validate_document(doc, err) == -1)
 			goto out;
-		if (!gt_str_is(gt_get(doc, "kind"), "GateReport")) {
+		if (!gt_str_is(json_get(doc, "kind"), "GateReport")) {
 			gates_fail(err, GATES_E_SCHEMA, "expected kind "
 			    "GateReport");
 			goto out;
@@ -225,7 +225,7 @@ validate_one(const char *kind, const struct json_value *doc,
 		gt_copy(&body, doc);
 		gt_remove(&body, "digest");
 		r = gates_digest(&body, d, NULL) == -1 ||
-		    !gt_str_is(gt_get(doc, "digest"), d) ? -1 : 0;
+		    !gt_str_is(json_get(doc, "digest"), d) ? -1 : 0;
 		json_value_clear(&body);
 		if (r == -1)
 			gates_fail(err, GATES_E_INPUT, "report digest does not "
@@ -261,8 +261,8 @@ g_validate(struct sbxctl *ctx, const struct gargs *a)
 		valid = 0;
 	} else {
 		if (strcmp(kind, "auto") == 0)
-			kind = gt_str_is(gt_get(doc, "kind"), "GateBinding") ?
-			    "binding" : gt_str_is(gt_get(doc, "kind"),
+			kind = gt_str_is(json_get(doc, "kind"), "GateBinding") ?
+			    "binding" : gt_str_is(json_get(doc, "kind"),
 			    "GateReport") ? "report" : "pack";
 		valid = validate_one(kind, doc, a, &err) == 0;
 	}
@@ -273,10 +273,10 @@ g_validate(struct sbxctl *ctx, const struct gargs *a)
 	gt_set_bool(gt_add(&out, "valid"), valid);
 	v = gt_add(&out, "summary");
 	gt_set_obj(v);
-	summary_str(gt_add(v, "id"), gt_get(gt_get(doc, "metadata"), "id"));
+	summary_str(gt_add(v, "id"), json_get(json_get(doc, "metadata"), "id"));
 	summary_str(gt_add(v, "version"),
-	    gt_get(gt_get(doc, "metadata"), "version"));
-	summary_str(gt_add(v, "apiVersion"), gt_get(doc, "apiVersion"));
+	    json_get(json_get(doc, "metadata"), "version"));
+	summary_str(gt_add(v, "apiVersion"), json_get(doc, "apiVersion"));
 	v = gt_add(&out, "errors");
 	gt_set_arr(v);
 	if (!valid)
@@ -305,10 +305,10 @@ pins_bundle(const char *path)
 	memset(&err, 0, sizeof(err));
 	if (gl_read_doc(path, &doc, &err) == -1)
 		return 0;	/* the offline path reports it */
-	pins = gt_get(gt_get(doc, "spec"), "metricProviders");
+	pins = json_get(json_get(doc, "spec"), "metricProviders");
 	for (i = 0; pins != NULL && pins->type == JSON_ARRAY &&
 	    i < pins->u.array.n; i++)
-		if (gt_is_str(gt_get(&pins->u.array.v[i], "codeDigest")))
+		if (gt_is_str(json_get(&pins->u.array.v[i], "codeDigest")))
 			r = 1;
 	json_free(doc);
 	return r;
@@ -498,12 +498,12 @@ g_list(struct sbxctl *ctx, const struct gargs *a)
 	for (i = 0; i < reg.npacks; i++) {
 		if (a->ns != NULL && strcmp(sorted[i]->ns, a->ns) != 0)
 			continue;
-		meta = gt_get(sorted[i]->authored, "metadata");
+		meta = json_get(sorted[i]->authored, "metadata");
 		o = gt_push(arr);
 		gt_set_obj(o);
 		gt_set_str(gt_add(o, "id"), sorted[i]->id);
-		gt_copy(gt_add(o, "version"), gt_get(meta, "version"));
-		gt_copy(gt_add(o, "description"), gt_get(meta, "description"));
+		gt_copy(gt_add(o, "version"), json_get(meta, "version"));
+		gt_copy(gt_add(o, "description"), json_get(meta, "description"));
 		gt_set_str(gt_add(o, "digest"), sorted[i]->digest);
 		gt_set_str(gt_add(o, "resolvedDigest"),
 		    sorted[i]->resolved_digest);
@@ -567,12 +567,12 @@ g_show(struct sbxctl *ctx, const struct gargs *a)
 		gates_registry_free(&reg);
 		return refused(ctx, &err2);
 	}
-	meta = gt_get(p->authored, "metadata");
+	meta = json_get(p->authored, "metadata");
 	gt_set_obj(&out);
 	gt_set_str(gt_add(&out, "schema"), "aiwg-gates-show/v1");
 	gt_set_str(gt_add(&out, "id"), p->id);
-	gt_copy(gt_add(&out, "version"), gt_get(meta, "version"));
-	gt_copy(gt_add(&out, "description"), gt_get(meta, "description"));
+	gt_copy(gt_add(&out, "version"), json_get(meta, "version"));
+	gt_copy(gt_add(&out, "description"), json_get(meta, "description"));
 	gt_set_str(gt_add(&out, "digest"), p->digest);
 	gt_set_str(gt_add(&out, "resolvedDigest"), p->resolved_digest);
 	gt_copy(gt_add(&out, "pack"), p->composed);

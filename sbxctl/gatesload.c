@@ -262,7 +262,7 @@ register_project(struct gates_registry *reg, const char *path,
 	char	 ns[GATES_NS_MAX], *id;
 	int	 r;
 
-	id = gt_cstr(gt_get(gt_get(doc, "metadata"), "id"));
+	id = gt_cstr(json_get(json_get(doc, "metadata"), "id"));
 	r = gates_split_pack_id(id, ns, NULL, err);
 	if (r == 0 && strcmp(ns, "project") != 0)
 		r = gates_fail(err, GATES_E_REGISTRY, "pack %s must use the "
@@ -403,7 +403,7 @@ gl_floors(const struct gates_registry *reg, const char *path,
 		return gates_fail(err, GATES_E_INPUT, "invalid gates section in "
 		    "aiwg.config:\naiwg.config: must be an object");
 	}
-	r = gates_config_validate(gt_get(doc, "gates"), reg, &errs);
+	r = gates_config_validate(json_get(doc, "gates"), reg, &errs);
 	if (r == -1) {
 		gates_fail(err, GATES_E_INPUT, "invalid gates section in "
 		    "aiwg.config:\n%s", errs);
@@ -411,7 +411,7 @@ gl_floors(const struct gates_registry *reg, const char *path,
 		json_free(doc);
 		return -1;
 	}
-	gates_floors_resolve(gt_get(doc, "gates"), floors);
+	gates_floors_resolve(json_get(doc, "gates"), floors);
 	json_free(doc);
 	return 0;
 }

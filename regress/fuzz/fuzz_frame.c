@@ -63,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r == 0) {
 		if (body == NULL || body->type != JSON_OBJECT)
 			abort();
-		ok = prov_json_get(body, "ok");
+		ok = json_get(body, "ok");
 		if (ok == NULL || ok->type != JSON_TRUE)
 			abort();
 		if (len > cap || len < plen + 1 ||

@@ -47,9 +47,9 @@ ATF_TC_BODY(good_frame, tc)
 	ATF_REQUIRE_MSG(frame(out, sizeof(out) - 1, PROV_OUTPUT_DEFAULT, &body,
 	    &err) == 0, "%s", err.msg);
 	ATF_REQUIRE(body != NULL);
-	res = prov_json_get(body, "result");
+	res = json_get(body, "result");
 	ATF_REQUIRE(res != NULL && res->type == JSON_OBJECT);
-	ATF_CHECK(prov_json_get(res, "metrics") != NULL);
+	ATF_CHECK(json_get(res, "metrics") != NULL);
 	json_free(body);
 	/* Exactly at the cap is allowed; one byte less is not. */
 	ATF_CHECK(frame(out, sizeof(out) - 1, sizeof(out) - 1, &body,

@@ -236,11 +236,11 @@ entry(struct out *o, const char *gid, const char *slice)
 	size_t			 i;
 
 	ATF_REQUIRE_MSG(o->rc == 0, "refused: %s", o->err.msg);
-	ev = gt_get(o->report, "gateEvidence");
+	ev = json_get(o->report, "gateEvidence");
 	for (i = 0; i < ev->u.array.n; i++) {
 		e = &ev->u.array.v[i];
-		if (gt_str_is(gt_get(e, "gateId"), gid) && (slice == NULL ||
-		    gt_str_is(gt_get(e, "slice"), slice)))
+		if (gt_str_is(json_get(e, "gateId"), gid) && (slice == NULL ||
+		    gt_str_is(json_get(e, "slice"), slice)))
 			return e;
 	}
 	atf_tc_fail("no entry %s", gid);
@@ -251,11 +251,11 @@ static void
 check_bps(struct out *o, const char *gid, const char *slice, double lo,
     double up, double est)
 {
-	const struct json_value	*s = gt_get(entry(o, gid, slice), "statistic");
+	const struct json_value	*s = json_get(entry(o, gid, slice), "statistic");
 
-	ATF_CHECK_EQ_MSG(gt_get(s, "lowerBps")->u.number, lo, "%s lower", gid);
-	ATF_CHECK_EQ_MSG(gt_get(s, "upperBps")->u.number, up, "%s upper", gid);
-	ATF_CHECK_EQ_MSG(gt_get(s, "estimateBps")->u.number, est,
+	ATF_CHECK_EQ_MSG(json_get(s, "lowerBps")->u.number, lo, "%s lower", gid);
+	ATF_CHECK_EQ_MSG(json_get(s, "upperBps")->u.number, up, "%s upper", gid);
+	ATF_CHECK_EQ_MSG(json_get(s, "estimateBps")->u.number, est,
 	    "%s estimate", gid);
 }
 
@@ -263,7 +263,7 @@ static int
 decision_is(struct out *o, const char *want)
 {
 	ATF_REQUIRE_MSG(o->rc == 0, "refused: %s", o->err.msg);
-	return gt_str_is(gt_get(o->report, "decision"), want);
+	return gt_str_is(json_get(o->report, "decision"), want);
 }
 
 static int
@@ -272,8 +272,8 @@ status_is(struct out *o, const char *gid, const char *slice,
 {
 	const struct json_value	*e = entry(o, gid, slice);
 
-	return gt_str_is(gt_get(e, "status"), status) &&
-	    gt_str_is(gt_get(e, "outcome"), outcome);
+	return gt_str_is(json_get(e, "status"), status) &&
+	    gt_str_is(json_get(e, "outcome"), outcome);
 }
 
 ATF_TC_WITHOUT_HEAD(promote_and_figures);
@@ -288,9 +288,9 @@ ATF_TC_BODY(promote_and_figures, tc)
 	d.ceiling = "PROMOTE";
 	evaluate(tc, &d, "PROMOTE", &o);
 	ATF_CHECK(decision_is(&o, "PROMOTE"));
-	ev = gt_get(o.report, "gateEvidence");
+	ev = json_get(o.report, "gateEvidence");
 	for (i = 0; i < ev->u.array.n; i++)
-		ATF_CHECK_MSG(gt_str_is(gt_get(&ev->u.array.v[i], "status"),
+		ATF_CHECK_MSG(gt_str_is(json_get(&ev->u.array.v[i], "status"),
 		    "pass"), "entry %zu is not pass", i);
 	check_bps(&o, "false-ready-upper", NULL, 0, 29, 5);
 	check_bps(&o, "false-support-upper", NULL, 2, 71, 12);
@@ -301,7 +301,7 @@ ATF_TC_BODY(promote_and_figures, tc)
 	d29_default(&d);
 	evaluate(tc, &d, "PROMOTE", &o);
 	ATF_CHECK(decision_is(&o, "HOLD"));
-	ATF_CHECK(gt_str_is(gt_get(gt_get(o.report, "ceilings"),
+	ATF_CHECK(gt_str_is(json_get(json_get(o.report, "ceilings"),
 	    "packOutcome"), "PROMOTE"));
 	json_free(o.report);
 }

@@ -130,19 +130,19 @@ ATF_TC_BODY(yaml_core_schema, tc)
 	    "l: [x, 'y']\n2: two\n";
 
 	v = tg_parse(y, 0);
-	ATF_CHECK_EQ(gt_get(v, "a")->u.number, 1);
-	ATF_CHECK_EQ(gt_get(v, "b")->u.number, 16);
-	ATF_CHECK_EQ(gt_get(v, "c")->u.number, 15);
-	ATF_CHECK_EQ(gt_get(v, "d")->u.number, 1500);
-	ATF_CHECK_EQ(gt_get(v, "e")->type, JSON_TRUE);
-	ATF_CHECK_EQ(gt_get(v, "f")->type, JSON_NULL);
-	ATF_CHECK(gt_str_is(gt_get(v, "g"), "1"));
-	ATF_CHECK(gt_str_is(gt_get(v, "h"), "yes"));	/* YAML 1.2 */
-	ATF_CHECK(gt_str_is(gt_get(v, "i"), "1_000"));
-	ATF_CHECK_EQ(gt_get(v, "j")->u.number, 0.5);
-	ATF_CHECK_EQ(gt_get(v, "k")->u.number, -3);
-	ATF_CHECK(gt_str_is(&gt_get(v, "l")->u.array.v[1], "y"));
-	ATF_CHECK(gt_str_is(gt_get(v, "2"), "two"));
+	ATF_CHECK_EQ(json_get(v, "a")->u.number, 1);
+	ATF_CHECK_EQ(json_get(v, "b")->u.number, 16);
+	ATF_CHECK_EQ(json_get(v, "c")->u.number, 15);
+	ATF_CHECK_EQ(json_get(v, "d")->u.number, 1500);
+	ATF_CHECK_EQ(json_get(v, "e")->type, JSON_TRUE);
+	ATF_CHECK_EQ(json_get(v, "f")->type, JSON_NULL);
+	ATF_CHECK(gt_str_is(json_get(v, "g"), "1"));
+	ATF_CHECK(gt_str_is(json_get(v, "h"), "yes"));	/* YAML 1.2 */
+	ATF_CHECK(gt_str_is(json_get(v, "i"), "1_000"));
+	ATF_CHECK_EQ(json_get(v, "j")->u.number, 0.5);
+	ATF_CHECK_EQ(json_get(v, "k")->u.number, -3);
+	ATF_CHECK(gt_str_is(&json_get(v, "l")->u.array.v[1], "y"));
+	ATF_CHECK(gt_str_is(json_get(v, "2"), "two"));
 	json_free(v);
 	ATF_CHECK_STREQ(tg_refusal("a: 1\na: 2\n", 10, 0),
 	    REJ "duplicate-or-invalid-key");

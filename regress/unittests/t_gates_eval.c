@@ -235,10 +235,10 @@ static const char *
 decision(struct run *r)
 {
 	ATF_REQUIRE_MSG(r->rc == 0, "refused: %s", r->err.msg);
-	return gt_get(r->report, "decision")->u.string.len == 7 ?
-	    (gt_str_is(gt_get(r->report, "decision"), "PROMOTE") ? "PROMOTE" :
-	    "?") : gt_str_is(gt_get(r->report, "decision"), "HOLD") ? "HOLD" :
-	    gt_str_is(gt_get(r->report, "decision"), "ROLLBACK") ? "ROLLBACK" :
+	return json_get(r->report, "decision")->u.string.len == 7 ?
+	    (gt_str_is(json_get(r->report, "decision"), "PROMOTE") ? "PROMOTE" :
+	    "?") : gt_str_is(json_get(r->report, "decision"), "HOLD") ? "HOLD" :
+	    gt_str_is(json_get(r->report, "decision"), "ROLLBACK") ? "ROLLBACK" :
 	    "?";
 }
 
@@ -246,14 +246,14 @@ decision(struct run *r)
 static const struct json_value *
 entry(struct run *r, const char *gid, const char *slice)
 {
-	const struct json_value	*ev = gt_get(r->report, "gateEvidence"), *e;
+	const struct json_value	*ev = json_get(r->report, "gateEvidence"), *e;
 	size_t			 i;
 
 	for (i = 0; i < ev->u.array.n; i++) {
 		e = &ev->u.array.v[i];
-		if (!gt_str_is(gt_get(e, "gateId"), gid))
+		if (!gt_str_is(json_get(e, "gateId"), gid))
 			continue;
-		if (slice == NULL || gt_str_is(gt_get(e, "slice"), slice))
+		if (slice == NULL || gt_str_is(json_get(e, "slice"), slice))
 			return e;
 	}
 	atf_tc_fail("no entry %s[%s]", gid, slice ? slice : "-");
@@ -266,9 +266,9 @@ check_entry(struct run *r, const char *gid, const char *slice,
 {
 	const struct json_value	*e = entry(r, gid, slice);
 
-	ATF_CHECK_MSG(gt_str_is(gt_get(e, "status"), status),
+	ATF_CHECK_MSG(gt_str_is(json_get(e, "status"), status),
 	    "%s status not %s", gid, status);
-	ATF_CHECK_MSG(gt_str_is(gt_get(e, "outcome"), outcome),
+	ATF_CHECK_MSG(gt_str_is(json_get(e, "outcome"), outcome),
 	    "%s outcome not %s", gid, outcome);
 }
 
@@ -277,7 +277,7 @@ stat_of(struct run *r, const char *gid, const char *slice, const char *k)
 {
 	const struct json_value	*v;
 
-	v = gt_get(gt_get(entry(r, gid, slice), "statistic"), k);
+	v = json_get(json_get(entry(r, gid, slice), "statistic"), k);
 	ATF_REQUIRE_MSG(gt_is_num(v), "%s.%s missing", gid, k);
 	return v->u.number;
 }
@@ -295,21 +295,21 @@ ATF_TC_BODY(passing_report, tc)
 	mx_default(&m);
 	run_eval(&r, &m);
 	ATF_CHECK_STREQ(decision(&r), "PROMOTE");
-	ev = gt_get(r.report, "gateEvidence");
+	ev = json_get(r.report, "gateEvidence");
 	ATF_CHECK_EQ(ev->u.array.n, 13);
 	for (i = 0; i < ev->u.array.n; i++)
-		ATF_CHECK_MSG(gt_str_is(gt_get(&ev->u.array.v[i], "status"),
+		ATF_CHECK_MSG(gt_str_is(json_get(&ev->u.array.v[i], "status"),
 		    "pass"), "entry %zu not pass", i);
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "metricsDigest") ?
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "metricsDigest") ?
 	    r.report : NULL, "metricsDigest"), "sha256:cd88612ae6517f444e8ac1"
 	    "ada02eb2550dded565e7156c94acf7027a45ec3ca0"));
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "holdout"), "digest"),
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "holdout"), "digest"),
 	    "sha256:49210709d46d444720202b53e2c24959c8cdb81398e79f87e036ebe0"
 	    "332b36ac"));
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "upstream"), "digest"),
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "upstream"), "digest"),
 	    "sha256:c790bc46394becaa2d592da08deeaeeb3abb0451123af7b5b46b70e8"
 	    "ec3bf381"));
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "floors"), "digest"),
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "floors"), "digest"),
 	    "sha256:27219d2e415e6d6904d372444d83f4e3e62b823fbe2d504a5fa265a4"
 	    "d0dc56b3"));
 	/* gates-spec 12.2 figures */
@@ -323,7 +323,7 @@ ATF_TC_BODY(passing_report, tc)
 	ATF_CHECK_EQ(stat_of(&r, "delta-bootstrap", NULL, "upperBps"), 1028);
 	ATF_CHECK_EQ(stat_of(&r, "delta-bootstrap", NULL, "estimateBps"),
 	    1000);
-	ATF_CHECK(gt_str_is(gt_get(r.report, "digest"), "sha256:52659cbd46e4"
+	ATF_CHECK(gt_str_is(json_get(r.report, "digest"), "sha256:52659cbd46e4"
 	    "5885d84f2ce3d8f7148f3b4f0343243b6a06f1efb1e34b645667"));
 	/* Byte-deterministic: a second run prints the same bytes. */
 	a = gates_print_pretty(r.report);
@@ -349,12 +349,12 @@ ATF_TC_BODY(asserted_changes, tc)
 	run_eval(&r, &m);
 	ATF_CHECK_STREQ(decision(&r), "HOLD");
 	check_entry(&r, "false-ready-upper", NULL, "fail", "HOLD");
-	ATF_CHECK(gt_str_is(&gt_get(entry(&r, "false-ready-upper", NULL),
+	ATF_CHECK(gt_str_is(&json_get(entry(&r, "false-ready-upper", NULL),
 	    "reasons")->u.array.v[0], "false-ready-upper:bound-breaches-"
 	    "threshold"));
-	t = gt_get(entry(&r, "false-ready-upper", NULL), "threshold");
-	ATF_CHECK(gt_str_is(gt_get(t, "param"), "falseReadyMaxBps"));
-	ATF_CHECK_EQ(gt_get(t, "resolved")->u.number, 100);
+	t = json_get(entry(&r, "false-ready-upper", NULL), "threshold");
+	ATF_CHECK(gt_str_is(json_get(t, "param"), "falseReadyMaxBps"));
+	ATF_CHECK_EQ(json_get(t, "resolved")->u.number, 100);
 	ATF_CHECK_EQ(stat_of(&r, "false-ready-upper", NULL, "lowerBps"), 34);
 	ATF_CHECK_EQ(stat_of(&r, "false-ready-upper", NULL, "upperBps"), 105);
 	ATF_CHECK_EQ(stat_of(&r, "false-ready-exact", "a", "lowerBps"), 62);
@@ -446,12 +446,12 @@ ATF_TC_BODY(upstream_ceilings, tc)
 	    "\"trusted_score_source\":\"fresh-workspace\",\"compromise_labels\":"
 	    "[],\"weak_signal_reason\":null,\"release_gate\":{\"decision\":"
 	    "\"HOLD\",\"reasons\":[\"manual-review\"]}}");
-	ATF_CHECK(gt_str_is(gt_get(r.upstream, "digest"), "sha256:bd020a1965"
+	ATF_CHECK(gt_str_is(json_get(r.upstream, "digest"), "sha256:bd020a1965"
 	    "014a06409ab17e3c3b7cc244f305257dda6ebfbf13ec22904cdd40"));
 	run_eval(&r, &m);
 	ATF_CHECK_STREQ(decision(&r), "HOLD");
 	check_entry(&r, "integrity-ceiling", NULL, "fail", "HOLD");
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "ceilings"),
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "ceilings"),
 	    "upstreamCeiling"), "HOLD"));
 
 	json_free(r.upstream);
@@ -463,7 +463,7 @@ ATF_TC_BODY(upstream_ceilings, tc)
 	    "\"compromise_labels\":[\"injected-fixture\"],\"weak_signal_reason\":"
 	    "null,\"release_gate\":{\"decision\":\"ROLLBACK\",\"reasons\":"
 	    "[\"integrity\"]}}");
-	ATF_CHECK(gt_str_is(gt_get(r.upstream, "digest"), "sha256:40cf2ca476"
+	ATF_CHECK(gt_str_is(json_get(r.upstream, "digest"), "sha256:40cf2ca476"
 	    "3fd75377aaee1da3e0519eb4b46ec0bf9c36e665a06007f039cdf2"));
 	run_eval(&r, &m);
 	ATF_CHECK_STREQ(decision(&r), "ROLLBACK");
@@ -515,7 +515,7 @@ ATF_TC_BODY(holdout_refusals, tc)
 	json_free(r.holdout);
 	ATF_REQUIRE(gates_seal_holdout(BINDING_DIGEST, NULL, &r.holdout,
 	    &err) == 0);
-	v = (struct json_value *)gt_get(r.holdout, "firstAccessedAt");
+	v = (struct json_value *)json_get(r.holdout, "firstAccessedAt");
 	gt_set_str(v, "2026-09-02T12:00:00.000Z");	/* unsealed edit */
 	expect_refusal(&r, "holdout record seal does not match its content");
 	json_free(r.holdout);
@@ -629,14 +629,14 @@ ATF_TC_BODY(variants, tc)
 	in.floors = &r.floors;
 	in.now = r.now;
 	ATF_REQUIRE(gates_evaluate(&r.reg, &in, &rep, &r.err) == 0);
-	ATF_CHECK(gt_str_is(gt_get(rep, "digest"), "sha256:ad774e9680915dbef"
+	ATF_CHECK(gt_str_is(json_get(rep, "digest"), "sha256:ad774e9680915dbef"
 	    "24e424f1932e970373f172de2d7fcb3560c13ad62806fe1"));
 	json_free(rep);
 	r.floors.opt_out = 1;
 	ATF_REQUIRE(gates_evaluate(&r.reg, &in, &rep, &r.err) == 0);
-	ATF_CHECK(gt_str_is(gt_get(rep, "digest"), "sha256:6a9a6417b3280e137"
+	ATF_CHECK(gt_str_is(json_get(rep, "digest"), "sha256:6a9a6417b3280e137"
 	    "3974d641845a2c2e2aaa6ba1293e1beb309788189f73209"));
-	ATF_CHECK(gt_str_is(gt_get(gt_get(rep, "floors"), "mode"), "opt-out"));
+	ATF_CHECK(gt_str_is(json_get(json_get(rep, "floors"), "mode"), "opt-out"));
 	json_free(rep);
 	/* A report without floors fails the report schema. */
 	gt_remove(r.report, "floors");
@@ -649,7 +649,7 @@ ATF_TC_BODY(variants, tc)
 	    "\"ceiling\":\"HOLD\"");
 	run_eval(&r, &m);
 	ATF_CHECK_STREQ(decision(&r), "HOLD");
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "ceilings"),
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "ceilings"),
 	    "bindingCeiling"), "HOLD"));
 	run_free(&r);
 
@@ -693,11 +693,11 @@ ATF_TC_BODY(variants, tc)
 	r.floors.opt_out = 1;
 	run_eval(&r, &m);
 	ATF_CHECK_STREQ(decision(&r), "HOLD");
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "ceilings"),
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "ceilings"),
 	    "upstreamCeiling"), "HOLD"));
-	ATF_CHECK(gt_str_is(gt_get(gt_get(r.report, "ceilings"),
+	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "ceilings"),
 	    "packOutcome"), "PROMOTE"));
-	ATF_CHECK_EQ(gt_get(r.report, "upstream")->type, JSON_NULL);
+	ATF_CHECK_EQ(json_get(r.report, "upstream")->type, JSON_NULL);
 	/* With the operator's floors the shipped integrity ceiling binds. */
 	r.floors.opt_out = 0;
 	run_eval(&r, &m);
@@ -733,14 +733,14 @@ ATF_TC_BODY(paired_methods, tc)
 	    NULL, NULL);
 	run_eval(&r, &m);
 	check_entry(&r, "contrast-ni", NULL, "fail", "ROLLBACK");
-	ATF_CHECK(gt_str_is(gt_get(gt_get(entry(&r, "contrast-ni", NULL),
+	ATF_CHECK(gt_str_is(json_get(json_get(entry(&r, "contrast-ni", NULL),
 	    "statistic"), "method"), "tango"));
 	ATF_CHECK_EQ(stat_of(&r, "contrast-ni", NULL, "lowerBps"), -987);
 	ATF_CHECK_EQ(stat_of(&r, "contrast-ni", NULL, "upperBps"), -726);
 	ATF_CHECK_EQ(stat_of(&r, "contrast-ni", NULL, "estimateBps"), -850);
-	t = gt_get(entry(&r, "contrast-ni", NULL), "threshold");
-	ATF_CHECK_EQ(gt_get(t, "resolved")->u.number, -250);
-	ATF_CHECK(gt_get(t, "value") == NULL && gt_get(t, "param") == NULL);
+	t = json_get(entry(&r, "contrast-ni", NULL), "threshold");
+	ATF_CHECK_EQ(json_get(t, "resolved")->u.number, -250);
+	ATF_CHECK(json_get(t, "value") == NULL && json_get(t, "param") == NULL);
 	run_free(&r);
 
 	/* Superiority at margin 0: an interval straddling 0 fails. */
@@ -750,7 +750,7 @@ ATF_TC_BODY(paired_methods, tc)
 	    "\"newcombe\",\"mode\":\"superiority\"", NULL, NULL);
 	run_eval(&r, &m);
 	check_entry(&r, "contrast-ni", NULL, "fail", "ROLLBACK");
-	ATF_CHECK(gt_str_is(&gt_get(entry(&r, "contrast-ni", NULL),
+	ATF_CHECK(gt_str_is(&json_get(entry(&r, "contrast-ni", NULL),
 	    "reasons")->u.array.v[0], "contrast-ni:lower-bound-at-or-below-"
 	    "margin"));
 	run_free(&r);

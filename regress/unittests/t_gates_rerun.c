@@ -100,7 +100,7 @@ metrics_with(int events)
 
 	m = tg_parse("{\"providers\":{}}", 1);
 	s = section(events);
-	gt_copy(gt_add((struct json_value *)gt_get(m, "providers"), PROV), s);
+	gt_copy(gt_add((struct json_value *)json_get(m, "providers"), PROV), s);
 	json_free(s);
 	return m;
 }
@@ -116,9 +116,9 @@ decision(struct fx *f, const struct gates_rerun *rr, char *md, size_t mdlen)
 	f->in.nreruns = rr != NULL ? 1 : 0;
 	ATF_REQUIRE_MSG(gates_evaluate(&f->reg, &f->in, &rep, &err) == 0,
 	    "%s", err.msg);
-	gt_strlcpy(d, gt_get(rep, "decision"), sizeof(d));
+	gt_strlcpy(d, json_get(rep, "decision"), sizeof(d));
 	if (md != NULL)
-		gt_strlcpy(md, gt_get(rep, "metricsDigest"), mdlen);
+		gt_strlcpy(md, json_get(rep, "metricsDigest"), mdlen);
 	json_free(rep);
 	return d;
 }

@@ -337,7 +337,7 @@ ATF_TC_BODY(example_end_to_end, tc)
 	strlcpy(id.code_digest, f.ld.snap.code_digest,
 	    sizeof(id.code_digest));
 	ATF_REQUIRE_MSG(prov_seal_section(&id, records, 0, NULL,
-	    prov_json_get(body, "result"), &text, &len, &err) == 0, "%s",
+	    json_get(body, "result"), &text, &len, &err) == 0, "%s",
 	    err.msg);
 	/* The records' text and digest in one pass, as an invoke takes
 	 * them: the same digest, the same canonical text, the same seal. */
@@ -354,12 +354,12 @@ ATF_TC_BODY(example_end_to_end, tc)
 		ATF_CHECK_EQ(clen, clen2);
 		ATF_CHECK(memcmp(canon, canon2, clen) == 0);
 		ATF_REQUIRE(prov_seal_section(&id, records, 0, rd2,
-		    prov_json_get(body, "result"), &text2, &len2,
+		    json_get(body, "result"), &text2, &len2,
 		    &err) == 0);
 		ATF_CHECK_EQ(len, len2);
 		ATF_CHECK_STREQ(text, text2);
 		TP_CHECK_ERR(prov_seal_section(&id, records, 0, "sha256:x",
-		    prov_json_get(body, "result"), &text2, &len2, &err), err,
+		    json_get(body, "result"), &text2, &len2, &err), err,
 		    PROV_INVALID_RECORDS, "not a sha256 digest");
 		free(canon);
 		free(canon2);

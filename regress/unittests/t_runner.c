@@ -756,7 +756,7 @@ ATF_TC_BODY(judge, tc)
 	ex.reason = SANDBOX_EXITED;
 	ex.wstatus = 0;
 	ATF_REQUIRE_MSG(prov_run_judge(&o, &body, &err) == 0, "%s", err.msg);
-	ATF_CHECK(prov_json_get(body, "result") != NULL);
+	ATF_CHECK(json_get(body, "result") != NULL);
 	json_free(body);
 
 	/* A deadline beats a frame printed before it. */
