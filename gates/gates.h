@@ -26,10 +26,9 @@
  * NaN, which fails every check the reference makes of it with the same
  * message.
  *
- * The one known departure: Math.log and Math.exp are glibc's, not V8's
- * (gates_js_log), so Clopper-Pearson bounds and z beyond 9515 bps can
- * differ from node's in the last bits, and a Clopper-Pearson figure by
- * one bps where the exact root is a bps boundary (seen for n = 1).
+ * Math.log and Math.exp are V8's (fdlibm's algorithms, gates/jsmath.c),
+ * not the C library's, whose last bits differ and would move a
+ * Clopper-Pearson figure by one bps where the root is a bps boundary.
  *
  * No I/O, no globals.  Every function returns GATES_STATS_OK, or a
  * negative code with a message in err (when err is not NULL and errlen is
@@ -52,7 +51,7 @@ double	 gates_js_min(double, double);		/* Math.min: NaN, -0 < +0 */
 double	 gates_js_max(double, double);		/* Math.max */
 int	 gates_js_is_safe_integer(double);	/* Number.isSafeInteger */
 int	 gates_js_is_count(double);		/* safe integer >= 0 */
-/* Math.log and Math.exp; see stats_js.c for how they may differ from V8. */
+/* Math.log and Math.exp as V8 computes them (jsmath.c). */
 double	 gates_js_log(double);
 double	 gates_js_exp(double);
 /* Internal to the statistics files: store msg in err, return code. */

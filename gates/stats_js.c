@@ -73,29 +73,6 @@ gates_js_is_count(double x)
 	return gates_js_is_safe_integer(x) && x >= 0;
 }
 
-/*
- * Math.log and Math.exp.  V8 computes them with its own port of fdlibm,
- * glibc with its own code; both are faithful (under one ulp) but neither
- * is correctly rounded, and they disagree in the last bit on a few
- * percent of arguments.  Every use in the statistics (Clopper-Pearson's
- * tails, the normal quantile beyond 9515 bps) goes through these two, so
- * that an fdlibm-exact pair can replace them in one place; until then a
- * bound can differ from the reference's by a few ulps, which changes a
- * bps figure only when the product with 10000 sits that close to an
- * integer (regress/gates-stats.sh measures it against node).
- */
-double
-gates_js_log(double x)
-{
-	return log(x);
-}
-
-double
-gates_js_exp(double x)
-{
-	return exp(x);
-}
-
 int
 gates_stats_error(char *err, size_t errlen, int code, const char *msg)
 {

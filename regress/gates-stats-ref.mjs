@@ -218,6 +218,22 @@ function generate(seed) {
     if (cells.every((c) => c === 0)) cells[0] = 1;
     lines.push(`p ${cells.join(' ')} ${level()} ${u() < 0.5 ? 'newcombe' : 'tango'}`);
   }
+  // Math.log and Math.exp themselves, over their whole finite domain:
+  // random bit patterns, the ranges the statistics use, and the edges.
+  const bits = new DataView(new ArrayBuffer(8));
+  const anyDouble = () => {
+    bits.setUint32(0, Math.floor(u() * 4294967296));
+    bits.setUint32(4, Math.floor(u() * 4294967296));
+    return bits.getFloat64(0);
+  };
+  for (let i = 0; i < 20000; i++) {
+    let x = Math.abs(anyDouble());
+    if (!(x > 0 && x < Infinity)) x = u() || 0.5;
+    lines.push(`l ${[x, u() || 0.5, 1 + (u() - 0.5) * 1e-5, 0.5 + u(), int(1, 1e7), u() * 1e-308][i % 6]}`);
+    lines.push(`e ${[u() * 1418 - 709, 2 * u() - 1, (u() - 0.5) * 1e-7, -u() * 60][i % 4]}`);
+  }
+  for (const x of [Number.MIN_VALUE, Number.MAX_VALUE, 1, 2, 0.5, Math.E, 1 - 2 ** -53, 1 + 2 ** -52]) lines.push(`l ${x}`);
+  for (const x of [0, 1, -1, Math.LN2, -Math.LN2, 709.782712893384, -745.1332191019411, -708.4, 1e-300, 2 ** -28, 0.5 * Math.LN2, 1.5 * Math.LN2]) lines.push(`e ${x}`);
   for (let i = 0; i < 40; i++) {
     const n = int(2, 300);
     const diffs = [];
@@ -246,6 +262,8 @@ function compute(line) {
       }
       case 'p': return paired(a[0], a[1], a[2], a[3], a[4], w[5]);
       case 'b': return bootstrap(a[0], a[1], a[2], a.slice(3));
+      case 'l': return [Math.log(a[0])];
+      case 'e': return [Math.exp(a[0])];
       default: throw new Error(`unknown operation ${op}`);
     }
   } catch (e) {
@@ -255,7 +273,7 @@ function compute(line) {
 }
 
 // Which fields are the figures a report carries (bps), per operation.
-const bpsFrom = { q: 1, z: 1, w: 2, c: 2, p: 3, b: 3 };
+const bpsFrom = { q: 1, z: 1, w: 2, c: 2, p: 3, b: 3, l: 1, e: 1 };
 
 // Does the computation call Math.log or Math.exp?  Only those can differ
 // with the C library's libm; everything else must agree to the bit.
@@ -268,6 +286,8 @@ function usesLibm(line) {
     case 'w': return tailP((10000 + Number(w[2])) / 20000);
     case 'p': return tailP((10000 + Number(w[4])) / 20000);
     case 'c': return true;
+    case 'l': return true;
+    case 'e': return true;
     default: return false;
   }
 }

@@ -11,6 +11,8 @@
  *	p E F G H LEVEL METHOD	paired, METHOD newcombe|tango:
  *				low high estimate lowerBps upperBps estBps
  *	b LEVEL SEED RES D...	bootstrap of the differences D, as for p
+ *	l X			Math.log (gates_js_log)
+ *	e X			Math.exp (gates_js_exp)
  *
  * Numbers are parsed with strtod, so "nan" stands for a non-number.
  */
@@ -137,6 +139,13 @@ dump(char op, const double *a, size_t na, char **words)
 		    a[2], (const double[]){ -1, 1 }, 2, NULL, 0, &iv, err,
 		    sizeof(err));
 		print_interval(rc, &iv);
+		break;
+	case 'l':
+	case 'e':
+		if (na != 1)
+			fatalx("%c: 1 number expected", op);
+		v[0] = op == 'l' ? gates_js_log(a[0]) : gates_js_exp(a[0]);
+		print_doubles(v, 1);
 		break;
 	default:
 		fatalx("unknown operation '%c'", op);
