@@ -35,10 +35,14 @@
 #
 # The bench installs what it needs: the Debian packages of scripts/deps's
 # bench set (bwrap, socat and ripgrep for srt, npm), and the npm packages
-# at the versions below into $BUILD/bench-peers (kept between runs).  A
-# tool that cannot be installed, does not run here, or runs without
-# isolating anything (its command sees the host's network namespace) is
-# left out with a line "TOOL: unavailable: REASON", never silently.  A
+# at the versions below into $BUILD/bench-peers (kept between runs).
+# Before timing, each tool runs the pipeline once, which must print what
+# it prints directly, and a probe, which must see other network
+# interfaces than the host's (a network namespace of its own).  A tool
+# that cannot be installed, does not run here, or fails either check is
+# left out with a line "TOOL: unavailable: REASON", never silently.  (srt
+# 0.0.83 declares node >= 22.12 but runs on this machine's node 20; as
+# root it needs CAP_SETFCAP in the bounding set, its README says.)  A
 # benchmark is not a test: nothing is asserted about speed.  It exits
 # non-zero only when it could not measure sbx itself.
 set -u
