@@ -7,6 +7,14 @@
 # report and its digest (equal to the reference's, gates-spec 12.2), the
 # exit statuses, every refusal class in order, floors and ceilings from
 # the operator's gates configuration, project packs and the seal helpers.
+#
+# Every evaluation goes through a private sbx-monitor (evaluate has no
+# offline path): its sbx.conf names a copy of the operator packs and the
+# gates configuration, which the monitor opens for each evaluation, so a
+# case changes the floors by rewriting that file.  validate, list and
+# show stay offline and read the same files through ./sbx.conf.
+
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
 
 sbxctl() { echo "$(atf_get_srcdir)/../bin/sbxctl"; }
 fx() { echo "$(atf_get_srcdir)/top/regress/fixtures/gates/$1"; }
@@ -14,12 +22,51 @@ fx() { echo "$(atf_get_srcdir)/top/regress/fixtures/gates/$1"; }
 BDIGEST=sha256:713127fce4b97506487ce80c65998b29b110aff148156496336c6a859948149c
 NOW=2026-09-03T00:00:00.000Z
 
-# conf [GATES-CONFIG]: an sbx.conf naming the operator packs and config.
+# conf [GATES-CONFIG]: the operator's gates configuration (none without
+# an argument) in place, a monitor started on the first call, and an
+# sbx.conf naming the same packs and configuration for the offline
+# subcommands.
 conf()
 {
+	if [ ! -f mon.pid ]; then
+		sbx_test_paths
+		sbx_test_dir sbxgates
+		cp -R "$(fx gate-packs)" "$D/gate-packs"
+		chmod -R go+rX "$D/gate-packs"
+		{
+			echo "socket \"$SOCK\""
+			echo "user \"nobody\""
+			echo "gate-packs \"$D/gate-packs\""
+			echo "provider-allowlist \"$D/gates.json\""
+			echo "log-file \"$D/audit.jsonl\""
+		} > "$D/sbx.conf"
+		chmod 644 "$D/sbx.conf"
+		sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	fi
+	D=$(cat tmpdir)
+	rm -f "$D/gates.json"
+	if [ -n "${1:-}" ]; then
+		cp "$1" "$D/gates.json"
+		chmod 644 "$D/gates.json"
+	fi
 	printf 'gate-packs "%s"\nprovider-allowlist "%s"\n' \
-	    "$(fx gate-packs)" "${1:-$PWD/no-such-config.json}" > sbx.conf
+	    "$D/gate-packs" "$D/gates.json" > sbx.conf
+	export SBX_SOCKET="$D/run/sbx.sock"
 	write_evaluate
+}
+
+# oconf: ./sbx.conf for the offline subcommands alone, no monitor.
+oconf()
+{
+	printf 'gate-packs "%s"\nprovider-allowlist "%s"\n' \
+	    "$(fx gate-packs)" "$PWD/no-such-config.json" > sbx.conf
+}
+
+cleanup_monitor()
+{
+	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
+	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
+	return 0
 }
 
 # conf also writes ./evaluate: "sh evaluate METRICS [HOLDOUT [UPSTREAM]]
@@ -30,7 +77,7 @@ write_evaluate()
 	cat > evaluate <<EOS
 m=\$1 h=\${2:-holdout.json} u=\${3:-upstream-clean.json}
 shift; [ \$# -gt 0 ] && shift; [ \$# -gt 0 ] && shift
-exec "$(sbxctl)" gates evaluate --config sbx.conf \\
+exec "$(sbxctl)" gates evaluate \\
     --binding "$(fx conformance-run.binding.json)" \\
     --metrics "$(fx)/\$m" --holdout "$(fx)/\$h" \\
     --upstream "$(fx)/\$u" --now "$NOW" \\
@@ -38,7 +85,7 @@ exec "$(sbxctl)" gates evaluate --config sbx.conf \\
 EOS
 }
 
-atf_test_case report
+atf_test_case report cleanup
 report_head()
 {
 	atf_set "descr" "The passing report equals the reference's, byte" \
@@ -65,7 +112,12 @@ report_body()
 	    "$(sbxctl)" gates validate auto c.json --config sbx.conf
 }
 
-atf_test_case decisions
+report_cleanup()
+{
+	cleanup_monitor
+}
+
+atf_test_case decisions cleanup
 decisions_head()
 {
 	atf_set "descr" "Breaches per gate kind and --exit-decision" \
@@ -98,7 +150,12 @@ decisions_body()
 	atf_check -o match:'integrity-ceiling:upstream-compromised' cat x.json
 }
 
-atf_test_case refusals
+decisions_cleanup()
+{
+	cleanup_monitor
+}
+
+atf_test_case refusals cleanup
 refusals_head()
 {
 	atf_set "descr" "Refusals print the reference's message and exit 1;" \
@@ -118,14 +175,14 @@ refusals_body()
 	    sh evaluate passing.metrics.json holdout.json upstream-forged.json
 	# Without --upstream: the bound integrity ceiling needs it.
 	atf_check -s exit:1 -e match:'requires a sealed upstream record' \
-	    "$(sbxctl)" gates evaluate --config sbx.conf \
+	    "$(sbxctl)" gates evaluate \
 	    --binding "$(fx conformance-run.binding.json)" \
 	    --metrics "$(fx passing.metrics.json)" \
 	    --holdout "$(fx holdout.json)" --now "$NOW" \
 	    --trusted-binding-digest "$BDIGEST"
 	atf_check -s exit:1 \
 	    -e match:'binding digest does not match its trusted pin' \
-	    "$(sbxctl)" gates evaluate --config sbx.conf \
+	    "$(sbxctl)" gates evaluate \
 	    --binding "$(fx conformance-run.binding.json)" \
 	    --metrics "$(fx passing.metrics.json)" \
 	    --holdout "$(fx holdout.json)" \
@@ -134,7 +191,7 @@ refusals_body()
 	    sha256:0000000000000000000000000000000000000000000000000000000000000000
 	atf_check -s exit:1 \
 	    -e match:'evaluation timestamp is not a valid date-time' \
-	    "$(sbxctl)" gates evaluate --config sbx.conf \
+	    "$(sbxctl)" gates evaluate \
 	    --binding "$(fx conformance-run.binding.json)" \
 	    --metrics "$(fx passing.metrics.json)" \
 	    --holdout "$(fx holdout.json)" \
@@ -151,7 +208,12 @@ refusals_body()
 	    "$(sbxctl)" gates frobnicate
 }
 
-atf_test_case floors
+refusals_cleanup()
+{
+	cleanup_monitor
+}
+
+atf_test_case floors cleanup
 floors_head()
 {
 	atf_set "descr" "Operator floors and ceilings bind every binding;" \
@@ -174,14 +236,28 @@ floors_body()
 	atf_check -s exit:1 -e match:"invalid gates section in aiwg.config:" \
 	    -e match:"per-study ceilings require the project-wide '\*' default ceiling" \
 	    sh evaluate passing.metrics.json
-	# An agent's pack cannot take the aiwg: namespace.
+	# An agent's pack cannot take the aiwg: namespace: not from a
+	# bundle directory, not as a single file, and not in evaluate.
 	conf
-	atf_check -s exit:1 -e match:'must use the project: namespace' \
+	atf_check -s exit:1 \
+	    -e match:'namespace does not match contribution origin project' \
 	    "$(sbxctl)" gates list --config sbx.conf --pack-dir "$(fx shadow)"
+	atf_check -s exit:1 -e match:"gate pack rejected: $(fx shadow/gate-packs/evil.gatepack.json): pack aiwg:decision-engine/integrity-ceiling-lax from --pack-dir must use the project: namespace" \
+	    "$(sbxctl)" gates list --config sbx.conf \
+	    --pack-dir "$(fx shadow/gate-packs/evil.gatepack.json)"
+	atf_check -s exit:1 -o empty \
+	    -e match:'namespace does not match contribution origin project' \
+	    sh evaluate passing.metrics.json holdout.json upstream-clean.json \
+	    --pack-dir "$(fx shadow)"
 	atf_check -o match:'"id": "project:local-latency"' \
 	    -o match:'"namespace": "project"' \
 	    "$(sbxctl)" gates list --config sbx.conf --namespace project \
 	    --pack-dir "$(fx project)"
+}
+
+floors_cleanup()
+{
+	cleanup_monitor
 }
 
 atf_test_case validate
@@ -192,10 +268,10 @@ validate_head()
 }
 validate_body()
 {
-	conf
+	oconf
 	atf_check -o match:'"valid": true' -o match:'"kind": "pack"' \
 	    "$(sbxctl)" gates validate pack \
-	    "$(fx project/local.gatepack.yaml)" --config sbx.conf
+	    "$(fx project/gate-packs/local.gatepack.yaml)" --config sbx.conf
 	atf_check -s exit:2 -o match:'"valid": false' \
 	    -o match:'GatePack schema validation failed: /metadata/version must match pattern' \
 	    -o match:'/spec must NOT have additional properties' \
@@ -219,7 +295,7 @@ helpers_head()
 }
 helpers_body()
 {
-	conf
+	oconf
 	atf_check -o inline:"$BDIGEST\n" "$(sbxctl)" gates digest \
 	    "$(fx conformance-run.binding.json)"
 	atf_check -o save:h.json "$(sbxctl)" gates seal-holdout \
