@@ -260,6 +260,198 @@ floors_cleanup()
 	cleanup_monitor
 }
 
+atf_test_case routed cleanup
+routed_head()
+{
+	atf_set "descr" "evaluate goes through the monitor to the provider" \
+	    "runner (its audit shows the job), never in process: with no" \
+	    "monitor it refuses naming the socket, exit 1"
+}
+routed_body()
+{
+	conf
+	atf_check -o match:'"decision": "PROMOTE"' sh evaluate \
+	    passing.metrics.json
+	D=$(cat tmpdir)
+	atf_check -o match:'"event":"gates-evaluate".*job 1: now 2026-09-03T00:00:00.000Z, 4 documents' \
+	    cat "$D/audit.jsonl"
+	atf_check -o match:'"event":"gates-evaluate".*job 1: PROMOTE' \
+	    cat "$D/audit.jsonl"
+	# A refusal is the runner's, audited with its class.
+	atf_check -s exit:1 -o empty -e match:'refusing to auto-seal' \
+	    sh evaluate passing.metrics.json holdout-unsealed.json
+	atf_check -o match:'job 2: refused \(input\): holdout file must already carry its sealed digest' \
+	    cat "$D/audit.jsonl"
+	# No monitor: no fallback.
+	atf_check -s exit:1 -o empty \
+	    -e match:"gates evaluate: cannot reach the monitor at $PWD/no.sock" \
+	    env SBX_SOCKET="$PWD/no.sock" sh evaluate passing.metrics.json
+	# The floors and packs are the monitor's alone.
+	atf_check -s exit:2 -e match:'--config has no effect' \
+	    sh evaluate passing.metrics.json holdout.json upstream-clean.json \
+	    --config sbx.conf
+}
+routed_cleanup()
+{
+	cleanup_monitor
+}
+
+atf_test_case order cleanup
+order_head()
+{
+	atf_set "descr" "A file sbxctl cannot open is refused by the runner" \
+	    "in the reference's order: registry, floors, binding, metrics," \
+	    "holdout, upstream; a refusal longer than the error reply's" \
+	    "bound arrives whole"
+}
+order_body()
+{
+	conf
+	atf_check -s exit:1 -o empty \
+	    -e inline:"sbxctl: ENOENT: no such file or directory, open '$(fx nosuch.metrics.json)'\n" \
+	    sh evaluate nosuch.metrics.json
+	# The binding before the metrics, each named absolute.
+	cd "$(fx)"
+	atf_check -s exit:1 -o empty \
+	    -e inline:"sbxctl: ENOENT: no such file or directory, open '$(pwd -P)/nosuch.binding.json'\n" \
+	    "$(sbxctl)" gates evaluate --binding ./nosuch.binding.json \
+	    --metrics nosuch.metrics.json --holdout holdout.json \
+	    --now "$NOW" --trusted-binding-digest "$BDIGEST"
+	cd - >/dev/null
+	# The floors before the binding.
+	echo '{not-json' > bad.json
+	conf "$PWD/bad.json"
+	atf_check -s exit:1 -o empty \
+	    -e match:'refusing evaluation: invalid gates section in aiwg.config:' \
+	    "$(sbxctl)" gates evaluate --binding nosuch.json \
+	    --metrics "$(fx passing.metrics.json)" \
+	    --holdout "$(fx holdout.json)" --now "$NOW" \
+	    --trusted-binding-digest "$BDIGEST"
+	# The pack dirs (the registry) before the floors.
+	atf_check -s exit:1 -o empty \
+	    -e match:"gate pack unreadable: $PWD/nowhere: ENOENT: no such file or directory, lstat '$PWD/nowhere'" \
+	    sh evaluate passing.metrics.json holdout.json upstream-clean.json \
+	    --pack-dir nowhere
+	ln -s "$(fx project)" linked
+	atf_check -s exit:1 -o empty \
+	    -e match:"gate pack path must not be a symlink: $PWD/linked" \
+	    sh evaluate passing.metrics.json holdout.json upstream-clean.json \
+	    --pack-dir linked
+	# Many configuration errors: more than the 1 KiB error reply.
+	printf '{"gates":{"floors":[' > long.json
+	i=0
+	while [ $i -lt 40 ]; do
+		printf '{"pack":"nosuch:pack-%02d"},' $i >> long.json
+		i=$((i + 1))
+	done
+	printf '{"pack":"nosuch:last"}]}}\n' >> long.json
+	conf "$PWD/long.json"
+	atf_check -s exit:1 -o empty -e save:long.err \
+	    sh evaluate passing.metrics.json
+	atf_check -o match:'gates.floors\[40\].pack' cat long.err
+	[ "$(wc -c < long.err)" -gt 1100 ] ||
+	    atf_fail "the refusal was cut to $(wc -c < long.err) bytes"
+}
+order_cleanup()
+{
+	cleanup_monitor
+}
+
+atf_test_case manifests cleanup
+manifests_head()
+{
+	atf_set "descr" "A --pack-dir directory is a bundle read as the" \
+	    "reference reads it: manifest.json's gate-packs directory and" \
+	    "name filter, a declared name with no file, an unsafe directory," \
+	    "a claimed operator bundle id; in list and in evaluate alike"
+}
+manifests_body()
+{
+	conf
+	mkdir -p b/packs
+	cp "$(fx project/gate-packs/local.gatepack.yaml)" \
+	    b/packs/local.gatepack.yaml
+	echo '{' > b/packs/draft.gatepack.json
+	echo '{"entry":{"gatePacks":"packs"},"gatePacks":["local"]}' \
+	    > b/manifest.json
+	chmod -R go+rX b
+	atf_check -o match:'"id": "project:local-latency"' \
+	    "$(sbxctl)" gates list --config sbx.conf --namespace project \
+	    --pack-dir b
+	atf_check -o match:'"decision": "PROMOTE"' sh evaluate \
+	    passing.metrics.json holdout.json upstream-clean.json --pack-dir b
+	# Without the filter the draft is read, and refuses.
+	echo '{"entry":{"gatePacks":"packs"}}' > b/manifest.json
+	atf_check -s exit:1 \
+	    -e match:"gate pack unparseable: $PWD/b/packs/draft.gatepack.json: Decision entry rejected: invalid-json" \
+	    "$(sbxctl)" gates list --config sbx.conf --pack-dir b
+	atf_check -s exit:1 -o empty \
+	    -e match:"gate pack unparseable: $PWD/b/packs/draft.gatepack.json" \
+	    sh evaluate passing.metrics.json holdout.json upstream-clean.json \
+	    --pack-dir b
+	echo '{"entry":{"gatePacks":"packs"},"gatePacks":["local","gone"]}' \
+	    > b/manifest.json
+	atf_check -s exit:1 \
+	    -e match:"gate pack missing: $PWD/b/packs/gone.gatepack.yaml \(declared by manifest\)" \
+	    "$(sbxctl)" gates list --config sbx.conf --pack-dir b
+	echo '{"entry":{"gatePacks":"../packs"}}' > b/manifest.json
+	atf_check -s exit:1 \
+	    -e match:"gatePacks dir '../packs' must be a relative path inside the bundle" \
+	    "$(sbxctl)" gates list --config sbx.conf --pack-dir b
+	# An agent's bundle passing itself off as the operator's.
+	echo '{"id":"test-gates","type":"addon"}' > b/manifest.json
+	atf_check -s exit:1 -o empty \
+	    -e match:"pack-dir bundle claims a shipped bundle id 'test-gates' that is not its own directory: $PWD/b" \
+	    sh evaluate passing.metrics.json holdout.json upstream-clean.json \
+	    --pack-dir b
+	atf_check -s exit:1 \
+	    -e match:"claims a shipped bundle id 'test-gates'" \
+	    "$(sbxctl)" gates list --config sbx.conf --pack-dir b
+}
+manifests_cleanup()
+{
+	cleanup_monitor
+}
+
+atf_test_case list_rule
+list_rule_head()
+{
+	atf_set "descr" "list --rule: the reference's enforcedBy stub, and" \
+	    "with a rule id only the packs its rule files name"
+}
+list_rule_body()
+{
+	mkdir -p ops/test-gates/rules
+	cp -R "$(fx gate-packs)/test-gates/gate-packs" ops/test-gates/
+	printf -- '---\nname: no-false-ready\nenforcedBy:\n  - aiwg:test-gates/conformance-v1#false-ready-upper\n---\nbody\n' \
+	    > ops/test-gates/rules/no-false-ready.md
+	printf 'gate-packs "%s"\nprovider-allowlist "%s"\n' "$PWD/ops" \
+	    "$PWD/none.json" > sbx.conf
+	atf_check -o save:all.json "$(sbxctl)" gates list --config sbx.conf \
+	    --rule
+	atf_check -o match:'"status": "stub"' \
+	    -o match:'"note": "Rule enforcedBy coverage is tracked in #2839; rules without enforcedBy remain guidance."' \
+	    -o match:'"id": "aiwg:decision-engine/integrity-ceiling"' \
+	    -o not-match:'"rule":' cat all.json
+	atf_check -o save:one.json "$(sbxctl)" gates list --config sbx.conf \
+	    --rule no-false-ready
+	atf_check -o match:'"rule": "no-false-ready"' \
+	    -o match:'"id": "aiwg:test-gates/conformance-v1"' \
+	    -o not-match:'integrity-ceiling' \
+	    -o match:'"note": "Rule enforcedBy coverage is tracked in #2839."' \
+	    cat one.json
+	# A rule id ending in the rule's name matches; another does not.
+	atf_check -o match:'"id": "aiwg:test-gates/conformance-v1"' \
+	    "$(sbxctl)" gates list --config sbx.conf \
+	    --rule test-gates/rules/no-false-ready
+	atf_check -o not-match:'"id":' "$(sbxctl)" gates list \
+	    --config sbx.conf --rule other-rule
+	# A "-" word after --rule is no rule id.
+	atf_check -o not-match:'"rule":' -o match:'"enforcedBy"' \
+	    -o not-match:'"namespace": "aiwg"' "$(sbxctl)" gates list \
+	    --config sbx.conf --rule --namespace project
+}
+
 atf_test_case validate
 validate_head()
 {
@@ -284,6 +476,21 @@ validate_body()
 	    --config sbx.conf
 	atf_check -s exit:2 -o match:'"errors": \[' \
 	    -o match:'ENOENT' "$(sbxctl)" gates validate pack nosuch.json
+	# validate report: the closed schema (floors required, nothing
+	# extra), the kind, the self digest -- no re-evaluation.
+	sed 's/^  "kind": "GateReport",/  "kind": "GateReport", "extra": 1,/' \
+	    "$(fx upgraded.report.json)" > extra.json
+	atf_check -s exit:2 \
+	    -o match:'GateReport schema validation failed: / must NOT have additional properties' \
+	    "$(sbxctl)" gates validate report extra.json
+	sed '/^  "floors": {/,/^  },/d' "$(fx upgraded.report.json)" \
+	    > nofloors.json
+	atf_check -s exit:2 \
+	    -o match:"GateReport schema validation failed: / must have required property 'floors'" \
+	    "$(sbxctl)" gates validate report nofloors.json
+	atf_check -s exit:2 -o match:'"errors": \[' \
+	    -o match:'expected kind GateReport' "$(sbxctl)" gates validate \
+	    report "$(fx conformance-run.binding.json)"
 	atf_check -s exit:2 -e ignore "$(sbxctl)" gates validate pact x
 }
 
@@ -321,6 +528,10 @@ atf_init_test_cases()
 	atf_add_test_case decisions
 	atf_add_test_case refusals
 	atf_add_test_case floors
+	atf_add_test_case routed
+	atf_add_test_case order
+	atf_add_test_case manifests
+	atf_add_test_case list_rule
 	atf_add_test_case validate
 	atf_add_test_case helpers
 }
