@@ -45,6 +45,13 @@ read_regular(int fd, const char *name, unsigned char **buf, size_t *len,
 	struct stat	 st;
 	int		 e;
 
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* node's readFile of a directory (which names no path). */
+		close(fd);
+		return gates_fail(err, GATES_E_INPUT, "EISDIR: illegal "
+		    "operation on a directory, read");
+	}
+	/* Threat: a FIFO or device the agent holds would stall the role. */
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return gates_fail(err, GATES_E_INPUT, "%s: not a regular file",

@@ -310,6 +310,10 @@ order_body()
 	atf_check -s exit:1 -o empty \
 	    -e inline:"sbxctl: ENOENT: no such file or directory, open '$(fx nosuch.metrics.json)'\n" \
 	    sh evaluate nosuch.metrics.json
+	# A directory reads as node's readFile of one.
+	atf_check -s exit:1 -o empty \
+	    -e inline:"sbxctl: EISDIR: illegal operation on a directory, read\n" \
+	    sh evaluate .
 	# The binding before the metrics, each named absolute.
 	cd "$(fx)"
 	atf_check -s exit:1 -o empty \
