@@ -246,8 +246,11 @@ $(B)/regress/helpers/%: $(O)/regress/helpers/%.o $(LIBSBX_A) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
-# Helpers named gates_* exercise the gate engine and link its archive.
+# Helpers named gates_* exercise the gate engine and link its archive,
+# which needs libsbxcommon after it (gates_eval_bench: digests, dates).
 $(filter $(B)/regress/helpers/gates_%,$(HELPER_BINS)): $(call prog_lib,gates)
+$(filter $(B)/regress/helpers/gates_%,$(HELPER_BINS)): \
+	ALL_LIBS := $(LIBCOMMON) $(ALL_LIBS)
 
 $(B)/regress/%.sh: regress/%.sh
 	@mkdir -p $(@D)

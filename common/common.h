@@ -755,10 +755,12 @@ struct pr_done {
 /*
  * gates evaluate (sbx-protocol(7)): the agent's documents reach the runner
  * as descriptors, one DOC each, in the order binding, metrics, holdout,
- * upstream, operator packs, pack dirs, records; the monitor opens none of
- * them but the operator's gate-packs directory and parses none.  name is
- * the agent's path (for messages and the .json rule), id the provider a
- * records file is for.
+ * upstream, pack dirs, records, then the operator's gate-packs directory
+ * and gates configuration; the monitor opens only those two and parses
+ * none.  name is the path (for messages and the .json rule), id the
+ * provider a records file is for.  A document its opener could not reach
+ * comes without a descriptor and with the errno (err), so that the
+ * runner refuses it at the point the reference would read it.
  */
 #define PR_GATES_BINDING	1
 #define PR_GATES_METRICS	2
@@ -767,15 +769,18 @@ struct pr_done {
 #define PR_GATES_OPERATOR	5	/* sbx.conf gate-packs, a directory */
 #define PR_GATES_PACKDIR	6
 #define PR_GATES_RECORDS	7
+#define PR_GATES_CONFIG		8	/* the gates configuration (floors) */
 #define PR_GATES_NAME_MAX	1024
 #define PR_GATES_DOCS_MAX	96	/* 4 + 64 pack dirs + 16 records + the
-					   operator's packs, and room */
+					   operator's packs and configuration,
+					   and room */
 #define PR_GATES_RECORDS_MAX	16	/* --records files per evaluation */
 #define PR_GATES_NOW_MAX	64
 #define PR_GATES_MSG_MAX	1024
 
 struct pr_gates_doc {
 	uint32_t	 kind;		/* PR_GATES_* */
+	int32_t		 err;		/* 0, or the errno: no descriptor */
 	char		 name[PR_GATES_NAME_MAX];
 	char		 id[PR_ID_MAX];	/* records: the provider */
 };

@@ -266,6 +266,32 @@ int	 gates_path_is_json(const char *);
 int	 gates_path_is_doc(const char *);
 int	 gates_path_is_pack(const char *);
 
+/* ---- bundle.c: a pack bundle's manifest.json (gates-spec 11.2) -------- */
+#define GATES_MANIFEST_MAX	65536	/* MANIFEST_MAX_BYTES */
+#define GATES_PACKS_DIR		"gate-packs"
+struct gates_bundle_decl {
+	char		*dir;		/* entry.gatePacks; NULL: gate-packs */
+	char		**names;	/* the filter, when has_names */
+	size_t		 nnames;
+	int		 has_names;
+};
+/* JSON.parse of an object within the cap: 0, or -1 (read as no manifest). */
+int	 gates_manifest_parse(const void *, size_t, struct json_value **);
+/* readBundleGatePacksDeclaration; manifest NULL: the empty declaration. */
+void	 gates_bundle_declaration(const struct json_value *,
+	    struct gates_bundle_decl *);
+void	 gates_bundle_decl_free(struct gates_bundle_decl *);
+int	 gates_bundle_wants(const struct gates_bundle_decl *, const char *);
+/* SAFE_RELATIVE_DIR: segments of [A-Za-z0-9_-], no "..", no leading "/". */
+int	 gates_packs_dir_ok(const char *);
+/* A pack file's short name (no .gatepack.* suffix), into buf. */
+const char *gates_pack_short(const char *, char *, size_t);
+/* originForPackDir's {id, type} claim: the id (malloc'd), or NULL. */
+char	*gates_bundle_claim(const struct json_value *);
+/* node's "<CODE>: <text>, <syscall> '<path>'" for a failed call. */
+void	 gates_io_error(struct gates_error *, int, const char *,
+	    const char *);
+
 /* ---- date.c: Date.parse ------------------------------------------------ */
 /*
  * The ECMAScript Date Time String Format as V8's Date.parse reads it:

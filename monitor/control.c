@@ -992,16 +992,35 @@ ctl_gevaluate(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	mgates_evaluate(c, id, c->uid, c->pid, req, fd);
 }
 
+static const struct ctl_field gdoc_fields[] = {
+	{ "errno", cJSON_Number, 0 },
+};
+
+/* GATES_DOC: a document's descriptor, or the errno that kept the agent
+ * from opening it (refused by the runner where the reference reads it). */
 static void
 ctl_gdoc(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
-	(void)req;
-	if (fd == -1) {
+	const cJSON	*e = cJSON_GetObjectItemCaseSensitive(req, "errno");
+	int		 err = 0;
+
+	if (e != NULL) {
+		if (fd != -1 || e->valuedouble < 1 || e->valuedouble > 4095 ||
+		    e->valuedouble != (int)e->valuedouble) {
+			if (fd != -1)
+				close(fd);
+			control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: "
+			    "errno is an error number (1 to 4095) sent "
+			    "instead of a descriptor");
+			return;
+		}
+		err = (int)e->valuedouble;
+	} else if (fd == -1) {
 		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: the "
 		    "descriptor is missing");
 		return;
 	}
-	mgates_doc(c, id, fd);
+	mgates_doc(c, id, fd, err);
 }
 
 /*
@@ -1042,7 +1061,8 @@ static const struct ctl_handler {
 	  ctl_poutput },
 	{ SBX_MSG_GATES_EVALUATE, "gates evaluate", CTL_READY, 1,
 	  gevaluate_fields, nitems(gevaluate_fields), ctl_gevaluate },
-	{ SBX_MSG_GATES_DOC, "gates doc", CTL_READY, 1, NULL, 0, ctl_gdoc },
+	{ SBX_MSG_GATES_DOC, "gates doc", CTL_READY, 1, gdoc_fields,
+	  nitems(gdoc_fields), ctl_gdoc },
 };
 
 static void

@@ -1,13 +1,17 @@
 /*
- * gates.c: GATES_EVALUATE -- gate evaluation with isolated re-runs of the
- * bundle providers a binding pins (provider-spec 7; sbx-protocol(7)).
+ * gates.c: GATES_EVALUATE -- every "sbxctl gates evaluate", with isolated
+ * re-runs of the bundle providers a binding pins (provider-spec 7;
+ * sbx-protocol(7)).
  *
  * Gate documents are untrusted and are parsed only in the provider
  * runner (DESIGN 1, 5): the monitor routes.  The agent's request names
  * its documents; their descriptors follow as GATES_DOC messages in a
- * fixed order, and once all are here the monitor relays them (plus its
- * own descriptor of sbx.conf's gate-packs directory) to the runner as
- * one job, with the result pipe the request carried.  What the monitor
+ * fixed order (or, for one the agent could not open, the errno), and
+ * once all are here the monitor relays them, plus its own descriptors of
+ * sbx.conf's gate-packs directory and of the gates configuration (the
+ * provider-allowlist file, whose floors bind every evaluation whether or
+ * not bundle providers are on), to the runner as one job, with the
+ * result pipe the request carried.  What the monitor
  * decides is what it holds: which provider it issued to this agent for
  * each pin the runner asks about (LOOKUP), by exact identity, with the
  * bytes it issued -- never a provider it did not issue -- and how many
@@ -110,8 +114,8 @@ add_doc(struct gjob *j, uint32_t kind, const cJSON *name, const char *id)
 {
 	struct gdoc	*g;
 
-	/* One slot stays for the operator's packs (gjob_send). */
-	if (!cJSON_IsString(name) || j->ndocs + 1 >= PR_GATES_DOCS_MAX ||
+	/* Two slots stay for the operator's packs and configuration. */
+	if (!cJSON_IsString(name) || j->ndocs + 2 >= PR_GATES_DOCS_MAX ||
 	    name->valuestring[0] == '\0' ||
 	    strlen(name->valuestring) >= sizeof(g->d.name) ||
 	    (id != NULL && strlen(id) >= sizeof(g->d.id)))
@@ -210,6 +214,14 @@ parallel(void)
 }
 
 static void
+gjob_compose(struct gjob *j, const struct pr_gates_doc *d, int fd)
+{
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_DOC, j->id, 0, fd, d,
+	    sizeof(*d)) == -1)
+		fatal("%s: compose", __func__);
+}
+
+static void
 gjob_send(struct gjob *j)
 {
 	struct pr_gates_doc	 od;
@@ -228,20 +240,26 @@ gjob_send(struct gjob *j)
 		return;
 	}
 	for (i = 0; i < j->ndocs; i++) {
-		if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_DOC, j->id, 0,
-		    j->docs[i].fd, &j->docs[i].d, sizeof(j->docs[i].d)) == -1)
-			fatal("%s: compose", __func__);
+		gjob_compose(j, &j->docs[i].d, j->docs[i].fd);
 		j->docs[i].fd = -1;
 	}
 	if (fd != -1) {
 		memset(&od, 0, sizeof(od));
 		od.kind = PR_GATES_OPERATOR;
 		strlcpy(od.name, monitor_conf->gate_packs, sizeof(od.name));
-		if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_DOC, j->id, 0,
-		    fd, &od, sizeof(od)) == -1)
-			fatal("%s: compose", __func__);
+		gjob_compose(j, &od, fd);
 		n++;
 	}
+	/* The floors: the runner refuses an unreadable file, and reads a
+	 * missing one as the empty configuration, as the reference does. */
+	memset(&od, 0, sizeof(od));
+	od.kind = PR_GATES_CONFIG;
+	strlcpy(od.name, monitor_conf->provider_allowlist, sizeof(od.name));
+	if ((fd = open(monitor_conf->provider_allowlist, O_RDONLY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1)
+		od.err = errno == 0 ? EIO : errno;
+	gjob_compose(j, &od, fd);
+	n++;
 	j->ev.ndocs = (uint32_t)n;
 	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_EVAL, j->id, 0,
 	    j->outfd, &j->ev, sizeof(j->ev)) == -1)
@@ -262,10 +280,12 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 
 	now = cJSON_GetObjectItemCaseSensitive(req, "now");
 	tr = cJSON_GetObjectItemCaseSensitive(req, "trustedBindingDigest");
-	if (!provider_gates_ready(c, id)) {
-		close(fd);
-		return;
-	}
+	/*
+	 * No bundle-providers opt-in is needed: without it no provider was
+	 * issued, so a pin asking for a re-run is refused by the engine's
+	 * own words, and everything else is the reference's offline
+	 * evaluation, which sbxctl no longer does in process.
+	 */
 	/* The runner takes a result descriptor it cannot write as a
 	 * protocol violation (the end of the service): refuse it here. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
@@ -305,8 +325,9 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: %s", why);
 }
 
+/* One document: its descriptor, or (fd -1) the errno the agent met. */
 void
-mgates_doc(struct ctl_conn *c, uint32_t id, int fd)
+mgates_doc(struct ctl_conn *c, uint32_t id, int fd, int err)
 {
 	struct gjob	*j;
 
@@ -319,7 +340,8 @@ mgates_doc(struct ctl_conn *c, uint32_t id, int fd)
 		    "evaluation %u is waiting for a document", id);
 		return;
 	}
-	j->docs[j->have++].fd = fd;
+	j->docs[j->have].fd = fd;
+	j->docs[j->have++].d.err = fd == -1 ? err : 0;
 	if (j->have == j->ndocs)
 		gjob_send(j);
 }

@@ -352,7 +352,6 @@ void	 provider_spawn(struct role *, struct imsg *);
 void	 provider_arm(struct role *, struct imsg *);
 void	 provider_pool_send(void);
 uint32_t provider_job_id(void);
-int	 provider_gates_ready(struct ctl_conn *, uint32_t);
 struct pr_gates_lookup;
 struct pr_provider;
 uint32_t provider_lookup(uid_t, const struct pr_gates_lookup *,
@@ -361,7 +360,7 @@ uint32_t provider_lookup(uid_t, const struct pr_gates_lookup *,
 /* ---- gates.c: gates evaluate, routed to the provider runner ---------- */
 void	 mgates_evaluate(struct ctl_conn *, uint32_t, uid_t, pid_t,
 	    const struct cJSON *, int);
-void	 mgates_doc(struct ctl_conn *, uint32_t, int);
+void	 mgates_doc(struct ctl_conn *, uint32_t, int, int);
 void	 mgates_conn_gone(struct ctl_conn *);
 void	 mgates_lookup(struct role *, struct imsg *);
 void	 mgates_rerun(struct role *, struct imsg *);

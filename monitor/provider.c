@@ -314,20 +314,6 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	audit("provider-load", uid, pid, "job %u", j->id);
 }
 
-/* gates evaluate (gates.c): what enabled() and a load require. */
-int
-provider_gates_ready(struct ctl_conn *c, uint32_t id)
-{
-	if (!enabled(c, id, NULL))
-		return 0;
-	if (!allowlist_ok) {
-		control_error(c, id, 0, "invalid-allowlist", "the operator's "
-		    "provider-allowlist is not usable: %s", allowlist_why);
-		return 0;
-	}
-	return 1;
-}
-
 /*
  * The provider issued to uid (root: to anyone, as with handles) for a
  * binding pin: exactly its identity if one was issued (PR_GATES_EXACT,

@@ -102,6 +102,8 @@ struct jobgates {
 	int			 fds[PR_GATES_DOCS_MAX];
 	size_t			 ndocs;
 	struct pr_gates_eval	 ev;
+	struct gates_error	 binding_err;	/* reported in its turn */
+	int			 binding_failed;
 	int64_t			 clock_ms;
 	uint32_t		 timeout_ms;
 	struct json_value	*binding, *metrics, *hdoc, *holdout, *upstream;
@@ -209,14 +211,26 @@ job_free(struct jobgates *j)
 	free(j);
 }
 
-/* The job's end: the decision, or the refusal (the result left empty). */
+/*
+ * The job's end: the decision, or the refusal.  A refusal's whole message
+ * goes to the result descriptor too (DONE's copy is bounded, and the
+ * reference's messages, a floors list for one, can be longer): one write
+ * of at most GATES_ERRMSG_MAX bytes into an empty pipe, which holds at
+ * least a page.
+ */
 static void
 job_finish(struct jobgates *j, const struct gates_error *err, int decision)
 {
 	struct pr_gates_done	 d;
+	int			 fl;
 
 	memset(&d, 0, sizeof(d));
 	if (err != NULL) {
+		if (j->outfd != -1 && (fl = fcntl(j->outfd, F_GETFL)) != -1 &&
+		    fcntl(j->outfd, F_SETFL, fl | O_NONBLOCK) != -1 &&
+		    write(j->outfd, err->msg, strlen(err->msg)) == -1)
+			log_debug("gates job %u: refusal not written: %s",
+			    j->id, strerror(errno));
 		d.status = PR_GATES_REFUSED;
 		strlcpy(d.kind, kind_name(err->kind), sizeof(d.kind));
 		strlcpy(d.msg, err->msg, sizeof(d.msg));
@@ -244,7 +258,8 @@ jobgates_doc(uint32_t id, int fd, const struct pr_gates_doc *doc)
 	}
 	if (j->started || j->ndocs == PR_GATES_DOCS_MAX)
 		fatalx("gates job %u: document out of protocol", id);
-	if (doc->kind < PR_GATES_BINDING || doc->kind > PR_GATES_RECORDS ||
+	if (doc->kind < PR_GATES_BINDING || doc->kind > PR_GATES_CONFIG ||
+	    (fd == -1) != (doc->err != 0) || doc->err < 0 ||
 	    memchr(doc->name, '\0', sizeof(doc->name)) == NULL ||
 	    memchr(doc->id, '\0', sizeof(doc->id)) == NULL)
 		fatalx("gates job %u: malformed document", id);
@@ -268,22 +283,45 @@ jobgates_blob(uint32_t id, const void *data, size_t len)
 	j->bloblen += len;
 }
 
-/* The first document of a kind (its descriptor now the caller's). */
+/*
+ * The first document of a kind not taken yet: 0, its descriptor in *fd
+ * (now the caller's) or -1 with the errno its opener met in *e; -1 when
+ * there is none.
+ */
 static int
-take_doc(struct jobgates *j, uint32_t kind, const char **name)
+take_doc(struct jobgates *j, uint32_t kind, const char **name, int *fd,
+    int *e)
 {
 	size_t	 i;
-	int	 fd;
 
 	for (i = 0; i < j->ndocs; i++) {
-		if (j->docs[i].kind != kind || j->fds[i] == -1)
+		if (j->docs[i].kind != kind || (j->fds[i] == -1 &&
+		    j->docs[i].err == 0))
 			continue;
-		fd = j->fds[i];
+		*fd = j->fds[i];
+		*e = j->docs[i].err;
 		j->fds[i] = -1;
+		j->docs[i].err = 0;
 		*name = j->docs[i].name;
-		return fd;
+		return 0;
 	}
 	return -1;
+}
+
+/* A document: read, or refused as the reference's readFile would be. */
+static int
+take_read(struct jobgates *j, uint32_t kind, const char *what,
+    const char **name, struct json_value **out, struct gates_error *err)
+{
+	int	 fd, e;
+
+	if (take_doc(j, kind, name, &fd, &e) == -1)
+		return gates_fail(err, GATES_E_INPUT, "no %s document", what);
+	if (fd == -1) {
+		gates_io_error(err, e, "open", *name);
+		return -1;
+	}
+	return gread_doc(fd, *name, out, err);
 }
 
 /*
@@ -327,12 +365,18 @@ read_binding(struct jobgates *j, struct gates_error *err)
 	const char		*name;
 	struct gpin		*g;
 	size_t			 i;
-	int			 fd, bad;
+	int			 bad;
 
-	if ((fd = take_doc(j, PR_GATES_BINDING, &name)) == -1)
-		return gates_fail(err, GATES_E_INPUT, "no binding document");
-	if (gread_doc(fd, name, &j->binding, err) == -1)
-		return -1;
+	/* The reference reads the binding after the registry and floors:
+	 * its refusal waits for their turn (read_rest). */
+	if (take_read(j, PR_GATES_BINDING, "binding", &name, &j->binding,
+	    &j->binding_err) == -1) {
+		json_free(j->binding);
+		j->binding = NULL;
+		j->binding_failed = 1;
+		return 0;
+	}
+	(void)err;
 	pins = json_get(json_get(j->binding, "spec"), "metricProviders");
 	if (pins == NULL || pins->type != JSON_ARRAY)
 		return 0;	/* the engine's schema check refuses it */
@@ -388,7 +432,6 @@ issued_metrics(struct gpin *g, struct gates_error *err)
 static int
 read_rest(struct jobgates *j, struct gates_error *err)
 {
-	struct runner_allowlist	*ra;
 	struct prov_error	 perr;
 	struct stat		 st;
 	struct json_value	*recs;
@@ -396,7 +439,7 @@ read_rest(struct jobgates *j, struct gates_error *err)
 	unsigned char		*buf;
 	struct gpin		*g;
 	size_t			 i, k, len;
-	int			 fd, r;
+	int			 fd, r, e, opfd = -1;
 
 	/* Bundle providers first: packs are validated against them. */
 	j->extra = xcalloc(j->npins + 1, sizeof(*j->extra));
@@ -423,35 +466,66 @@ read_rest(struct jobgates *j, struct gates_error *err)
 		return -1;
 	j->reg.extra = j->extra;
 	j->reg.nextra = j->nextra;
-	if ((fd = take_doc(j, PR_GATES_OPERATOR, &name)) != -1 &&
-	    gread_operator_packs(&j->reg, fd, name, err) == -1)
-		return -1;
-	while ((fd = take_doc(j, PR_GATES_PACKDIR, &name)) != -1)
-		if (gread_pack_dir(&j->reg, fd, name, err) == -1)
-			return -1;
-	ra = runner_allowlist_ref();
-	r = gread_floors(&j->reg, ra != NULL ? ra->raw : NULL,
-	    ra != NULL ? ra->rawlen : 0, &j->floors, err);
-	runner_allowlist_unref(ra);
-	if (r == -1) {
+	/* The reference's order: registry, floors, binding, metrics,
+	 * holdout, upstream. */
+	if (take_doc(j, PR_GATES_OPERATOR, &name, &fd, &e) == 0 && fd != -1) {
+		/* Kept to tell an agent's bundle from the operator's (a
+		 * second descriptor the one way this role opens: beneath). */
+		if ((opfd = prov_open_beneath(fd, ".", O_RDONLY |
+		    O_DIRECTORY)) == -1) {
+			gates_fail(err, GATES_E_INPUT, "%s: %s", name,
+			    strerror(errno));
+			close(fd);
+			goto fail;
+		}
+		if (gread_operator_packs(&j->reg, fd, name, err) == -1)
+			goto fail;
+	}
+	while (take_doc(j, PR_GATES_PACKDIR, &name, &fd, &e) == 0)
+		if (gread_pack_dir(&j->reg, fd, e, name, opfd, err) == -1)
+			goto fail;
+	if (opfd != -1)
+		close(opfd);
+	opfd = -1;
+	if (take_doc(j, PR_GATES_CONFIG, &name, &fd, &e) == -1) {
+		/* No configuration named: the empty one. */
+		fd = -1;
+		e = ENOENT;
+		name = "";
+	}
+	if (gread_config(&j->reg, fd, e, name, &j->floors, err) == -1) {
 		gates_prefix(err, "refusing evaluation: ");
 		return -1;
 	}
-	if ((fd = take_doc(j, PR_GATES_METRICS, &name)) == -1 ||
-	    gread_doc(fd, name, &j->metrics, err) == -1)
-		return fd == -1 ? gates_fail(err, GATES_E_INPUT, "no metrics "
-		    "document") : -1;
-	if ((fd = take_doc(j, PR_GATES_HOLDOUT, &name)) == -1 ||
-	    gread_doc(fd, name, &j->hdoc, err) == -1 ||
-	    gates_load_holdout(j->hdoc, name, &j->holdout, err) == -1)
-		return fd == -1 ? gates_fail(err, GATES_E_INPUT, "no holdout "
-		    "document") : -1;
-	if ((fd = take_doc(j, PR_GATES_UPSTREAM, &name)) != -1 &&
-	    (gread_doc(fd, name, &j->upstream, err) == -1 ||
-	    gates_load_upstream(j->upstream, name, err) == -1))
+	if (j->binding_failed) {
+		*err = j->binding_err;
 		return -1;
+	}
+	if (take_read(j, PR_GATES_METRICS, "metrics", &name, &j->metrics,
+	    err) == -1)
+		return -1;
+	if (take_read(j, PR_GATES_HOLDOUT, "holdout", &name, &j->hdoc,
+	    err) == -1 ||
+	    gates_load_holdout(j->hdoc, name, &j->holdout, err) == -1)
+		return -1;
+	if (take_doc(j, PR_GATES_UPSTREAM, &name, &fd, &e) == 0) {
+		if (fd == -1) {
+			gates_io_error(err, e, "open", name);
+			return -1;
+		}
+		if (gread_doc(fd, name, &j->upstream, err) == -1 ||
+		    gates_load_upstream(j->upstream, name, err) == -1)
+			return -1;
+	}
 	for (i = 0; i < j->ndocs; i++) {
-		if (j->docs[i].kind != PR_GATES_RECORDS || j->fds[i] == -1)
+		if (j->docs[i].kind != PR_GATES_RECORDS)
+			continue;
+		if (j->fds[i] == -1 && j->docs[i].err != 0) {
+			gates_io_error(err, j->docs[i].err, "open",
+			    j->docs[i].name);
+			return -1;
+		}
+		if (j->fds[i] == -1)
 			continue;
 		fd = j->fds[i];
 		j->fds[i] = -1;
@@ -502,6 +576,10 @@ read_rest(struct jobgates *j, struct gates_error *err)
 			    prov_code_name(perr.code), perr.msg);
 	}
 	return 0;
+ fail:
+	if (opfd != -1)
+		close(opfd);
+	return -1;
 }
 
 /* What the re-runs cover and gave, per bundle pin, for the engine. */

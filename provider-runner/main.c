@@ -135,9 +135,10 @@ h_gates_doc(struct imsgbuf *ib, struct imsg *imsg)
 	int			 fd;
 
 	(void)ib;
-	fd = take_fd(imsg, 1);
 	if (imsg_get_data(imsg, &gd, sizeof(gd)) == -1)
 		fatalx("gates doc: bad size");
+	/* A document its opener could not reach comes as its errno. */
+	fd = take_fd(imsg, gd.err == 0);
 	jobgates_doc(imsg_get_id(imsg), fd, &gd);
 }
 

@@ -497,12 +497,16 @@ int	 gread_doc(int, const char *, struct json_value **,
 /* The operator's gate-packs directory: BUNDLE/gate-packs/ as aiwg:. */
 int	 gread_operator_packs(struct gates_registry *, int, const char *,
 	    struct gates_error *);
-/* An agent's --pack-dir (a pack file or a directory): project: packs. */
-int	 gread_pack_dir(struct gates_registry *, int, const char *,
+/* An agent's --pack-dir (a pack file or a bundle directory; fd -1: the
+ * errno met reaching it), beside the operator's gate-packs (or -1). */
+int	 gread_pack_dir(struct gates_registry *, int, int, const char *, int,
 	    struct gates_error *);
 /* Floors from the gates configuration's bytes (NULL: none). */
 int	 gread_floors(const struct gates_registry *, const unsigned char *,
 	    size_t, struct gates_floors *, struct gates_error *);
+/* Floors from the gates configuration's descriptor (fd -1: errno). */
+int	 gread_config(const struct gates_registry *, int, int, const char *,
+	    struct gates_floors *, struct gates_error *);
 
 /* ---- jobgates.c: gates evaluate with isolated re-runs ------------------- */
 void	 jobgates_doc(uint32_t, int, const struct pr_gates_doc *);

@@ -419,8 +419,8 @@ pack_dirs_head() {
 }
 pack_dirs_body() {
 	paths
-	mkdir -p pd ops/test-gates/gate-packs bad/broken/gate-packs
-	cp "$GX/pack.json" pd/example.gatepack.json
+	mkdir -p pd/gate-packs ops/test-gates/gate-packs bad/broken/gate-packs
+	cp "$GX/pack.json" pd/gate-packs/example.gatepack.json
 	cp "$FIX/gates/conformance-v1.gatepack.json" \
 	    ops/test-gates/gate-packs/conformance-v1.gatepack.json
 	cp "$FIX/gates/invalid-extra.gatepack.json" \
@@ -434,9 +434,9 @@ pack_dirs_body() {
 	atf_check -s exit:0 -o match:'"decision": "PROMOTE"' \
 	    env PD="$PWD/pd" sh evd "$GX/binding.json" "$GX/holdout.json" \
 	    "$GX/metrics.json" --records "$PROV=$GX/records-clean.json"
-	ln -s ../nowhere.json pd/link.gatepack.json
+	ln -s ../nowhere.json pd/gate-packs/link.gatepack.json
 	atf_check -s exit:1 -o empty \
-	    -e match:"gate pack must not be a symlink: $PWD/pd/link.gatepack.json" \
+	    -e match:"gate pack must not be a symlink: $PWD/pd/gate-packs/link.gatepack.json" \
 	    env PD="$PWD/pd" sh evd "$GX/binding.json" "$GX/holdout.json" \
 	    "$GX/metrics.json" --records "$PROV=$GX/records-clean.json"
 	stop
@@ -447,7 +447,7 @@ pack_dirs_body() {
 	setup
 	load_example
 	atf_check -s exit:1 -o empty \
-	    -e match:"gate pack invalid: $PWD/bad/broken/gate-packs/x.gatepack.json" \
+	    -e match:"shipped gate packs rejected: gate pack invalid: $PWD/bad/broken/gate-packs/x.gatepack.json" \
 	    sh ev "$GX/binding.json" "$GX/holdout.json" "$GX/metrics.json" \
 	    --records "$PROV=$GX/records-clean.json"
 	stop

@@ -9,16 +9,20 @@
  *	digest file			seal-holdout --binding f [--accessed-at t]
  *	seal-upstream file
  *
- * Every subcommand also takes --config sbx.conf (default /etc/sbx/sbx.conf
- * when it exists) for the operator's gate-packs directory and gates
- * configuration.  Options follow the reference's parsing: a value flag
- * takes the next argument (even one starting with "-"), the first
- * occurrence wins, --pack-dir repeats, other "-" words are ignored.
+ * Options follow the reference's parsing: a value flag takes the next
+ * argument (even one starting with "-"), the first occurrence wins,
+ * --pack-dir repeats, other "-" words are ignored.
  *
- * evaluate runs the engine here, in sbxctl, for now: reading the files is
- * this file's work, the computation is one call of the pure library
- * (gates_evaluate), the same call the provider runner role is to make
- * when evaluation moves behind the monitor.
+ * evaluate always goes through sbx-monitor to the provider runner
+ * (gatesremote.c), whose sbx.conf names the operator's packs and floors:
+ * an evaluation decides, so its inputs are parsed only in the confined
+ * role and its trust root is the monitor's, never the caller's files.
+ * The rest is inspection, offline, with the engine linked here (the
+ * reference's CLI does all of it offline): validate, list and show read
+ * the embedded shipped packs, the operator's gate-packs and floors named
+ * by --config sbx.conf (default /etc/sbx/sbx.conf when it exists) and the
+ * caller's own --pack-dir, as the caller, and produce nothing anyone
+ * trusts; digest and the seals are pure functions of the caller's file.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,7 +44,7 @@ const char *const cmd_gates_synopsis[] = {
 	    "[--upstream file] --now time --trusted-binding-digest digest "
 	    "[--pack-dir dir]... [--records provider=file]... "
 	    "[--exit-decision]",
-	"gates list [--namespace ns]",
+	"gates list [--namespace ns] [--rule [rule]]",
 	"gates show id",
 	"gates digest file",
 	"gates seal-holdout --binding file [--accessed-at time]",
@@ -51,6 +55,8 @@ const char *const cmd_gates_synopsis[] = {
 struct gargs {
 	const char	*binding, *metrics, *holdout, *upstream, *now;
 	const char	*trusted, *ns, *accessed, *config;
+	const char	*rule;		/* list --rule's value, if any */
+	int		 has_rule;	/* --rule given */
 	char		*pack_dirs[PACK_DIRS_MAX];
 	size_t		 npack_dirs;
 	char		*records[PR_GATES_RECORDS_MAX];
@@ -104,6 +110,20 @@ parse_args(struct sbxctl *ctx, int argc, char **argv, struct gargs *a)
 				return out_usage(ctx, "gates: more than %d "
 				    "--records", PR_GATES_RECORDS_MAX);
 			a->records[a->nrecords++] = argv[++k];
+			continue;
+		}
+		/*
+		 * list's --rule takes the next word only when it does not
+		 * start with "-" (the handler's own reading), but any next
+		 * word stops being a positional (its value-flag list).
+		 */
+		if (strcmp(argv[k], "--rule") == 0) {
+			if (!a->has_rule && k + 1 < argc &&
+			    argv[k + 1][0] != '-' && argv[k + 1][0] != '\0')
+				a->rule = argv[k + 1];
+			a->has_rule = 1;
+			if (k + 1 < argc && argv[k + 1][0] != '-')
+				k++;
 			continue;
 		}
 		if (strcmp(argv[k], "--exit-decision") == 0) {
@@ -289,37 +309,25 @@ g_validate(struct sbxctl *ctx, const struct gargs *a)
 
 /* ---- evaluate --------------------------------------------------------- */
 
-/*
- * A binding that pins a bundle provider (a pin with a codeDigest) can
- * only be evaluated with its isolated re-run: through the monitor.
- */
 static int
-pins_bundle(const char *path)
-{
-	const struct json_value	*pins;
-	struct json_value	*doc;
-	struct gates_error	 err;
-	size_t			 i;
-	int			 r = 0;
-
-	memset(&err, 0, sizeof(err));
-	if (gl_read_doc(path, &doc, &err) == -1)
-		return 0;	/* the offline path reports it */
-	pins = json_get(json_get(doc, "spec"), "metricProviders");
-	for (i = 0; pins != NULL && pins->type == JSON_ARRAY &&
-	    i < pins->u.array.n; i++)
-		if (gt_is_str(json_get(&pins->u.array.v[i], "codeDigest")))
-			r = 1;
-	json_free(doc);
-	return r;
-}
-
-static int
-g_evaluate_remote(struct sbxctl *ctx, const struct gargs *a)
+g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 {
 	struct gates_remote	 g;
 	int			 d, r;
 
+	if (a->binding == NULL || a->metrics == NULL || a->holdout == NULL ||
+	    a->now == NULL || a->trusted == NULL)
+		return out_usage(ctx, "gates evaluate requires --binding <file> "
+		    "--metrics <file> --holdout <file> --now <iso> "
+		    "--trusted-binding-digest <sha256:..>");
+	if (!gates_digest_ok(a->trusted))
+		return out_usage(ctx, "gates evaluate: --trusted-binding-digest "
+		    "must match ^sha256:[0-9a-f]{64}$");
+	/* The floors and packs are the monitor's: a --config here would
+	 * only look as if it applied. */
+	if (a->config != NULL)
+		return out_usage(ctx, "gates evaluate: --config has no effect: "
+		    "the monitor's sbx.conf names the gate packs and floors");
 	memset(&g, 0, sizeof(g));
 	g.binding = a->binding;
 	g.metrics = a->metrics;
@@ -336,83 +344,6 @@ g_evaluate_remote(struct sbxctl *ctx, const struct gargs *a)
 		return r;
 	return d == GATES_PROMOTE ? SBXCTL_EXIT_OK : d == GATES_HOLD ?
 	    GATES_EXIT_HOLD : GATES_EXIT_ROLLBACK;
-}
-
-/*
- * Read everything evaluation needs, then make the one library call.  The
- * reading order is the reference's: registry, floors, binding, metrics,
- * holdout, upstream.
- */
-static int
-g_evaluate(struct sbxctl *ctx, const struct gargs *a)
-{
-	struct gates_registry	 reg;
-	struct gates_floors	 floors;
-	struct gates_eval_input	 in;
-	struct gates_error	 err;
-	struct json_value	*binding = NULL, *metrics = NULL, *hdoc = NULL;
-	struct json_value	*holdout = NULL, *up = NULL, *report = NULL;
-	char			*cfg = NULL;
-	int			 r = SBXCTL_EXIT_ERROR;
-	enum gates_outcome	 d;
-
-	if (a->binding == NULL || a->metrics == NULL || a->holdout == NULL ||
-	    a->now == NULL || a->trusted == NULL)
-		return out_usage(ctx, "gates evaluate requires --binding <file> "
-		    "--metrics <file> --holdout <file> --now <iso> "
-		    "--trusted-binding-digest <sha256:..>");
-	if (!gates_digest_ok(a->trusted))
-		return out_usage(ctx, "gates evaluate: --trusted-binding-digest "
-		    "must match ^sha256:[0-9a-f]{64}$");
-	if (a->nrecords > 0 || pins_bundle(a->binding))
-		return g_evaluate_remote(ctx, a);
-	memset(&err, 0, sizeof(err));
-	memset(&floors, 0, sizeof(floors));
-	if (setup(ctx, a, &reg, &cfg, &err) == -1)
-		goto out;
-	if (gl_floors(&reg, cfg, &floors, &err) == -1) {
-		gates_prefix(&err, "refusing evaluation: ");
-		goto out;
-	}
-	if (gl_read_doc(a->binding, &binding, &err) == -1 ||
-	    gl_read_doc(a->metrics, &metrics, &err) == -1 ||
-	    gl_read_doc(a->holdout, &hdoc, &err) == -1 ||
-	    gates_load_holdout(hdoc, a->holdout, &holdout, &err) == -1)
-		goto out;
-	if (a->upstream != NULL && (gl_read_doc(a->upstream, &up,
-	    &err) == -1 || gates_load_upstream(up, a->upstream, &err) == -1))
-		goto out;
-	memset(&in, 0, sizeof(in));
-	in.binding = binding;
-	in.trusted_binding_digest = a->trusted;
-	in.holdout = holdout;
-	in.metrics = metrics;
-	in.upstream = up;
-	in.floors = &floors;
-	in.now = a->now;
-	in.attestation = "offline-cli";
-	if (gates_evaluate(&reg, &in, &report, &err) == -1)
-		goto out;
-	print_doc(report);
-	r = SBXCTL_EXIT_OK;
-	if (a->exit_decision) {
-		d = gates_report_decision(report);
-		r = d == GATES_PROMOTE ? SBXCTL_EXIT_OK : d == GATES_HOLD ?
-		    GATES_EXIT_HOLD : GATES_EXIT_ROLLBACK;
-	}
- out:
-	if (r == SBXCTL_EXIT_ERROR)
-		r = refused(ctx, &err);
-	json_free(report);
-	json_free(binding);
-	json_free(metrics);
-	json_free(hdoc);
-	json_free(holdout);
-	json_free(up);
-	free(cfg);
-	gates_floors_free(&floors);
-	gates_registry_free(&reg);
-	return r;
 }
 
 /* ---- list, show ------------------------------------------------------- */
@@ -476,7 +407,7 @@ g_list(struct sbxctl *ctx, const struct gargs *a)
 	const struct gates_pack	**sorted;
 	struct json_value	 out, *arr, *o;
 	const struct json_value	*meta;
-	char			*cfg = NULL;
+	char			*cfg = NULL, *packs_dir = NULL, **rules = NULL;
 	size_t			 i;
 	int			 r;
 
@@ -487,16 +418,28 @@ g_list(struct sbxctl *ctx, const struct gargs *a)
 		return refused(ctx, &err);
 	}
 	free(cfg);
+	if (a->rule != NULL && gl_conf(a->config, &packs_dir, &cfg,
+	    &err) == 0)
+		free(cfg);
 	sorted = xcalloc(reg.npacks + 1, sizeof(*sorted));
 	for (i = 0; i < reg.npacks; i++)
 		sorted[i] = &reg.packs[i];
 	qsort(sorted, reg.npacks, sizeof(*sorted), cmp_packs);
+	if (a->rule != NULL)
+		rules = gl_rule_packs(a->rule, packs_dir);
+	free(packs_dir);
 	gt_set_obj(&out);
 	gt_set_str(gt_add(&out, "schema"), "aiwg-gates-list/v1");
+	if (a->rule != NULL)
+		gt_set_str(gt_add(&out, "rule"), a->rule);
 	arr = gt_add(&out, "packs");
 	gt_set_arr(arr);
 	for (i = 0; i < reg.npacks; i++) {
-		if (a->ns != NULL && strcmp(sorted[i]->ns, a->ns) != 0)
+		/* An empty --namespace filters nothing, as in the reference. */
+		if (a->ns != NULL && *a->ns != '\0' &&
+		    strcmp(sorted[i]->ns, a->ns) != 0)
+			continue;
+		if (a->rule != NULL && !gl_rule_has(rules, sorted[i]->id))
 			continue;
 		meta = json_get(sorted[i]->authored, "metadata");
 		o = gt_push(arr);
@@ -511,9 +454,20 @@ g_list(struct sbxctl *ctx, const struct gargs *a)
 		gt_set_num(gt_add(o, "gates"),
 		    gp_gates(sorted[i]->authored)->u.array.n);
 	}
+	/* --rule: the reference's stub, word for word (its issue #2839). */
+	if (a->has_rule) {
+		o = gt_add(&out, "enforcedBy");
+		gt_set_obj(o);
+		gt_set_str(gt_add(o, "status"), "stub");
+		gt_set_str(gt_add(o, "note"), a->rule == NULL ?
+		    "Rule enforcedBy coverage is tracked in #2839; rules "
+		    "without enforcedBy remain guidance." :
+		    "Rule enforcedBy coverage is tracked in #2839.");
+	}
 	r = print_doc(&out);
 	json_value_clear(&out);
 	free(sorted);
+	gl_rule_free(rules);
 	gates_registry_free(&reg);
 	return r;
 }

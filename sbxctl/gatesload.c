@@ -1,7 +1,12 @@
 /*
- * gatesload.c: what "sbxctl gates" reads before the gate engine (gates/)
+ * gatesload.c: what the offline "sbxctl gates" subcommands (validate,
+ * list, show, digest, the seals) read before the gate engine (gates/)
  * computes: gate documents from files, the operator's gate packs and
- * gates configuration named by sbx.conf, and an agent's --pack-dir packs.
+ * gates configuration named by sbx.conf, an agent's --pack-dir packs,
+ * and the rules that name packs (list --rule).  Directories and packs
+ * are read by the provider runner's own readers (provider-runner/
+ * gatesread.c) over descriptors opened here, so an offline look and an
+ * evaluation see the same packs by the same rules.
  *
  * Trust: operator packs (sbx.conf gate-packs) register in the aiwg:
  * namespace beside the embedded shipped packs, and floors and ceilings
@@ -23,37 +28,11 @@
 #include "sbxctl.h"
 #include "gates/gates.h"
 #include "monitor/monitor.h"
+#include "provider-runner/runner.h"
 
-/* node's message for a failed open, which the reference reports. */
-void
-gl_io_error(struct gates_error *err, int e, const char *path)
-{
-	const char	*code, *what;
-
-	switch (e) {
-	case ENOENT:
-		code = "ENOENT";
-		what = "no such file or directory";
-		break;
-	case EACCES:
-		code = "EACCES";
-		what = "permission denied";
-		break;
-	case EISDIR:
-		code = "EISDIR";
-		what = "illegal operation on a directory";
-		break;
-	case ELOOP:
-		code = "ELOOP";
-		what = "too many symbolic links encountered";
-		break;
-	default:
-		code = "EIO";
-		what = strerror(e);
-		break;
-	}
-	gates_fail(err, GATES_E_INPUT, "%s: %s, open '%s'", code, what, path);
-}
+#define RULE_FILES_MAX	500	/* packsReferencedByRule's bounds */
+#define RULE_DEPTH_MAX	5
+#define RULE_BYTES_MAX	65536
 
 /*
  * Read a file of at most max bytes (one more is read to tell), refusing a
@@ -72,11 +51,12 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
 	*bufp = NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC |
 	    (nofollow ? O_NOFOLLOW : 0))) == -1) {
-		gl_io_error(err, errno, path);
+		gates_io_error(err, errno, "open", path);
 		return -1;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		gl_io_error(err, S_ISDIR(st.st_mode) ? EISDIR : EIO, path);
+		gates_io_error(err, S_ISDIR(st.st_mode) ? EISDIR : EIO, "read",
+		    path);
 		close(fd);
 		return -1;
 	}
@@ -85,7 +65,7 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
 		if ((n = read(fd, buf + len, max + 1 - len)) == -1) {
 			if (errno == EINTR)
 				continue;
-			gl_io_error(err, errno, path);
+			gates_io_error(err, errno, "open", path);
 			free(buf);
 			close(fd);
 			return -1;
@@ -117,203 +97,66 @@ gl_read_doc(const char *path, struct json_value **out,
 	return r;
 }
 
-static int
-cmp_names(const void *a, const void *b)
+/*
+ * path.resolve(cwd, path), as the reference names the files in its
+ * messages: absolute, ".", ".." and repeated or trailing "/" folded away
+ * by the text alone (symbolic links stay as written).
+ */
+char *
+gl_abs_path(const char *path)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+	char	*cwd, *in, *out, *seg, *save;
+	size_t	 sz;
 
-/* Sorted names in dir passing keep(); NULL-terminated, or NULL. */
-static char **
-list_dir(const char *dir, int (*keep)(const char *, const char *),
-    struct gates_error *err)
-{
-	DIR		*d;
-	struct dirent	*de;
-	char		**v = NULL;
-	size_t		 n = 0;
-
-	if ((d = opendir(dir)) == NULL) {
-		gl_io_error(err, errno, dir);
-		return NULL;
+	if (path[0] == '/' || (cwd = getcwd(NULL, 0)) == NULL)
+		in = xstrdup(path);
+	else {
+		xasprintf(&in, "%s/%s", cwd, path);
+		free(cwd);
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || !keep(dir, de->d_name))
+	/* Never longer than its input and a "/". */
+	sz = strlen(in) + 2;
+	out = xcalloc(1, sz);
+	for (seg = strtok_r(in, "/", &save); seg != NULL;
+	    seg = strtok_r(NULL, "/", &save)) {
+		if (strcmp(seg, ".") == 0)
 			continue;
-		v = xreallocarray(v, n + 2, sizeof(*v));
-		v[n++] = xstrdup(de->d_name);
+		if (strcmp(seg, "..") == 0) {
+			if (out[0] != '\0')
+				*strrchr(out, '/') = '\0';
+			continue;
+		}
+		strlcat(out, "/", sz);
+		strlcat(out, seg, sz);
 	}
-	closedir(d);
-	v = xreallocarray(v, n + 1, sizeof(*v));
-	v[n] = NULL;
-	qsort(v, n, sizeof(*v), cmp_names);
-	return v;
-}
-
-static void
-free_list(char **v)
-{
-	size_t	 i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
-static int
-keep_pack(const char *dir, const char *name)
-{
-	(void)dir;
-	return gates_path_is_pack(name);
-}
-
-static int
-keep_dir(const char *dir, const char *name)
-{
-	struct stat	 st;
-	char		*p;
-	int		 r;
-
-	xasprintf(&p, "%s/%s", dir, name);
-	r = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
-	free(p);
-	return r;
+	if (out[0] == '\0')
+		strlcpy(out, "/", sz);
+	free(in);
+	return out;
 }
 
 /*
- * One pack file: lstat (no symlink, regular, the 256 KiB cap) before
- * reading, as the reference's discovery checks shipped packs.
+ * A --pack-dir as the caller reaches it: its descriptor, or -1 with the
+ * errno (ELOOP for a symbolic link, never followed).
  */
-static int
-load_pack_file(const char *path, struct json_value **doc,
-    struct gates_error *err)
+int
+gl_open_pack_dir(const char *path, int *e)
 {
 	struct stat	 st;
+	int		 fd;
 
+	*e = 0;
 	if (lstat(path, &st) == -1) {
-		gl_io_error(err, errno, path);
+		*e = errno;
 		return -1;
 	}
-	if (S_ISLNK(st.st_mode))
-		return gates_fail(err, GATES_E_INPUT, "gate pack must not be a "
-		    "symlink: %s", path);
-	if (!S_ISREG(st.st_mode))
-		return gates_fail(err, GATES_E_INPUT, "gate pack is not a "
-		    "regular file: %s", path);
-	if (st.st_size > GATES_DOC_MAX)
-		return gates_fail(err, GATES_E_INPUT, "gate pack exceeds 256 KiB "
-		    "before reading: %s", path);
-	if (gl_read_doc(path, doc, err) == -1 ||
-	    gates_validate_document(*doc, err) == -1) {
-		json_free(*doc);
-		*doc = NULL;
-		gates_prefix(err, "gate pack invalid: %s: ", path);
+	if (S_ISLNK(st.st_mode)) {
+		*e = ELOOP;
 		return -1;
 	}
-	return 0;
-}
-
-/* DIR/BUNDLE/gate-packs/NAME.gatepack.{yaml,yml,json} as aiwg:BUNDLE. */
-static int
-load_operator_packs(struct gates_registry *reg, const char *dir,
-    struct gates_error *err)
-{
-	char			**bundles, **files, *sub, *path;
-	struct json_value	*doc;
-	size_t			 i, j;
-	int			 r = 0;
-
-	if ((bundles = list_dir(dir, keep_dir, err)) == NULL)
-		return -1;
-	for (i = 0; bundles[i] != NULL && r == 0; i++) {
-		xasprintf(&sub, "%s/%s/gate-packs", dir, bundles[i]);
-		if (access(sub, F_OK) == -1) {
-			free(sub);
-			continue;
-		}
-		if ((files = list_dir(sub, keep_pack, err)) == NULL) {
-			free(sub);
-			r = -1;
-			break;
-		}
-		for (j = 0; files[j] != NULL && r == 0; j++) {
-			xasprintf(&path, "%s/%s", sub, files[j]);
-			if (load_pack_file(path, &doc, err) == -1)
-				r = -1;
-			else if (gates_register_pack(reg, doc, "aiwg",
-			    bundles[i], err) == -1) {
-				json_free(doc);
-				gates_prefix(err, "shipped gate packs rejected: ");
-				r = -1;
-			}
-			free(path);
-		}
-		free_list(files);
-		free(sub);
-	}
-	free_list(bundles);
-	return r;
-}
-
-static int
-register_project(struct gates_registry *reg, const char *path,
-    struct json_value *doc, struct gates_error *err)
-{
-	char	 ns[GATES_NS_MAX], *id;
-	int	 r;
-
-	id = gt_cstr(json_get(json_get(doc, "metadata"), "id"));
-	r = gates_split_pack_id(id, ns, NULL, err);
-	if (r == 0 && strcmp(ns, "project") != 0)
-		r = gates_fail(err, GATES_E_REGISTRY, "pack %s must use the "
-		    "project: namespace", id);
-	free(id);
-	if (r == 0)
-		r = gates_register_pack(reg, doc, "project", NULL, err);
-	if (r == -1) {
-		json_free(doc);
-		gates_prefix(err, "gate pack rejected: %s: ", path);
-	}
-	return r;
-}
-
-/* An agent's --pack-dir: one pack file, or a directory of pack files. */
-static int
-load_pack_dir(struct gates_registry *reg, const char *path,
-    struct gates_error *err)
-{
-	struct json_value	*doc;
-	struct stat		 st;
-	char			**files, *file;
-	size_t			 i;
-	int			 r = 0;
-
-	if (lstat(path, &st) == -1) {
-		gl_io_error(err, errno, path);
-		return -1;
-	}
-	if (S_ISLNK(st.st_mode))
-		return gates_fail(err, GATES_E_INPUT, "gate pack path must not "
-		    "be a symlink: %s", path);
-	if (!S_ISDIR(st.st_mode)) {
-		if (!gates_path_is_doc(path))
-			return gates_fail(err, GATES_E_INPUT, "gate pack file "
-			    "must end in .json, .yaml or .yml: %s", path);
-		if (load_pack_file(path, &doc, err) == -1)
-			return -1;
-		return register_project(reg, path, doc, err);
-	}
-	if ((files = list_dir(path, keep_pack, err)) == NULL)
-		return -1;
-	for (i = 0; files[i] != NULL && r == 0; i++) {
-		xasprintf(&file, "%s/%s", path, files[i]);
-		if (load_pack_file(file, &doc, err) == -1 ||
-		    register_project(reg, file, doc, err) == -1)
-			r = -1;
-		free(file);
-	}
-	free_list(files);
-	return r;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		*e = errno;
+	return fd;
 }
 
 /* The paths sbx.conf names; a missing default sbx.conf names nothing. */
@@ -356,18 +199,36 @@ int
 gl_registry(struct gates_registry *reg, const char *gate_packs,
     char *const *pack_dirs, size_t npack_dirs, struct gates_error *err)
 {
+	char	*name;
 	size_t	 i;
+	int	 fd, e, r = 0, opfd = -1;
 
 	gates_registry_init(reg);
 	if (gates_registry_bootstrap(reg, err) == -1)
 		return -1;
-	if (gate_packs != NULL && load_operator_packs(reg, gate_packs,
-	    err) == -1)
-		return -1;
-	for (i = 0; i < npack_dirs; i++)
-		if (load_pack_dir(reg, pack_dirs[i], err) == -1)
+	if (gate_packs != NULL) {
+		if ((fd = open(gate_packs, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1) {
+			gates_io_error(err, errno, "scandir", gate_packs);
+			gates_prefix(err, "shipped gate packs rejected: ");
 			return -1;
-	return 0;
+		}
+		if ((opfd = dup(fd)) == -1)
+			fatal("dup");
+		if (gread_operator_packs(reg, fd, gate_packs, err) == -1) {
+			close(opfd);
+			return -1;
+		}
+	}
+	for (i = 0; i < npack_dirs && r == 0; i++) {
+		name = gl_abs_path(pack_dirs[i]);
+		fd = gl_open_pack_dir(pack_dirs[i], &e);
+		r = gread_pack_dir(reg, fd, e, name, opfd, err);
+		free(name);
+	}
+	if (opfd != -1)
+		close(opfd);
+	return r;
 }
 
 /*
@@ -380,38 +241,230 @@ int
 gl_floors(const struct gates_registry *reg, const char *path,
     struct gates_floors *floors, struct gates_error *err)
 {
-	struct json_value	*doc = NULL;
-	struct json_value	 empty;
-	char			*buf, *errs;
-	size_t			 len;
-	int			 r;
+	int	 fd = -1, e = ENOENT;
 
-	gt_set_obj(&empty);
-	if (path == NULL || access(path, F_OK) == -1) {
-		gates_floors_resolve(&empty, floors);
-		return 0;
+	if (path != NULL && (fd = open(path, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		e = errno;
+	return gread_config(reg, fd, fd == -1 ? e : 0, path != NULL ? path :
+	    "", floors, err);
+}
+
+/* ---- list --rule: packsReferencedByRule --------------------------------- */
+
+struct rulewalk {
+	char	**files;
+	size_t	 nfiles;
+};
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The rules/ .md files under dir, bounded in depth and count, links not
+ * taken. */
+static void
+rule_walk(struct rulewalk *w, const char *dir, int depth)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	char		**names = NULL, *full;
+	size_t		 n = 0, i, len;
+
+	if (depth > RULE_DEPTH_MAX || w->nfiles > RULE_FILES_MAX ||
+	    (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && n < 4096) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		names = xreallocarray(names, n + 1, sizeof(*names));
+		names[n++] = xstrdup(de->d_name);
 	}
-	if (read_file(path, 0, GATES_DOC_MAX, &buf, &len, err) == -1 ||
-	    gates_doc_parse(buf, len, 1, &doc, err) == -1) {
-		free(buf);
-		gates_prefix(err, "invalid gates section in aiwg.config:\n");
-		return -1;
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (w->nfiles > RULE_FILES_MAX)
+			break;
+		xasprintf(&full, "%s/%s", dir, names[i]);
+		len = strlen(names[i]);
+		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (strcmp(names[i], "node_modules") != 0 &&
+			    strncmp(names[i], ".git", 4) != 0)
+				rule_walk(w, full, depth + 1);
+		} else if (S_ISREG(st.st_mode) && len >= 3 &&
+		    strcmp(names[i] + len - 3, ".md") == 0 &&
+		    strstr(full, "/rules/") != NULL) {
+			w->files = xreallocarray(w->files, w->nfiles + 1,
+			    sizeof(*w->files));
+			w->files[w->nfiles++] = full;
+			full = NULL;
+		}
+		free(full);
 	}
-	free(buf);
-	if (!gt_is_obj(doc)) {
-		json_free(doc);
-		return gates_fail(err, GATES_E_INPUT, "invalid gates section in "
-		    "aiwg.config:\naiwg.config: must be an object");
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ruleId.endsWith(name), or equal. */
+static int
+rule_names_match(const char *rule, const char *name)
+{
+	size_t	 rl = strlen(rule), nl = strlen(name);
+
+	return nl <= rl && strcmp(rule + rl - nl, name) == 0;
+}
+
+/*
+ * The front matter of a rule file ("---\n...\n---\n" at its start), or
+ * NULL; *len its length.
+ */
+static const char *
+front_matter(const char *text, size_t *len)
+{
+	const char	*p, *body;
+
+	if (strncmp(text, "---\n", 4) == 0)
+		body = text + 4;
+	else if (strncmp(text, "---\r\n", 5) == 0)
+		body = text + 5;
+	else
+		return NULL;
+	/* The first "\n---\n" (or with \r) after it closes the block. */
+	for (p = body; (p = strstr(p, "\n---")) != NULL; p++) {
+		if (p[4] == '\n' || (p[4] == '\r' && p[5] == '\n')) {
+			*len = p - body;
+			if (*len > 0 && body[*len - 1] == '\r')
+				(*len)--;
+			return body;
+		}
 	}
-	r = gates_config_validate(json_get(doc, "gates"), reg, &errs);
-	if (r == -1) {
-		gates_fail(err, GATES_E_INPUT, "invalid gates section in "
-		    "aiwg.config:\n%s", errs);
-		free(errs);
-		json_free(doc);
-		return -1;
+	return NULL;
+}
+
+static void
+rule_ids(char ***ids, size_t *nids, const char *fm, size_t fmlen)
+{
+	static const char *const nss[] = { "aiwg:", "framework:", "addon:",
+	    "extension:", "project:" };
+	const char	*line, *end, *p, *hit, *q;
+	char		*id;
+	size_t		 i, k, len, best;
+
+	for (line = fm; line < fm + fmlen; line = end + 1) {
+		if ((end = memchr(line, '\n', fm + fmlen - line)) == NULL)
+			end = fm + fmlen;
+		/* The first namespace:rest on the line. */
+		hit = NULL;
+		best = 0;
+		for (p = line; p < end && hit == NULL; p++)
+			for (k = 0; k < nitems(nss); k++) {
+				len = strlen(nss[k]);
+				if ((size_t)(end - p) > len &&
+				    strncmp(p, nss[k], len) == 0 &&
+				    strchr(" \t\r\n\v\f,'\"]", p[len]) ==
+				    NULL) {
+					hit = p;
+					best = len;
+					break;
+				}
+			}
+		if (hit == NULL)
+			continue;
+		for (q = hit + best; q < end && strchr(" \t\r\n\v\f,'\"]#",
+		    *q) == NULL; q++)
+			;
+		/* id.split('#')[0] */
+		xasprintf(&id, "%.*s", (int)(q - hit), hit);
+		for (i = 0; i < *nids; i++)
+			if (strcmp((*ids)[i], id) == 0)
+				break;
+		if (i < *nids) {
+			free(id);
+			continue;
+		}
+		*ids = xreallocarray(*ids, *nids + 2, sizeof(**ids));
+		(*ids)[(*nids)++] = id;
+		(*ids)[*nids] = NULL;
 	}
-	gates_floors_resolve(json_get(doc, "gates"), floors);
-	json_free(doc);
+}
+
+/*
+ * The pack ids that rule files naming rule list in an enforcedBy front
+ * matter (the reference's stub of its #2830): rules/ *.md under the
+ * operator's gate-packs directory (the analogue of the reference's
+ * shipped tree) and under ./.aiwg.  NULL-terminated, never NULL.
+ */
+char **
+gl_rule_packs(const char *rule, const char *gate_packs)
+{
+	struct rulewalk	 w;
+	const char	*fm, *base, *slash;
+	char		**ids, *text, *name, *dir;
+	size_t		 i, len, fmlen, nids = 0;
+	int		 match;
+
+	memset(&w, 0, sizeof(w));
+	if (gate_packs != NULL)
+		rule_walk(&w, gate_packs, 0);
+	rule_walk(&w, ".aiwg", 0);
+	ids = xcalloc(1, sizeof(*ids));
+	for (i = 0; i < w.nfiles; i++) {
+		if (read_file(w.files[i], 1, RULE_BYTES_MAX, &text, &len,
+		    NULL) == -1)
+			continue;
+		if (len > RULE_BYTES_MAX || (fm = front_matter(text,
+		    &fmlen)) == NULL || memmem(fm, fmlen, "enforcedBy",
+		    10) == NULL) {
+			free(text);
+			continue;
+		}
+		base = strrchr(w.files[i], '/') + 1;
+		xasprintf(&name, "%.*s", (int)(strlen(base) - 3), base);
+		match = strcmp(rule, w.files[i]) == 0 ||
+		    rule_names_match(rule, name) ||
+		    rule_names_match(rule, w.files[i]);
+		slash = base - 1;
+		if (!match && slash > w.files[i]) {
+			len = slash - w.files[i];
+			while (len > 0 && w.files[i][len - 1] != '/')
+				len--;
+			xasprintf(&dir, "%.*s/%s", (int)(slash - w.files[i] -
+			    len), w.files[i] + len, name);
+			if (strncmp(dir, "rules/", 6) != 0)
+				match = rule_names_match(rule, dir);
+			free(dir);
+		}
+		if (match)
+			rule_ids(&ids, &nids, fm, fmlen);
+		free(name);
+		free(text);
+	}
+	for (i = 0; i < w.nfiles; i++)
+		free(w.files[i]);
+	free(w.files);
+	return ids;
+}
+
+int
+gl_rule_has(char *const *ids, const char *id)
+{
+	for (; ids != NULL && *ids != NULL; ids++)
+		if (strcmp(*ids, id) == 0)
+			return 1;
 	return 0;
+}
+
+void
+gl_rule_free(char **ids)
+{
+	size_t	 i;
+
+	for (i = 0; ids != NULL && ids[i] != NULL; i++)
+		free(ids[i]);
+	free(ids);
 }

@@ -1,14 +1,19 @@
 /*
- * gatesremote.c: "sbxctl gates evaluate" through sbx-monitor, for
- * bindings that pin bundle providers (--records PROVIDER_ID=FILE): the
- * evaluation with isolated re-runs happens in the provider runner
- * (provider-spec 7), over providers the monitor issued; this side only
- * opens the agent's files and passes them as descriptors, and prints the
- * report that comes back through a pipe.
+ * gatesremote.c: "sbxctl gates evaluate", always through sbx-monitor: the
+ * gate documents are untrusted and are parsed only in the provider runner
+ * (DESIGN 5), which also re-runs the bundle providers a binding pins
+ * (--records PROVIDER_ID=FILE; provider-spec 7) over providers the
+ * monitor issued.  This side only opens the agent's files, as the agent,
+ * and passes them as descriptors, and prints the report (or the
+ * refusal's message) that comes back through a pipe.  There is no
+ * in-process fallback: without a monitor, evaluate refuses.
  *
- * GATES_EVALUATE carries the names (for messages and the .json rule)
- * and the result pipe; one GATES_DOC per file follows, in the order
- * binding, metrics, holdout, upstream, pack dirs, records.
+ * GATES_EVALUATE carries the names (absolute, as the reference resolves
+ * them, for messages and the .json rule) and the result pipe; one
+ * GATES_DOC per file follows, in the order binding, metrics, holdout,
+ * upstream, pack dirs, records: a descriptor, or the errno that kept
+ * this side from opening it, so that the runner refuses it in the
+ * reference's order.
  */
 #include <sys/stat.h>
 
@@ -32,6 +37,8 @@
 
 struct docs {
 	int	 fd[DOCS_MAX];
+	int	 err[DOCS_MAX];		/* errno when fd is -1 */
+	char	*name[DOCS_MAX];	/* absolute */
 	size_t	 n;
 };
 
@@ -40,61 +47,33 @@ docs_close(struct docs *d)
 {
 	size_t	 i;
 
-	for (i = 0; i < d->n; i++)
-		close(d->fd[i]);
+	for (i = 0; i < d->n; i++) {
+		if (d->fd[i] != -1)
+			close(d->fd[i]);
+		free(d->name[i]);
+	}
 	d->n = 0;
 }
 
+/*
+ * A document, opened as the agent: its own permissions decide.  One that
+ * cannot be opened is sent as its errno (the runner words the refusal).
+ * pack: a --pack-dir, which must not be a symbolic link (sent as ELOOP).
+ */
 static int
-fail(struct sbxctl *ctx, const struct gates_error *err)
+open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack)
 {
-	return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_REFUSED, "%s",
-	    err->msg);
-}
-
-/* A document, opened as the agent: its own permissions decide. */
-static int
-open_doc(struct sbxctl *ctx, struct docs *d, const char *path)
-{
-	struct gates_error	 err;
-	int			 fd;
+	int	 fd, e = 0;
 
 	if (d->n == DOCS_MAX)
 		return out_usage(ctx, "gates evaluate: too many files");
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		memset(&err, 0, sizeof(err));
-		gl_io_error(&err, errno, path);
-		return fail(ctx, &err);
-	}
-	d->fd[d->n++] = fd;
-	return 0;
-}
-
-/* A pack dir: a pack file or a directory, never a symbolic link. */
-static int
-open_pack_dir(struct sbxctl *ctx, struct docs *d, const char *path)
-{
-	struct gates_error	 err;
-	struct stat		 st;
-	int			 fd;
-
-	memset(&err, 0, sizeof(err));
-	if (d->n == DOCS_MAX)
-		return out_usage(ctx, "gates evaluate: too many files");
-	if (lstat(path, &st) == -1) {
-		gl_io_error(&err, errno, path);
-		return fail(ctx, &err);
-	}
-	if (S_ISLNK(st.st_mode)) {
-		gates_fail(&err, GATES_E_INPUT, "gate pack path must not be a "
-		    "symlink: %s", path);
-		return fail(ctx, &err);
-	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		gl_io_error(&err, errno, path);
-		return fail(ctx, &err);
-	}
-	d->fd[d->n++] = fd;
+	d->name[d->n] = gl_abs_path(path);
+	if (pack)
+		fd = gl_open_pack_dir(path, &e);
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		e = errno;
+	d->fd[d->n] = fd;
+	d->err[d->n++] = e == 0 && fd == -1 ? EIO : e;
 	return 0;
 }
 
@@ -113,25 +92,25 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 		fatalx("cJSON: out of memory");
 	cJSON_AddStringToObject(req, "now", g->now);
 	cJSON_AddStringToObject(req, "trustedBindingDigest", g->trusted);
-	cJSON_AddStringToObject(req, "binding", g->binding);
-	cJSON_AddStringToObject(req, "metrics", g->metrics);
-	cJSON_AddStringToObject(req, "holdout", g->holdout);
-	if ((r = open_doc(ctx, d, g->binding)) != 0 ||
-	    (r = open_doc(ctx, d, g->metrics)) != 0 ||
-	    (r = open_doc(ctx, d, g->holdout)) != 0)
+	if ((r = open_doc(ctx, d, g->binding, 0)) != 0 ||
+	    (r = open_doc(ctx, d, g->metrics, 0)) != 0 ||
+	    (r = open_doc(ctx, d, g->holdout, 0)) != 0)
 		goto out;
+	cJSON_AddStringToObject(req, "binding", d->name[0]);
+	cJSON_AddStringToObject(req, "metrics", d->name[1]);
+	cJSON_AddStringToObject(req, "holdout", d->name[2]);
 	if (g->upstream != NULL) {
-		cJSON_AddStringToObject(req, "upstream", g->upstream);
-		if ((r = open_doc(ctx, d, g->upstream)) != 0)
+		if ((r = open_doc(ctx, d, g->upstream, 0)) != 0)
 			goto out;
+		cJSON_AddStringToObject(req, "upstream", d->name[d->n - 1]);
 	}
 	if (g->npack_dirs > 0) {
 		arr = cJSON_AddArrayToObject(req, "packDirs");
 		for (i = 0; i < g->npack_dirs; i++) {
-			cJSON_AddItemToArray(arr,
-			    cJSON_CreateString(g->pack_dirs[i]));
-			if ((r = open_pack_dir(ctx, d, g->pack_dirs[i])) != 0)
+			if ((r = open_doc(ctx, d, g->pack_dirs[i], 1)) != 0)
 				goto out;
+			cJSON_AddItemToArray(arr,
+			    cJSON_CreateString(d->name[d->n - 1]));
 		}
 	}
 	if (g->nrecords > 0)
@@ -157,12 +136,15 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 		}
 		if ((o = cJSON_CreateObject()) == NULL)
 			fatalx("cJSON: out of memory");
+		if ((r = open_doc(ctx, d, eq + 1, 0)) != 0) {
+			cJSON_Delete(o);
+			free(id);
+			goto out;
+		}
 		cJSON_AddStringToObject(o, "provider", id);
-		cJSON_AddStringToObject(o, "file", eq + 1);
+		cJSON_AddStringToObject(o, "file", d->name[d->n - 1]);
 		cJSON_AddItemToArray(arr, o);
 		free(id);
-		if ((r = open_doc(ctx, d, eq + 1)) != 0)
-			goto out;
 	}
 	if ((*json = cJSON_PrintUnformatted(req)) == NULL)
 		fatalx("cJSON: out of memory");
@@ -172,19 +154,43 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 	return r;
 }
 
+/*
+ * A refusal.  The engine's (a "gates-" code) read as the reference's
+ * messages do, whole: the runner wrote it to the result pipe (text),
+ * the error reply's copy being bounded.
+ */
 static int
-refused(struct sbxctl *ctx, const struct sbx_msg *m)
+refused(struct sbxctl *ctx, const struct sbx_msg *m, const char *text)
 {
 	char	 code[64], msg[2048];
 
 	if (sbx_error(m, code, sizeof(code), msg, sizeof(msg)) == -1)
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_PROTOCOL,
 		    "malformed error from the monitor");
-	/* The engine's refusals read as the offline evaluate's do. */
 	if (strncmp(code, "gates-", 6) == 0)
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_REFUSED,
-		    "%s", msg);
+		    "%s", text != NULL && *text != '\0' ? text : msg);
 	return out_error(ctx, SBXCTL_EXIT_ERROR, code, "%s", msg);
+}
+
+/*
+ * The monitor, or a refusal naming its socket: evaluation never falls
+ * back to this process (exit 1, as every evaluate failure).
+ */
+static struct sbx_conn *
+connect_monitor(struct sbxctl *ctx, int *status)
+{
+	struct sbx_conn	*c;
+	char		 err[512];
+
+	if ((c = sbx_connect(sbx_socket_path(ctx->socket), "sbxctl "
+	    SBX_VERSION, err, sizeof(err))) != NULL)
+		return c;
+	*status = out_error(ctx, SBXCTL_EXIT_ERROR, errno == EPERM ?
+	    SBXCTL_ERR_REFUSED : errno == EPROTO ? SBXCTL_ERR_PROTOCOL :
+	    SBXCTL_ERR_UNREACHABLE, "gates evaluate: %s (gate documents are "
+	    "evaluated only by sbx-monitor)", err);
+	return NULL;
 }
 
 int
@@ -196,19 +202,22 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	struct docs	 d;
 	cJSON		*rep;
 	const cJSON	*dv;
-	char		*json = NULL, *res = NULL;
+	struct sbx_msg	 err;
+	char		*json = NULL, *res = NULL, ebuf[32];
 	size_t		 reslen = 0, i;
 	ssize_t		 n;
 	uint32_t	 id;
 	int		 p[2], r, status = SBXCTL_EXIT_OK, done = 0, eof = 0;
+	int		 failed = 0;
 
 	*decision = 0;
+	memset(&err, 0, sizeof(err));
 	memset(&d, 0, sizeof(d));
 	if ((r = prepare(ctx, g, &d, &json)) != 0) {
 		docs_close(&d);
 		return r;
 	}
-	if ((c = ctl_connect(ctx, &status)) == NULL) {
+	if ((c = connect_monitor(ctx, &status)) == NULL) {
 		docs_close(&d);
 		cJSON_free(json);
 		return status;
@@ -219,9 +228,12 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		goto unreachable;
 	close(p[1]);
 	p[1] = -1;
-	for (i = 0; i < d.n; i++)
-		if (sbx_send_id(c, SBX_MSG_GATES_DOC, id, "{}", d.fd[i]) == -1)
+	for (i = 0; i < d.n; i++) {
+		snprintf(ebuf, sizeof(ebuf), "{\"errno\":%d}", d.err[i]);
+		if (sbx_send_id(c, SBX_MSG_GATES_DOC, id, d.fd[i] == -1 ?
+		    ebuf : "{}", d.fd[i]) == -1)
 			goto unreachable;
+	}
 	docs_close(&d);
 	cJSON_free(json);
 	json = NULL;
@@ -240,7 +252,7 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 			fatal("poll");
 		}
 		if (!eof && (pfd[1].revents & (POLLIN | POLLHUP))) {
-			res = xrecallocarray(res, reslen, reslen + 65536, 1);
+			res = xrecallocarray(res, reslen, reslen + 65537, 1);
 			if ((n = read(p[0], res + reslen, 65536)) <= 0)
 				eof = 1;
 			else if ((reslen += n) > REPORT_MAX)
@@ -250,8 +262,9 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		if (done || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		if (sbx_recv(c, &m) != 1) {
-			status = out_error(ctx, SBXCTL_EXIT_UNREACHABLE,
-			    SBXCTL_ERR_UNREACHABLE, "the monitor went away");
+			status = out_error(ctx, SBXCTL_EXIT_ERROR,
+			    SBXCTL_ERR_UNREACHABLE, "gates evaluate: the "
+			    "monitor went away");
 			break;
 		}
  message:
@@ -261,8 +274,10 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		}
 		done = 1;
 		if (m.type == SBX_MSG_ERROR) {
-			status = refused(ctx, &m);
-			eof = 1;	/* a refusal writes nothing */
+			/* Its whole text follows in the pipe, if any. */
+			failed = 1;
+			err = m;
+			continue;
 		} else if ((rep = cJSON_ParseWithLength(m.json,
 		    m.len)) != NULL) {
 			dv = cJSON_GetObjectItemCaseSensitive(rep, "decision");
@@ -278,7 +293,12 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	}
 	close(p[0]);
 	sbx_disconnect(c);
-	if (status == SBXCTL_EXIT_OK) {
+	if (failed) {
+		if (res != NULL)
+			res[reslen] = '\0';
+		status = refused(ctx, &err, res);
+		sbx_msg_free(&err);
+	} else if (status == SBXCTL_EXIT_OK) {
 		if (reslen == 0)
 			status = out_error(ctx, SBXCTL_EXIT_ERROR,
 			    SBXCTL_ERR_PROTOCOL, "gates evaluate: no report");
@@ -294,6 +314,6 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		close(p[1]);
 	cJSON_free(json);
 	sbx_disconnect(c);
-	return out_error(ctx, SBXCTL_EXIT_UNREACHABLE, SBXCTL_ERR_UNREACHABLE,
-	    "sending: %s", strerror(errno));
+	return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_UNREACHABLE,
+	    "gates evaluate: sending to the monitor: %s", strerror(errno));
 }

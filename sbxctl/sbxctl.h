@@ -68,7 +68,7 @@ int	 out_finish(int);
 int	 cmd_digest(struct sbxctl *, int, char **);
 extern const char *const cmd_digest_synopsis[];
 
-/* gates.c: "gates validate|evaluate|list|show|digest|seal-*" (offline). */
+/* gates.c: "gates validate|evaluate|list|show|digest|seal-*". */
 int	 cmd_gates(struct sbxctl *, int, char **);
 extern const char *const cmd_gates_synopsis[];
 
@@ -83,9 +83,14 @@ int	 gl_registry(struct gates_registry *, const char *, char *const *,
 	    size_t, struct gates_error *);
 int	 gl_floors(const struct gates_registry *, const char *,
 	    struct gates_floors *, struct gates_error *);
-void	 gl_io_error(struct gates_error *, int, const char *);
+char	*gl_abs_path(const char *);
+int	 gl_open_pack_dir(const char *, int *);
+/* list --rule: the pack ids rule files name (NULL-terminated). */
+char	**gl_rule_packs(const char *, const char *);
+int	 gl_rule_has(char *const *, const char *);
+void	 gl_rule_free(char **);
 
-/* gatesremote.c: gates evaluate through sbx-monitor (bundle re-runs). */
+/* gatesremote.c: gates evaluate, always through sbx-monitor. */
 struct gates_remote {
 	const char	*binding, *metrics, *holdout, *upstream;
 	const char	*now, *trusted;
