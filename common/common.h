@@ -585,11 +585,15 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */
 #define SBX_STATUS_EXIT		2	/* payload finished: wstatus */
-#define SBX_LIMIT_CGROUP	0x1	/* memory/pids by a cgroup v2 */
+#define SBX_LIMIT_CGROUP	0x1	/* memory/pids by a cgroup */
 #define SBX_LIMIT_RLIMIT	0x2	/* memory/pids by RLIMIT_AS/NPROC */
 #define SBX_LIMIT_OOM		0x4	/* launcher -> monitor only: the
 					   memory cgroup killed a process of
 					   the sandbox */
+#define SBX_LIMIT_PIDS		0x8	/* launcher -> monitor only: the
+					   pids cgroup refused a fork */
+#define SBX_LIMIT_CGV2		0x10	/* launcher -> monitor only: the
+					   cgroup is v2 (else v1) */
 #define SBX_STEP_MAX		160
 
 struct sbx_status {
@@ -601,6 +605,19 @@ struct sbx_status {
 };
 
 int	 sbx_status_check(const struct sbx_status *);
+
+/* ---- cgv2.c: cgroup v2 files (monitor/cgroups.c, launcher/cgroup.c) --- */
+#define CGV2_FAKE		0x1	/* tests: a plain directory laid out
+					   like a cgroup2 mount */
+#define CGV2_LEAF		"supervisor"	/* the service's own leaf */
+int	 cgv2_write(int dfd, const char *file, const char *val, int flags);
+int	 cgv2_is_cgroup2(int dfd, int flags);
+int	 cgv2_missing(int dfd, const char *file, const char *const *want,
+	    size_t nwant, char *missing, size_t mlen);
+long long cgv2_event(int dfd, const char *file, const char *key);
+int	 cgv2_mountpoint(const char *mountinfo, char *path, size_t len);
+int	 cgv2_self(const char *cgfile, char *path, size_t len);
+int	 cgv2_rmdir(int dfd, const char *name, int flags);
 const char *sbx_errname(int);
 
 /* ---- role.c: the channel between the monitor and each role ------------ */

@@ -677,10 +677,16 @@ control_status_reply(struct ctl_conn *c, uint32_t id)
 		fatalx("out of memory");
 	cJSON_AddNumberToObject(r, "size", provider_pool_size());
 	cJSON_AddNumberToObject(r, "idle", msb_pool_idle());
-	/* Memory and pids caps: by cgroup v2 only with a delegated subtree;
-	 * this version applies them with rlimits inside the shim. */
-	cJSON_AddStringToObject(o, "limits", msb_limits() & SBX_LIMIT_CGROUP ?
-	    "cgroup" : "rlimit");
+	/* Memory and pids caps: what the launcher used, or before any
+	 * sandbox, what the subtree laid out at start-up offers. */
+	if (msb_limits() != 0)
+		msb_limits_json(o, msb_limits());
+	else if (strcmp(cgroups_mechanism(), "rlimit") == 0)
+		msb_limits_json(o, SBX_LIMIT_RLIMIT);
+	else
+		msb_limits_json(o, SBX_LIMIT_CGROUP |
+		    (strcmp(cgroups_mechanism(), "cgroup v2") == 0 ?
+		    SBX_LIMIT_CGV2 : 0));
 	cJSON_AddItemToObject(o, "selftest", selftest_json());
 	control_reply(c, SBX_MSG_STATUS, id, o);
 }
