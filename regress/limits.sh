@@ -224,7 +224,41 @@ nothing_left_cleanup() {
 	cleanup
 }
 
+atf_test_case cgroup_root_refused cleanup
+cgroup_root_refused_head() {
+	atf_set "descr" "a configured cgroup-root that cannot be used stops the monitor at start, naming what is missing (fail closed, no fallback to rlimits)"
+}
+cgroup_root_refused_body() {
+	setup
+	cp "$D/sbx.conf" "$D/base.conf"
+	{ cat "$D/base.conf"; echo "cgroup-root \"$D\""; } > "$D/sbx.conf"
+	atf_check -s exit:1 -o ignore \
+	    -e match:"cgroup-root: cgroup $D: not a cgroup v2 directory" \
+	    "$M" -d -f "$D/sbx.conf"
+	# The host's cgroup2 mount, where there is one without memory and
+	# pids (these machines): refused, naming the controllers.
+	MNT=$(awk '$0 ~ / - cgroup2 / && $4 == "/" { print $5; exit }' \
+	    /proc/self/mountinfo)
+	[ -n "$MNT" ] || return 0
+	have=$(cat "$MNT/cgroup.controllers")
+	miss=
+	for c in memory pids; do
+		echo " $have " | grep -q " $c " || miss="$miss${miss:+ }$c"
+	done
+	[ -n "$miss" ] || return 0
+	{ cat "$D/base.conf"; echo "cgroup-root \"$MNT\""; } > "$D/sbx.conf"
+	atf_check -s exit:1 -o ignore \
+	    -e match:"cgroup $MNT: controllers not available \(cgroup.controllers lacks\): $miss" \
+	    "$M" -d -f "$D/sbx.conf"
+	[ -z "$(ls "$MNT" | grep '^sbx\.')" ] ||
+	    atf_fail "a refused cgroup-root left a subtree in $MNT"
+}
+cgroup_root_refused_cleanup() {
+	cleanup
+}
+
 atf_init_test_cases() {
+	atf_add_test_case cgroup_root_refused
 	atf_add_test_case memory
 	atf_add_test_case pids
 	atf_add_test_case timeout
