@@ -594,6 +594,10 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 					   pids cgroup refused a fork */
 #define SBX_LIMIT_CGV2		0x10	/* launcher -> monitor only: the
 					   cgroup is v2 (else v1) */
+/* runner -> monitor only (struct pr_done): what ended a provider run */
+#define SBX_LIMIT_OUTPUT	0x20	/* stdout passed the output cap */
+#define SBX_LIMIT_TIMEOUT	0x40	/* the run's deadline */
+#define SBX_LIMIT_FSIZE		0x80	/* SIGXFSZ (RLIMIT_FSIZE) */
 #define SBX_STEP_MAX		160
 
 struct sbx_status {
@@ -605,6 +609,7 @@ struct sbx_status {
 };
 
 int	 sbx_status_check(const struct sbx_status *);
+const char *sbx_limit_name(uint32_t);
 
 /* ---- cgv2.c: cgroup v2 files (monitor/cgroups.c, launcher/cgroup.c) --- */
 #define CGV2_FAKE		0x1	/* tests: a plain directory laid out
@@ -766,6 +771,9 @@ struct pr_done {
 	int32_t		 code;		/* 0, or a provider-spec error code
 					   (enum prov_code) */
 	uint32_t	 count;		/* load: providers issued */
+	uint32_t	 limit;		/* with code: the SBX_LIMIT_* that
+					   ended the run (OUTPUT, TIMEOUT,
+					   FSIZE, OOM, PIDS), or 0 */
 	char		 msg[PR_MSG_MAX];
 };
 

@@ -493,27 +493,27 @@ control_event(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
 }
 
 /* An error reply.  Protocol errors also end the connection. */
-void
-control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
-    const char *code, const char *fmt, ...)
+static void
+vcontrol_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
+    const char *code, const char *limit, const char *fmt, va_list ap)
 {
 	struct timeval	 tv = { CTL_CLOSE_TIMEOUT, 0 };
-	va_list		 ap;
 	char		 msg[PR_GATES_MSG_MAX];	/* gates refusals are long */
 	cJSON		*o;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "code", code) == NULL ||
-	    cJSON_AddStringToObject(o, "message", msg) == NULL)
+	    cJSON_AddStringToObject(o, "message", msg) == NULL ||
+	    (limit != NULL &&
+	    cJSON_AddStringToObject(o, "limit", limit) == NULL))
 		fatalx("%s: out of memory", __func__);
 	ctl_send(c, SBX_MSG_ERROR, id, o);
 	cJSON_Delete(o);
 	if (!c->refused)	/* refusals were audited as such */
-		audit("error", c->uid, c->pid, "%s: %s%s", code, msg,
-		    fatal_for_conn ? " (disconnected)" : "");
+		audit("error", c->uid, c->pid, "%s: %s%s%s%s", code, msg,
+		    limit != NULL ? " (limit: " : "", limit != NULL ? limit :
+		    "", limit != NULL ? ")" : "");
 	if (fatal_for_conn) {
 		c->state = CTL_CLOSING;
 		/* Give the peer a moment to read why, never longer. */
@@ -522,6 +522,29 @@ control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
 	}
 	if (event_initialized(&c->ev))
 		ctl_event_add(c);
+}
+
+void
+control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
+    const char *code, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vcontrol_error(c, id, fatal_for_conn, code, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* An error that a limit caused, named in "limit" (sbx-protocol(7)). */
+void
+control_error_limit(struct ctl_conn *c, uint32_t id, const char *code,
+    const char *limit, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vcontrol_error(c, id, 0, code, limit, fmt, ap);
+	va_end(ap);
 }
 
 static cJSON *

@@ -296,6 +296,8 @@ void	 control_reply(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
+void	 control_error_limit(struct ctl_conn *, uint32_t, const char *,
+	    const char *, const char *, ...) SBX_PRINTF(5, 6);
 void	 control_status_reply(struct ctl_conn *, uint32_t);
 int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);

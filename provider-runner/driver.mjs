@@ -95,9 +95,11 @@ function frameOf(n, cap, body) {
 	} catch {
 		json = undefined;
 	}
+	// "limit" names the cap for the agent's report (sbx-protocol(7)).
 	if (typeof json !== 'string' || Buffer.byteLength(json) > cap)
 		json = JSON.stringify({ ok: false, error:
-		    'isolated provider response exceeds the output cap' });
+		    'isolated provider response exceeds the output cap',
+		    limit: 'output' });
 	return Buffer.from('AIWG-RESULT ' + n + ' ' + json + '\n', 'utf8');
 }
 

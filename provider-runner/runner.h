@@ -41,6 +41,8 @@ enum prov_code {
 #define PROV_ERRMSG_MAX		512
 struct prov_error {
 	enum prov_code	 code;
+	uint32_t	 limit;		/* SBX_LIMIT_* that ended a run, or 0
+					   (prov_run_judge; prov_fail clears) */
 	char		 msg[PROV_ERRMSG_MAX];
 };
 
