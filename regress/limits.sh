@@ -85,6 +85,8 @@ memory_body() {
 	setup
 	start_monitor
 	if [ -n "$CG" ]; then
+		# Before any sandbox: what the service laid out.
+		atf_check -o match:'limits by cgroup v1$' "$C" -s "$SOCK" status
 		atf_check -s exit:0 -o match:"^[1-9] killed$" \
 		    -e match:'"limits":"cgroup"' -e match:'"cgroup":"v1"' \
 		    -e match:'"limit":"memory"' \
