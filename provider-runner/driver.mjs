@@ -95,11 +95,9 @@ function frameOf(n, cap, body) {
 	} catch {
 		json = undefined;
 	}
-	// "limit" names the cap for the agent's report (sbx-protocol(7)).
 	if (typeof json !== 'string' || Buffer.byteLength(json) > cap)
 		json = JSON.stringify({ ok: false, error:
-		    'isolated provider response exceeds the output cap',
-		    limit: 'output' });
+		    'isolated provider response exceeds the output cap' });
 	return Buffer.from('AIWG-RESULT ' + n + ' ' + json + '\n', 'utf8');
 }
 

@@ -90,12 +90,13 @@ prov_frame_parse(const void *outv, size_t len, const char *nonce, size_t cap,
 			    PROV_EXCERPT_MAX);
 		else
 			strlcpy(text, "unknown", sizeof(text));
-		/* The driver's refusal of a result past the output cap.  A
-		 * provider that claims it of itself only mislabels its own
-		 * failure, which stays a rejection either way. */
-		out_cap = (e = json_get(body, "limit")) != NULL &&
-		    e->type == JSON_STRING && json_key_is(&e->u.string,
-		    "output");
+		/* The driver's refusal of a result past the output cap, in
+		 * the reference's words (driver.mjs, frameOf; the frame
+		 * itself must stay the reference's).  A provider that throws
+		 * the same words only mislabels its own failure, which
+		 * stays a rejection either way. */
+		out_cap = e != NULL && e->type == JSON_STRING &&
+		    json_key_is(&e->u.string, PROV_DRIVER_CAP_ERROR);
 		json_free(body);
 		prov_fail(err, PROV_REJECTED, "provider rejected: %s", text);
 		if (err != NULL && out_cap)

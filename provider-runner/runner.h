@@ -390,6 +390,9 @@ struct prov_outcome {
 	const char		*nonce;
 };
 
+/* The driver's error when a result would pass the output cap. */
+#define PROV_DRIVER_CAP_ERROR \
+	"isolated provider response exceeds the output cap"
 int	 prov_run_judge(const struct prov_outcome *, struct json_value **,
 	    struct prov_error *);
 

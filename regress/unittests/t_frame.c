@@ -163,15 +163,15 @@ ATF_TC_BODY(long_error, tc)
 }
 
 /* Which limit a refusal names: the output cap, by the parser's own
- * check or by the driver's refusal frame; a plain rejection none. */
+ * check or by the driver's refusal (the reference's frame, recognised by
+ * its exact words); any other rejection none. */
 ATF_TC_WITHOUT_HEAD(limit_named);
 ATF_TC_BODY(limit_named, tc)
 {
 	static const char	 capped[] = PFX "{\"ok\":false,\"error\":"
-	    "\"isolated provider response exceeds the output cap\","
-	    "\"limit\":\"output\"}\n";
+	    "\"isolated provider response exceeds the output cap\"}\n";
 	static const char	 other[] = PFX "{\"ok\":false,\"error\":"
-	    "\"boom\",\"limit\":\"memory\"}\n";
+	    "\"isolated provider response exceeds the output\"}\n";
 	static const char	 plain[] = PFX "{\"ok\":false,\"error\":"
 	    "\"boom\"}\n";
 	static const char	 ok[] = PFX OKBODY "\n";
