@@ -195,8 +195,13 @@ cgroups_v2_setup(const char *base, uid_t uid, gid_t gid, int flags,
 		(void)cgv2_write(bfd, "cgroup.procs", pid, flags);
 	if (lfd != -1)
 		close(lfd);
-	if (sfd != -1)
+	/* Best effort: what this start made goes (a cgroup with anything
+	 * in it refuses, and stays). */
+	if (sfd != -1) {
+		(void)cgv2_rmdir(sfd, CGV2_LEAF, flags);
 		close(sfd);
+		(void)cgv2_rmdir(bfd, name, flags);
+	}
 	close(bfd);
 	return -1;
 }

@@ -262,6 +262,29 @@ ATF_TC_BODY(monitor_refuses_missing, tc)
 	ATF_CHECK_MSG(strstr(err, "nowhere: ENOENT") != NULL, "%s", err);
 }
 
+/* A failure after the move: the monitor goes back to its base and what
+ * it made is removed, so the launcher finds no half-made subtree. */
+ATF_TC_WITHOUT_HEAD(monitor_setup_undone);
+ATF_TC_BODY(monitor_setup_undone, tc)
+{
+	char	 err[512] = "", pid[32];
+
+	(void)tc;
+	ATF_REQUIRE(mkdir("base", 0755) == 0);
+	put("base/cgroup.controllers", "memory pids\n");
+	put("base/cgroup.procs", "");
+	/* The kernel's EBUSY, as near as a plain tree gets: the file
+	 * cannot be written. */
+	ATF_REQUIRE(mkdir("base/cgroup.subtree_control", 0755) == 0);
+	ATF_CHECK_EQ(cgroups_v2_setup(here("base"), 1000, 1000, CGV2_FAKE,
+	    err, sizeof(err)), -1);
+	ATF_CHECK_MSG(strstr(err, "cannot enable memory and pids in its "
+	    "cgroup.subtree_control") != NULL, "%s", err);
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	ATF_CHECK_STREQ(get("base/cgroup.procs"), pid);
+	ATF_CHECK(!exists("base/sbx.1000"));
+}
+
 /* Which own cgroup counts as delegated. */
 ATF_TC_WITHOUT_HEAD(discover);
 ATF_TC_BODY(discover, tc)
@@ -525,6 +548,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, events);
 	ATF_TP_ADD_TC(tp, monitor_setup);
 	ATF_TP_ADD_TC(tp, monitor_refuses_missing);
+	ATF_TP_ADD_TC(tp, monitor_setup_undone);
 	ATF_TP_ADD_TC(tp, discover);
 	ATF_TP_ADD_TC(tp, launcher_find);
 	ATF_TP_ADD_TC(tp, launcher_refusals);
