@@ -585,11 +585,19 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */
 #define SBX_STATUS_EXIT		2	/* payload finished: wstatus */
-#define SBX_LIMIT_CGROUP	0x1	/* memory/pids by a cgroup v2 */
+#define SBX_LIMIT_CGROUP	0x1	/* memory/pids by a cgroup */
 #define SBX_LIMIT_RLIMIT	0x2	/* memory/pids by RLIMIT_AS/NPROC */
 #define SBX_LIMIT_OOM		0x4	/* launcher -> monitor only: the
 					   memory cgroup killed a process of
 					   the sandbox */
+#define SBX_LIMIT_PIDS		0x8	/* launcher -> monitor only: the
+					   pids cgroup refused a fork */
+#define SBX_LIMIT_CGV2		0x10	/* launcher -> monitor only: the
+					   cgroup is v2 (else v1) */
+/* runner -> monitor only (struct pr_done): what ended a provider run */
+#define SBX_LIMIT_OUTPUT	0x20	/* stdout passed the output cap */
+#define SBX_LIMIT_TIMEOUT	0x40	/* the run's deadline */
+#define SBX_LIMIT_FSIZE		0x80	/* SIGXFSZ (RLIMIT_FSIZE) */
 #define SBX_STEP_MAX		160
 
 struct sbx_status {
@@ -601,6 +609,20 @@ struct sbx_status {
 };
 
 int	 sbx_status_check(const struct sbx_status *);
+const char *sbx_limit_name(uint32_t);
+
+/* ---- cgv2.c: cgroup v2 files (monitor/cgroups.c, launcher/cgroup.c) --- */
+#define CGV2_FAKE		0x1	/* tests: a plain directory laid out
+					   like a cgroup2 mount */
+#define CGV2_LEAF		"supervisor"	/* the service's own leaf */
+int	 cgv2_write(int dfd, const char *file, const char *val, int flags);
+int	 cgv2_is_cgroup2(int dfd, int flags);
+int	 cgv2_missing(int dfd, const char *file, const char *const *want,
+	    size_t nwant, char *missing, size_t mlen);
+long long cgv2_event(int dfd, const char *file, const char *key);
+int	 cgv2_mountpoint(const char *mountinfo, char *path, size_t len);
+int	 cgv2_self(const char *cgfile, char *path, size_t len);
+int	 cgv2_rmdir(int dfd, const char *name, int flags);
 const char *sbx_errname(int);
 
 /* ---- role.c: the channel between the monitor and each role ------------ */
@@ -749,6 +771,9 @@ struct pr_done {
 	int32_t		 code;		/* 0, or a provider-spec error code
 					   (enum prov_code) */
 	uint32_t	 count;		/* load: providers issued */
+	uint32_t	 limit;		/* with code: the SBX_LIMIT_* that
+					   ended the run (OUTPUT, TIMEOUT,
+					   FSIZE, OOM, PIDS), or 0 */
 	char		 msg[PR_MSG_MAX];
 };
 

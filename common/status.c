@@ -47,3 +47,23 @@ sbx_errname(int e)
 	snprintf(buf, sizeof(buf), "errno %d", e);
 	return buf;
 }
+
+/*
+ * The limit that ended a run, as reports name it (sbx-protocol(7),
+ * "limit"): the first of the SBX_LIMIT_* event bits set, NULL for none.
+ */
+const char *
+sbx_limit_name(uint32_t limits)
+{
+	if (limits & SBX_LIMIT_OUTPUT)
+		return "output";
+	if (limits & SBX_LIMIT_TIMEOUT)
+		return "timeout";
+	if (limits & SBX_LIMIT_FSIZE)
+		return "fsize";
+	if (limits & SBX_LIMIT_OOM)
+		return "memory";
+	if (limits & SBX_LIMIT_PIDS)
+		return "pids";
+	return NULL;
+}

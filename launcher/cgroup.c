@@ -1,16 +1,26 @@
 /*
- * cgroup.c: memory and pids caps for the whole sandbox, from a delegated
- * cgroup v2 subtree or, on hosts that have the v1 memory and pids
- * hierarchies (these machines), from this launcher's directory in each:
- * /sys/fs/cgroup/{memory,pids}/sbx.<uid>, which sbx-monitor, still root,
- * made and gave to the service user (monitor/cgroups.c).
+ * cgroup.c: memory and pids caps for the whole sandbox -- every process
+ * in it together, where RLIMIT_AS and RLIMIT_NPROC cap each process
+ * alone.  One sandbox is one cgroup:
  *
- * A configured subtree that cannot be used refuses the spawn instead of
- * falling back to rlimits: the operator asked for a hard cap on the whole
- * sandbox, and RLIMIT_AS/RLIMIT_NPROC are per-process approximations.
- * Without a configured subtree the shim applies the rlimits and the exit
- * report says so.  The sandbox is cloned straight into its cgroup
- * (CLONE_INTO_CGROUP), so no process of it ever runs uncapped.
+ *  - cgroup v2, when this launcher runs in the leaf "supervisor" of a
+ *    subtree "sbx.<uid>" that sbx-monitor laid out in its delegated
+ *    cgroup and gave to the service user (monitor/cgroups.c): the
+ *    sandboxes' cgroups are siblings of that leaf, so the launcher may
+ *    move pid 1 into one (the kernel wants write access to the common
+ *    parent's cgroup.procs, which is the service user's);
+ *  - otherwise cgroup v1, from this launcher's directories in the memory
+ *    and pids hierarchies, /sys/fs/cgroup/{memory,pids}/sbx.<uid>, which
+ *    sbx-monitor, still root, made and gave to the service user;
+ *  - otherwise the shim applies rlimits and every report says so.
+ *
+ * A subtree that is there but cannot be used ends the launcher instead of
+ * falling back to rlimits: the operator's service prepared cgroups, and
+ * quietly capping per process would be less than it asked for.  In both
+ * versions pid 1 is moved into its cgroup while it builds the sandbox
+ * and before any payload exists (spawn.c); no clone3 is needed (the
+ * launcher's filter answers it with ENOSYS, so CLONE_INTO_CGROUP is not
+ * to be had).
  */
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -21,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,115 +43,174 @@
 
 #define CGV1_ROOT	"/sys/fs/cgroup"
 
+static const char *const cgv2_want[] = { "memory", "pids" };
+static unsigned	 cgseq;		/* "sbx.PID.N": N, for both versions */
+
 static int
 cg_write(int dfd, const char *file, const char *val)
 {
-	ssize_t	 n;
-	int	 fd, saved;
-
-	if ((fd = openat(dfd, file, O_WRONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = write(fd, val, strlen(val));
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return n == (ssize_t)strlen(val) ? 0 : -1;
+	return cgv2_write(dfd, file, val, 0);
 }
 
-/* Is each word of want among the space-separated words of file? */
-static int
-cg_has_controllers(int dfd, const char *file, const char *const *want,
-    size_t nwant)
-{
-	char	 buf[512], *p, *w, *save;
-	size_t	 i, found = 0;
-	ssize_t	 n;
-	int	 fd;
-
-	if ((fd = openat(dfd, file, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	for (p = buf; (w = strtok_r(p, " \n", &save)) != NULL; p = NULL)
-		for (i = 0; i < nwant; i++)
-			if (strcmp(w, want[i]) == 0)
-				found |= 1U << i;
-	return found == (1U << nwant) - 1;
-}
-
+/*
+ * v2: is this launcher in ".../sbx.<uid>/supervisor", the leaf the
+ * monitor made for itself and its roles?  0 with the parent's path in
+ * dir, 1 when not (no cgroup2, another cgroup).  Both the leaf's and the
+ * parent's names must match, so a launcher started some other way never
+ * mistakes a stranger's cgroup for its subtree.
+ */
 int
-cgroup_create(struct sandbox *sb, const char *dir, const struct sbx_spec *sp,
+cgroup_v2_find(const char *mountinfo, const char *cgfile, char *dir,
+    size_t len)
+{
+	char	 mnt[PATH_MAX], self[PATH_MAX], want[32], *slash, *base;
+
+	if (cgv2_mountpoint(mountinfo, mnt, sizeof(mnt)) != 0 ||
+	    cgv2_self(cgfile, self, sizeof(self)) != 0)
+		return 1;
+	if ((slash = strrchr(self, '/')) == NULL || slash == self ||
+	    strcmp(slash + 1, CGV2_LEAF) != 0)
+		return 1;
+	*slash = '\0';
+	base = strrchr(self, '/') + 1;
+	snprintf(want, sizeof(want), "sbx.%u", (unsigned)geteuid());
+	if (strcmp(base, want) != 0)
+		return 1;
+	if ((size_t)snprintf(dir, len, "%s%s", strcmp(mnt, "/") == 0 ? "" :
+	    mnt, self) >= len)
+		return 1;
+	return 0;
+}
+
+/*
+ * v2: take the delegated directory dir.  It must be a cgroup2 directory
+ * of this launcher's uid, with the memory and pids controllers enabled
+ * for its children and its cgroup.procs writable; the error names what
+ * is missing.
+ */
+int
+cgroup_v2_open(struct launcher_conf *conf, const char *dir, int flags,
     char *err, size_t errlen)
 {
-	static const char *const want[] = { "memory", "pids" };
-	static unsigned int	 seq;
-	struct statfs		 sfs;
-	char			 val[32];
-	int			 dfd;
+	struct stat	 st;
+	char		 missing[128];
+	int		 dfd, r;
 
+	conf->cgv2 = 0;
+	conf->cgv2_dir = -1;
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "cgroup %s: %s", dir, sbx_errname(errno));
 		return -1;
 	}
-	if (fstatfs(dfd, &sfs) == -1 || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+	if (!cgv2_is_cgroup2(dfd, flags)) {
 		snprintf(err, errlen, "cgroup %s: not a cgroup v2 directory",
 		    dir);
-		close(dfd);
-		return -1;
+		goto fail;
 	}
-	if (!cg_has_controllers(dfd, "cgroup.subtree_control", want,
-	    nitems(want))) {
-		snprintf(err, errlen, "cgroup %s: the memory and pids "
-		    "controllers are not enabled in its "
-		    "cgroup.subtree_control", dir);
-		close(dfd);
-		return -1;
+	if (fstat(dfd, &st) == -1 || st.st_uid != geteuid() ||
+	    faccessat(dfd, ".", W_OK, AT_EACCESS) == -1 ||
+	    faccessat(dfd, "cgroup.procs", W_OK, AT_EACCESS) == -1) {
+		snprintf(err, errlen, "cgroup %s: not delegated to this "
+		    "launcher (uid %u): the directory and its cgroup.procs "
+		    "must be its to write", dir, (unsigned)geteuid());
+		goto fail;
 	}
+	if ((r = cgv2_missing(dfd, "cgroup.subtree_control", cgv2_want,
+	    nitems(cgv2_want), missing, sizeof(missing))) != 0) {
+		snprintf(err, errlen, "cgroup %s: %s%s", dir, r == -1 ? "" :
+		    "controllers not enabled in cgroup.subtree_control: ",
+		    missing);
+		goto fail;
+	}
+	conf->cgv2 = 1;
+	conf->cgv2_dir = dfd;
+	conf->cgv2_flags = flags;
+	strlcpy(conf->cgv2_path, dir, sizeof(conf->cgv2_path));
+	return 0;
+ fail:
+	close(dfd);
+	return -1;
+}
+
+void
+cgroup_v2_close(struct launcher_conf *conf)
+{
+	if (conf->cgv2_dir != -1)
+		close(conf->cgv2_dir);
+	conf->cgv2_dir = -1;
+	conf->cgv2 = 0;
+}
+
+/*
+ * v2: one cgroup per sandbox, its caps written before any process is in
+ * it.  memory.swap.max 0 counts swap against the cap: without it a
+ * payload could page out and keep going past memory.max (the file is
+ * absent without swap accounting, and then there is nothing to count).
+ * No memory.oom.group: like v1, the kernel kills the largest process and
+ * the report says the memory limit did it.
+ */
+int
+cgroup_v2_create(struct sandbox *sb, const struct launcher_conf *conf,
+    const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	char	 val[32];
+	int	 fl = conf->cgv2_flags;
+
 	snprintf(sb->cgroup, sizeof(sb->cgroup), "sbx.%ld.%u",
-	    (long)getpid(), seq++);
-	if (mkdirat(dfd, sb->cgroup, 0755) == -1) {
-		snprintf(err, errlen, "cgroup %s/%s: mkdir: %s", dir,
-		    sb->cgroup, sbx_errname(errno));
-		close(dfd);
+	    (long)getpid(), cgseq++);
+	if (mkdirat(conf->cgv2_dir, sb->cgroup, 0755) == -1) {
+		snprintf(err, errlen, "cgroup %s/%s: mkdir: %s",
+		    conf->cgv2_path, sb->cgroup, sbx_errname(errno));
 		return -1;
 	}
-	sb->cgroupdir = dfd;
-	if ((sb->cgroupfd = openat(dfd, sb->cgroup, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "cgroup %s/%s: %s", dir, sb->cgroup,
-		    sbx_errname(errno));
+	sb->cgv2_dir = conf->cgv2_dir;
+	sb->cgv2_flags = fl;
+	if ((sb->cgroupfd = openat(conf->cgv2_dir, sb->cgroup, O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cgroup %s/%s: %s", conf->cgv2_path,
+		    sb->cgroup, sbx_errname(errno));
 		cgroup_destroy(sb);
 		return -1;
 	}
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)sp->memory);
-	if (cg_write(sb->cgroupfd, "memory.max", val) == -1) {
-		snprintf(err, errlen, "cgroup %s/%s/memory.max: %s", dir,
-		    sb->cgroup, sbx_errname(errno));
+	if (cgv2_write(sb->cgroupfd, "memory.max", val, fl) == -1) {
+		snprintf(err, errlen, "cgroup %s/%s/memory.max: %s",
+		    conf->cgv2_path, sb->cgroup, sbx_errname(errno));
+		cgroup_destroy(sb);
+		return -1;
+	}
+	if (cgv2_write(sb->cgroupfd, "memory.swap.max", "0", fl) == -1 &&
+	    errno != ENOENT) {
+		snprintf(err, errlen, "cgroup %s/%s/memory.swap.max: %s",
+		    conf->cgv2_path, sb->cgroup, sbx_errname(errno));
 		cgroup_destroy(sb);
 		return -1;
 	}
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)sp->pids);
-	if (cg_write(sb->cgroupfd, "pids.max", val) == -1) {
-		snprintf(err, errlen, "cgroup %s/%s/pids.max: %s", dir,
-		    sb->cgroup, sbx_errname(errno));
+	if (cgv2_write(sb->cgroupfd, "pids.max", val, fl) == -1) {
+		snprintf(err, errlen, "cgroup %s/%s/pids.max: %s",
+		    conf->cgv2_path, sb->cgroup, sbx_errname(errno));
 		cgroup_destroy(sb);
 		return -1;
 	}
-	/* Swap would let the payload exceed memory.max; absent without
-	 * swap accounting, which is fine.  One OOM kill ends the sandbox
-	 * rather than leaving a half-killed process tree. */
-	if (cg_write(sb->cgroupfd, "memory.swap.max", "0") == -1 &&
-	    errno != ENOENT) {
-		snprintf(err, errlen, "cgroup %s/%s/memory.swap.max: %s", dir,
-		    sb->cgroup, sbx_errname(errno));
-		cgroup_destroy(sb);
-		return -1;
-	}
-	(void)cg_write(sb->cgroupfd, "memory.oom.group", "1");
 	return 0;
+}
+
+/*
+ * v2: every process of the sandbox at once (cgroup.kill, Linux 5.14),
+ * when it ends, times out or is killed.  SIGKILL to pid 1 ends its pid
+ * namespace as well; this also catches a process that is in the cgroup
+ * but was never in the namespace.  A kernel without the file has only
+ * the pid 1 kill.
+ */
+void
+cgroup_kill(struct sandbox *sb)
+{
+	if (sb->cgroupfd == -1)
+		return;
+	if (cgv2_write(sb->cgroupfd, "cgroup.kill", "1", sb->cgv2_flags) ==
+	    -1 && errno != ENOENT)
+		log_warn("cgroup %s: cgroup.kill", sb->cgroup);
 }
 
 /*
@@ -217,11 +287,10 @@ cg_write_at(int dfd, const char *name, const char *file, const char *val)
  * a memory cgroup is the dearest step of the ones a spawn needs (the
  * kernel allocates its accounting), so the next spawn takes a ready one
  * and only writes its limits.  At most one pair waits; a pair left by a
- * launcher that died is removed by the next one (cgroup_v1_sweep).
+ * launcher that died is removed by the next one (cgroup_sweep).
  */
 static char	 spare[64];
 static int	 have_spare;
-static unsigned	 cgseq;
 
 void
 cgroup_v1_spare(const struct launcher_conf *conf)
@@ -249,14 +318,18 @@ cgroup_v1_spare_drop(const struct launcher_conf *conf)
 	have_spare = 0;
 }
 
-/* Empty cgroups "sbx.PID.N" of launchers that are gone. */
+/*
+ * Cgroups "sbx.PID.N" of launchers that are gone.  v1's are empty (their
+ * sandboxes died with the launcher's lifeline); a v2 one is killed whole
+ * first, in case a process of it is still there.
+ */
 static void
-sweep_dir(int dfd)
+sweep_dir(int dfd, int v2, int flags)
 {
 	struct dirent	*de;
 	DIR		*d;
 	long		 pid;
-	char		*end;
+	char		*end, path[300];
 	int		 fd;
 
 	if ((fd = dup(dfd)) == -1 || (d = fdopendir(fd)) == NULL) {
@@ -272,19 +345,26 @@ sweep_dir(int dfd)
 		    pid == (long)getpid() ||
 		    (kill((pid_t)pid, 0) == -1 ? errno != ESRCH : 1))
 			continue;
-		(void)unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+		if (v2) {
+			snprintf(path, sizeof(path), "%s/cgroup.kill",
+			    de->d_name);
+			(void)cgv2_write(dfd, path, "1", flags);
+			(void)cgv2_rmdir(dfd, de->d_name, flags);
+		} else
+			(void)unlinkat(dfd, de->d_name, AT_REMOVEDIR);
 	}
-	rewinddir(d);
 	closedir(d);
 }
 
 void
-cgroup_v1_sweep(const struct launcher_conf *conf)
+cgroup_sweep(const struct launcher_conf *conf)
 {
+	if (conf->cgv2)
+		sweep_dir(conf->cgv2_dir, 1, conf->cgv2_flags);
 	if (!conf->cgv1)
 		return;
-	sweep_dir(conf->cgv1_mem);
-	sweep_dir(conf->cgv1_pids);
+	sweep_dir(conf->cgv1_mem, 0, 0);
+	sweep_dir(conf->cgv1_pids, 0, 0);
 }
 
 /*
@@ -341,16 +421,28 @@ cgroup_v1_create(struct sandbox *sb, const struct launcher_conf *conf,
 	return 0;
 }
 
-/* v1 has no CLONE_INTO_CGROUP: pid 1 moves in while it still waits for
- * its release, so nothing of the sandbox ever runs outside. */
+/*
+ * pid 1 moves in while it still waits for its release (spawn.c), so
+ * nothing of the sandbox ever runs outside.  v1 moves it in each
+ * hierarchy; v2 once.
+ */
 int
-cgroup_v1_attach(struct sandbox *sb, pid_t pid, char *err, size_t errlen)
+cgroup_attach(struct sandbox *sb, pid_t pid, char *err, size_t errlen)
 {
 	char	 val[32];
 
+	snprintf(val, sizeof(val), "%ld", (long)pid);
+	if (sb->cgroupfd != -1) {
+		if (cgv2_write(sb->cgroupfd, "cgroup.procs", val,
+		    sb->cgv2_flags) == -1) {
+			snprintf(err, errlen, "cgroup %s: move pid %ld in: %s",
+			    sb->cgroup, (long)pid, sbx_errname(errno));
+			return -1;
+		}
+		return 0;
+	}
 	if (sb->cgv1_mem == -1)
 		return 0;
-	snprintf(val, sizeof(val), "%ld", (long)pid);
 	if (cg_write_at(sb->cgv1_mem, sb->cgroup, "cgroup.procs", val) == -1 ||
 	    cg_write_at(sb->cgv1_pids, sb->cgroup, "cgroup.procs",
 	    val) == -1) {
@@ -361,27 +453,11 @@ cgroup_v1_attach(struct sandbox *sb, pid_t pid, char *err, size_t errlen)
 	return 0;
 }
 
-/* "oom_kill N" of memory.oom_control (v1) or memory.events (v2). */
-static long
-oom_kills(int dfd, const char *file)
-{
-	char	 buf[512], *p;
-	ssize_t	 n;
-	int	 fd;
-
-	if ((fd = openat(dfd, file, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if ((p = strstr(buf, "oom_kill ")) == NULL)
-		return 0;
-	return strtol(p + 9, NULL, 10);
-}
-
-/* After the reap: did the memory cap kill anything?  The report says so. */
+/*
+ * After the reap: did a cap stop anything?  The memory cgroup's OOM kills
+ * (v1 memory.oom_control, v2 memory.events) and the forks the pids
+ * cgroup refused (pids.events, both versions); the report says which.
+ */
 void
 cgroup_collect(struct sandbox *sb, struct sandbox_exit *ex)
 {
@@ -390,11 +466,18 @@ cgroup_collect(struct sandbox *sb, struct sandbox_exit *ex)
 	if (sb->cgv1_mem != -1) {
 		snprintf(path, sizeof(path), "%s/memory.oom_control",
 		    sb->cgroup);
-		if (oom_kills(sb->cgv1_mem, path) > 0)
+		if (cgv2_event(sb->cgv1_mem, path, "oom_kill") > 0)
 			ex->limits |= SBX_LIMIT_OOM;
-	} else if (sb->cgroupfd != -1 &&
-	    oom_kills(sb->cgroupfd, "memory.events") > 0)
-		ex->limits |= SBX_LIMIT_OOM;
+		snprintf(path, sizeof(path), "%s/pids.events", sb->cgroup);
+		if (sb->cgv1_pids != -1 &&
+		    cgv2_event(sb->cgv1_pids, path, "max") > 0)
+			ex->limits |= SBX_LIMIT_PIDS;
+	} else if (sb->cgroupfd != -1) {
+		if (cgv2_event(sb->cgroupfd, "memory.events", "oom_kill") > 0)
+			ex->limits |= SBX_LIMIT_OOM;
+		if (cgv2_event(sb->cgroupfd, "pids.events", "max") > 0)
+			ex->limits |= SBX_LIMIT_PIDS;
+	}
 }
 
 /*
@@ -482,20 +565,42 @@ cgroup_v1_flush(const struct launcher_conf *conf)
 	cgroup_v1_spare_drop(conf);
 }
 
+/*
+ * v2: the cgroup is empty once pid 1 is reaped (every process of its pid
+ * namespace went first); one that is not (a process that never was in
+ * the namespace) is killed whole and removed when it empties, within a
+ * bounded wait.
+ */
+static void
+v2_remove(struct sandbox *sb)
+{
+	struct timespec	 ms = { 0, 1000 * 1000 };
+	int		 tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (cgv2_rmdir(sb->cgv2_dir, sb->cgroup, sb->cgv2_flags) ==
+		    0 || errno == ENOENT)
+			return;
+		if (errno != EBUSY)
+			break;
+		if (tries == 0)
+			cgroup_kill(sb);
+		nanosleep(&ms, NULL);
+	}
+	log_warn("cgroup %s: rmdir", sb->cgroup);
+}
+
 void
 cgroup_destroy(struct sandbox *sb)
 {
 	if (sb->cgv1_mem != -1)
 		v1_release(sb);
-	if (sb->cgroupfd != -1) {
-		close(sb->cgroupfd);
-		sb->cgroupfd = -1;
-	}
-	if (sb->cgroupdir != -1) {
-		if (unlinkat(sb->cgroupdir, sb->cgroup, AT_REMOVEDIR) == -1 &&
-		    errno != ENOENT)
-			log_warn("cgroup %s: rmdir", sb->cgroup);
-		close(sb->cgroupdir);
-		sb->cgroupdir = -1;
+	if (sb->cgv2_dir != -1) {
+		if (sb->cgroupfd != -1) {
+			close(sb->cgroupfd);
+			sb->cgroupfd = -1;
+		}
+		v2_remove(sb);
+		sb->cgv2_dir = -1;
 	}
 }

@@ -30,8 +30,12 @@ struct launcher_conf {
 	int		 map_host;
 	uid_t		 host_uid;
 	gid_t		 host_gid;
-	/* A delegated cgroup v2 directory for memory/pids caps, or NULL. */
-	const char	*cgroup_dir;
+	/* cgroup v2, when cgv2 is set: the delegated directory the monitor
+	 * laid out (cgroup_v2_open), which this launcher's own leaf is in. */
+	int		 cgv2;
+	int		 cgv2_dir;
+	int		 cgv2_flags;	/* CGV2_FAKE in tests */
+	char		 cgv2_path[256];	/* for messages */
 	/* Otherwise cgroup v1, when cgv1 is set: this launcher's
 	 * directories in the memory and pids hierarchies (cgroup_v1_open). */
 	int		 cgv1;
@@ -72,8 +76,9 @@ struct sandbox {
 	int		 mntns;		/* its mount namespace, or -1 */
 	int		 proxyfd;	/* network proxy: where pid 1 hands
 					   out its listeners, or -1 */
-	int		 cgroupfd;	/* our cgroup (CLONE_INTO_CGROUP) */
-	int		 cgroupdir;	/* the delegated parent, or -1 */
+	int		 cgroupfd;	/* v2: our cgroup, or -1 */
+	int		 cgv2_dir;	/* v2: the parent (not owned), or -1 */
+	int		 cgv2_flags;
 	char		 cgroup[64];	/* our cgroup's name under it */
 	int		 cgv1_mem;	/* v1: the parents (not owned), */
 	int		 cgv1_pids;	/* or -1 */
@@ -110,17 +115,23 @@ void	 sandbox_release(struct sandbox *);
 int	 sandbox_exit_format(const struct sandbox_exit *, char *, size_t);
 
 /* cgroup.c */
-int	 cgroup_create(struct sandbox *, const char *dir,
+int	 cgroup_v2_find(const char *mountinfo, const char *cgfile, char *dir,
+	    size_t);
+int	 cgroup_v2_open(struct launcher_conf *, const char *dir, int flags,
+	    char *, size_t);
+int	 cgroup_v2_create(struct sandbox *, const struct launcher_conf *,
 	    const struct sbx_spec *, char *, size_t);
+void	 cgroup_kill(struct sandbox *);
+void	 cgroup_v2_close(struct launcher_conf *);
 int	 cgroup_v1_open(struct launcher_conf *, char *, size_t);
-void	 cgroup_v1_sweep(const struct launcher_conf *);
+void	 cgroup_sweep(const struct launcher_conf *);
 void	 cgroup_v1_spare(const struct launcher_conf *);
 void	 cgroup_v1_spare_drop(const struct launcher_conf *);
 size_t	 cgroup_v1_idle(const struct launcher_conf *);
 void	 cgroup_v1_flush(const struct launcher_conf *);
 int	 cgroup_v1_create(struct sandbox *, const struct launcher_conf *,
 	    const struct sbx_spec *, char *, size_t);
-int	 cgroup_v1_attach(struct sandbox *, pid_t, char *, size_t);
+int	 cgroup_attach(struct sandbox *, pid_t, char *, size_t);
 void	 cgroup_collect(struct sandbox *, struct sandbox_exit *);
 void	 cgroup_destroy(struct sandbox *);
 

@@ -485,7 +485,7 @@ int
 main(int argc, char *argv[])
 {
 	static struct imsgbuf	 ibuf;
-	char			 err[SANDBOX_ERRLEN];
+	char			 err[SANDBOX_ERRLEN], v2dir[PATH_MAX];
 
 	memset(&lconf, 0, sizeof(lconf));
 	lconf.sandbox_uid = SANDBOX_UID_DEFAULT;
@@ -493,11 +493,17 @@ main(int argc, char *argv[])
 	lconf.child_scrub = launch_scrub;
 	role_init(argc, argv, "launcher", &priv_table_launcher, &ibuf);
 	/* Memory and pids caps for whole sandboxes where the service made
-	 * this launcher cgroups; rlimits otherwise, and the reports say
-	 * which.  Cgroups that exist but cannot be used end the role. */
-	if (cgroup_v1_open(&lconf, err, sizeof(err)) == -1)
+	 * this launcher cgroups (v2 first, then v1); rlimits otherwise, and
+	 * the reports say which.  Cgroups that exist but cannot be used
+	 * end the role. */
+	lconf.cgv2_dir = lconf.cgv1_mem = lconf.cgv1_pids = -1;
+	if (cgroup_v2_find("/proc/self/mountinfo", "/proc/self/cgroup", v2dir,
+	    sizeof(v2dir)) == 0) {
+		if (cgroup_v2_open(&lconf, v2dir, 0, err, sizeof(err)) == -1)
+			fatalx("%s", err);
+	} else if (cgroup_v1_open(&lconf, err, sizeof(err)) == -1)
 		fatalx("%s", err);
-	cgroup_v1_sweep(&lconf);
+	cgroup_sweep(&lconf);
 	if (imsgbuf_set_maxsize(&ibuf, LAUNCH_MSG_MAXSIZE) == -1)
 		fatal("imsgbuf_set_maxsize");
 	/* The payload filters and pid 1's, compiled once for every sandbox

@@ -66,6 +66,7 @@ sandbox_kill(struct sandbox *sb)
 {
 	if (sandbox_signal(sb, SIGKILL) == -1)
 		return -1;
+	cgroup_kill(sb);
 	if (!sb->timedout)
 		sb->killed = 1;
 	return 0;
@@ -158,6 +159,7 @@ sandbox_poll(struct sandbox *sb, struct sandbox_exit *ex)
 		if (pidfd_send_signal(sb->pidfd, SIGKILL, NULL, 0) == -1 &&
 		    errno != ESRCH)
 			return -1;
+		cgroup_kill(sb);
 		sb->timedout = 1;
 	}
 	memset(&si, 0, sizeof(si));
@@ -167,7 +169,9 @@ sandbox_poll(struct sandbox *sb, struct sandbox_exit *ex)
 		return 0;
 	sb->reaped = 1;
 	collect(sb, &si, ex);
-	/* The cgroups go with sandbox_release, after the report. */
+	/* The cgroups go with sandbox_release, after the report; the
+	 * shim's record says cgroup or rlimit, this which version. */
+	ex->limits |= sb->limits & SBX_LIMIT_CGV2;
 	cgroup_collect(sb, ex);
 	return 1;
 }
@@ -202,6 +206,7 @@ sandbox_release(struct sandbox *sb)
 
 	if (sb->pidfd != -1 && !sb->reaped) {
 		(void)pidfd_send_signal(sb->pidfd, SIGKILL, NULL, 0);
+		cgroup_kill(sb);
 		while (waitid(P_PIDFD, (id_t)sb->pidfd, &si, WEXITED) == -1 &&
 		    errno == EINTR)
 			;
@@ -230,7 +235,9 @@ sandbox_exit_format(const struct sandbox_exit *ex, char *buf, size_t len)
 	int		 n;
 
 	lim = (ex->limits & SBX_LIMIT_OOM) ? "cgroup, the memory limit "
-	    "killed a process" : (ex->limits & SBX_LIMIT_CGROUP) ? "cgroup" :
+	    "killed a process" : (ex->limits & SBX_LIMIT_PIDS) ? "cgroup, "
+	    "the pids limit refused a fork" : (ex->limits & SBX_LIMIT_CGV2) ?
+	    "cgroup v2" : (ex->limits & SBX_LIMIT_CGROUP) ? "cgroup" :
 	    "rlimit";
 	switch (ex->reason) {
 	case SANDBOX_EXITED:

@@ -179,8 +179,12 @@ child_main(const struct child *c)
 	shim_main(c->spec);
 }
 
+/*
+ * No CLONE_INTO_CGROUP: the launcher's own filter answers clone3 with
+ * ENOSYS, and pid 1 joins its cgroup before its release instead (below).
+ */
 static pid_t
-do_clone(int cgroupfd, int *pidfd)
+do_clone(int *pidfd)
 {
 	struct clone_args	 ca;
 	pid_t			 pid;
@@ -189,13 +193,9 @@ do_clone(int cgroupfd, int *pidfd)
 	ca.flags = SANDBOX_CLONE_FLAGS | CLONE_PIDFD;
 	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
 	ca.exit_signal = SIGCHLD;
-	if (cgroupfd != -1) {
-		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)cgroupfd;
-	}
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	/* A filter may answer ENOSYS for clone3; clone has the same flags. */
-	if (pid == -1 && errno == ENOSYS && cgroupfd == -1)
+	if (pid == -1 && errno == ENOSYS)
 		pid = (pid_t)syscall(SYS_clone, (unsigned long)
 		    (SANDBOX_CLONE_FLAGS | CLONE_PIDFD | SIGCHLD), NULL,
 		    pidfd, NULL, NULL);
@@ -314,7 +314,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
-	sb->cgroupfd = sb->cgroupdir = sb->proxyfd = -1;
+	sb->cgroupfd = sb->cgv2_dir = sb->proxyfd = -1;
 	sb->cgv1_mem = sb->cgv1_pids = -1;
 	if (environment_empty(err, errlen) == -1 ||
 	    idmap_check(conf, err, errlen) == -1 ||
@@ -333,12 +333,12 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	sp = *spec;
 	sp.cgroup = 0;
 	sb->limits = SBX_LIMIT_RLIMIT;
-	if (conf->cgroup_dir != NULL) {
-		if (cgroup_create(sb, conf->cgroup_dir, &sp, err,
-		    errlen) == -1)
+	if (conf->cgv2) {
+		if (cgroup_v2_create(sb, conf, &sp, err, errlen) == -1)
 			return -1;
 		sp.cgroup = 1;
-		sb->limits = SBX_LIMIT_CGROUP;
+		sp.cgroup_wait = 1;
+		sb->limits = SBX_LIMIT_CGROUP | SBX_LIMIT_CGV2;
 	} else if (conf->cgv1) {
 		if (cgroup_v1_create(sb, conf, &sp, err, errlen) == -1)
 			return -1;
@@ -375,14 +375,16 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.status = spipe[1];
 	c.uid = conf->sandbox_uid;
 	c.gid = conf->sandbox_gid;
-	c.keep_suid = sp.cgroup_wait;
+	/* v2 checks no uid of the process moved, only the writer's
+	 * access to the cgroups' files. */
+	c.keep_suid = sp.cgroup_wait && !conf->cgv2;
 	c.dropgroups = idmap_privileged();
 	/* The child's copy of sp: the strings point into the caller's
 	 * buffers, which the child's copy of memory holds too. */
 	c.spec = &sp;
 	c.scrub = conf->child_scrub;
 
-	if ((pid = do_clone(sb->cgroupfd, &pidfd)) == -1) {
+	if ((pid = do_clone(&pidfd)) == -1) {
 		saved = errno;
 		nsdiag_explain(saved, err, errlen);
 		goto fail;
@@ -418,15 +420,16 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		return -1;
 	}
 	/*
-	 * cgroup v1 has no CLONE_INTO_CGROUP, and moving a process takes the
-	 * kernel's cgroup_threadgroup_rwsem, which may wait for an RCU grace
-	 * period: pid 1 moves in while it builds the sandbox, and waits for
-	 * this second byte before its payload exists, so no payload process
-	 * runs outside the sandbox's cgroups and the move costs no latency
-	 * of its own.  A failed move kills the sandbox.
+	 * Without CLONE_INTO_CGROUP (v1 has none; v2's needs clone3), and
+	 * since moving a process takes the kernel's cgroup_threadgroup_rwsem,
+	 * which may wait for an RCU grace period: pid 1 moves in while it
+	 * builds the sandbox, and waits for this second byte before its
+	 * payload exists, so no payload process runs outside the sandbox's
+	 * cgroups and the move costs no latency of its own.  A failed move
+	 * kills the sandbox.
 	 */
 	if (sp.cgroup_wait) {
-		if (cgroup_v1_attach(sb, pid, err, errlen) == -1) {
+		if (cgroup_attach(sb, pid, err, errlen) == -1) {
 			sandbox_release(sb);
 			return -1;
 		}

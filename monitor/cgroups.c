@@ -1,32 +1,64 @@
 /*
- * cgroups.c: a cgroup subtree for the launcher, made while the monitor is
- * still root (DESIGN 1, Limits).  Memory and pids caps then hold for the
- * whole sandbox -- every process in it together -- instead of per process
- * as RLIMIT_AS and RLIMIT_NPROC do.
+ * cgroups.c: a cgroup subtree for the launcher, laid out before the roles
+ * start (DESIGN 1, Limits).  Memory and pids caps then hold for the whole
+ * sandbox -- every process in it together -- instead of per process as
+ * RLIMIT_AS and RLIMIT_NPROC do.  The launcher makes one cgroup per
+ * sandbox in it (launcher/cgroup.c).
  *
- * On a host with the cgroup v1 memory and pids hierarchies, the service
- * user gets /sys/fs/cgroup/memory/sbx.<uid> and /sys/fs/cgroup/pids/
- * sbx.<uid>; the launcher, running as that user, makes one cgroup per
- * sandbox in each (launcher/cgroup.c).  The directories stay when the
- * service stops (removing them needs root again) and are reused by the
- * next start.  Without those hierarchies, or started as a user, nothing
- * is made here and the caps are rlimits, which `sbxctl status` and every
- * exit report say.
+ * cgroup v2, first choice.  The base is the cgroup-root of sbx.conf, or
+ * else this process's own cgroup (/proc/self/cgroup) when it is delegated
+ * to the service: the root of the hierarchy for a monitor started as
+ * root, a cgroup owned by the user for one started as a user (systemd
+ * Delegate=yes in a user unit), or one that systemd marked delegated
+ * (the trusted.delegate or user.delegate attribute, Delegate=yes).  The
+ * base must offer the memory and pids controllers.  Under it:
+ *
+ *	BASE/sbx.<uid>			the service user's (chowned, as the
+ *					kernel's delegation rules say)
+ *	BASE/sbx.<uid>/supervisor	the monitor and its roles
+ *	BASE/sbx.<uid>/sbx.PID.N	one per sandbox (the launcher)
+ *
+ * The monitor moves itself into the leaf "supervisor" because a cgroup
+ * that hands controllers to its children may hold no process itself (the
+ * "no internal processes" rule), and because the kernel lets the
+ * launcher move a sandbox's pid 1 only within a subtree whose common
+ * cgroup.procs the launcher may write -- sbx.<uid>, the service user's.
+ *
+ * cgroup v1, where the host has no usable v2 (these machines): started as
+ * root, the service user gets /sys/fs/cgroup/memory/sbx.<uid> and
+ * /sys/fs/cgroup/pids/sbx.<uid>.  The directories stay when the service
+ * stops (removing them needs root again) and are reused by the next
+ * start.  Otherwise the caps are rlimits; `sbxctl status` and every exit
+ * report say which mechanism is in force.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 
 #include <linux/magic.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "monitor.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
+
+static const char *const want[] = { "memory", "pids" };
+static const char	*mechanism = "rlimit";
+
+const char *
+cgroups_mechanism(void)
+{
+	return mechanism;
+}
 
 static int
 is_v1(const char *path, const char *probe)
@@ -60,10 +92,180 @@ make_dir(const char *ctl, uid_t uid, gid_t gid)
 	return 0;
 }
 
-/* As root, before the switch to uid. */
-void
-cgroups_prepare(uid_t uid, gid_t gid)
+/* Enable memory and pids for dfd's children, unless they are. */
+static int
+enable(int dfd, const char *path, int flags, char *err, size_t errlen)
 {
+	if (cgv2_missing(dfd, "cgroup.subtree_control", want, nitems(want),
+	    NULL, 0) == 0)
+		return 0;
+	if (cgv2_write(dfd, "cgroup.subtree_control", "+memory +pids",
+	    flags) == 0)
+		return 0;
+	snprintf(err, errlen, "cgroup %s: cannot enable memory and pids in "
+	    "its cgroup.subtree_control: %s%s", path, sbx_errname(errno),
+	    errno == EBUSY ? " (processes other than sbx-monitor live in it; "
+	    "a delegated cgroup must hold only the service)" : "");
+	return -1;
+}
+
+/*
+ * Lay out BASE/sbx.<uid>/supervisor, move this process into the leaf and
+ * give sbx.<uid> to uid.  flags: CGV2_FAKE for a plain directory tree in
+ * the unit tests (no file system check; writes create their files).  On
+ * an error after the move, this process goes back to base, so that the
+ * launcher it starts does not find a half-made subtree.
+ */
+int
+cgroups_v2_setup(const char *base, uid_t uid, gid_t gid, int flags,
+    char *err, size_t errlen)
+{
+	static const char *const files[] = { "cgroup.procs",
+	    "cgroup.subtree_control", "cgroup.threads" };
+	char	 name[32], missing[128], pid[32], path[PATH_MAX];
+	size_t	 i;
+	int	 bfd, sfd = -1, lfd = -1, moved = 0, r;
+
+	if ((bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cgroup %s: %s", base,
+		    sbx_errname(errno));
+		return -1;
+	}
+	if (!cgv2_is_cgroup2(bfd, flags)) {
+		snprintf(err, errlen, "cgroup %s: not a cgroup v2 directory",
+		    base);
+		goto fail;
+	}
+	if ((r = cgv2_missing(bfd, "cgroup.controllers", want, nitems(want),
+	    missing, sizeof(missing))) != 0) {
+		snprintf(err, errlen, "cgroup %s: %s%s", base, r == -1 ? "" :
+		    "controllers not available (cgroup.controllers lacks): ",
+		    missing);
+		goto fail;
+	}
+	snprintf(name, sizeof(name), "sbx.%u", (unsigned)uid);
+	snprintf(path, sizeof(path), "%s/%s", base, name);
+	if ((mkdirat(bfd, name, 0755) == -1 && errno != EEXIST) ||
+	    (sfd = openat(bfd, name, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cgroup %s: %s", path,
+		    sbx_errname(errno));
+		goto fail;
+	}
+	if ((mkdirat(sfd, CGV2_LEAF, 0755) == -1 && errno != EEXIST) ||
+	    (lfd = openat(sfd, CGV2_LEAF, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "cgroup %s/%s: %s", path, CGV2_LEAF,
+		    sbx_errname(errno));
+		goto fail;
+	}
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	if (cgv2_write(lfd, "cgroup.procs", pid, flags) == -1) {
+		snprintf(err, errlen, "cgroup %s/%s: move sbx-monitor (pid %s) "
+		    "in: %s", path, CGV2_LEAF, pid, sbx_errname(errno));
+		goto fail;
+	}
+	moved = 1;
+	/* The base first: its children get the controllers only then. */
+	if (enable(bfd, base, flags, err, errlen) == -1 ||
+	    enable(sfd, path, flags, err, errlen) == -1)
+		goto fail;
+	/* Delegation: the directory and these files, nothing else. */
+	if (geteuid() == 0 && uid != 0) {
+		if (fchown(sfd, uid, gid) == -1) {
+			snprintf(err, errlen, "cgroup %s: chown to uid %u: %s",
+			    path, (unsigned)uid, sbx_errname(errno));
+			goto fail;
+		}
+		for (i = 0; i < nitems(files); i++)
+			if (fchownat(sfd, files[i], uid, gid, 0) == -1 &&
+			    errno != ENOENT) {
+				snprintf(err, errlen, "cgroup %s/%s: chown to "
+				    "uid %u: %s", path, files[i],
+				    (unsigned)uid, sbx_errname(errno));
+				goto fail;
+			}
+	}
+	close(lfd);
+	close(sfd);
+	close(bfd);
+	return 0;
+ fail:
+	if (moved)
+		(void)cgv2_write(bfd, "cgroup.procs", pid, flags);
+	if (lfd != -1)
+		close(lfd);
+	/* Best effort: what this start made goes (a cgroup with anything
+	 * in it refuses, and stays). */
+	if (sfd != -1) {
+		(void)cgv2_rmdir(sfd, CGV2_LEAF, flags);
+		close(sfd);
+		(void)cgv2_rmdir(bfd, name, flags);
+	}
+	close(bfd);
+	return -1;
+}
+
+/*
+ * The base cgroup v2 found for this process, when it is delegated (see
+ * the top of the file); 0 with its path, 1 when there is none.
+ */
+int
+cgroups_v2_discover(const char *mountinfo, const char *cgfile, char *base,
+    size_t len)
+{
+	struct stat	 st;
+	char		 mnt[PATH_MAX], self[PATH_MAX], x[8];
+	ssize_t		 n;
+
+	if (cgv2_mountpoint(mountinfo, mnt, sizeof(mnt)) != 0 ||
+	    cgv2_self(cgfile, self, sizeof(self)) != 0)
+		return 1;
+	if ((size_t)snprintf(base, len, "%s%s", mnt, strcmp(self, "/") == 0 ?
+	    "" : self) >= len)
+		return 1;
+	if (strcmp(self, "/") == 0)
+		return geteuid() == 0 ? 0 : 1;
+	if (geteuid() != 0 && stat(base, &st) == 0 && st.st_uid == geteuid())
+		return 0;
+	if ((n = getxattr(base, geteuid() == 0 ? "trusted.delegate" :
+	    "user.delegate", x, sizeof(x))) == 1 && x[0] == '1')
+		return 0;
+	return 1;
+}
+
+/*
+ * Before the roles start (they inherit this process's cgroup), as root
+ * before the switch to uid or as the user itself.  A configured
+ * cgroup-root that cannot be used ends the service (the operator asked
+ * for it); a discovered one that cannot is logged, and v1 or rlimits
+ * follow.
+ */
+void
+cgroups_prepare(const char *root, uid_t uid, gid_t gid)
+{
+	char	 base[PATH_MAX], err[512];
+
+	if (root != NULL) {
+		if (cgroups_v2_setup(root, uid, gid, 0, err,
+		    sizeof(err)) == -1)
+			fatalx("cgroup-root: %s", err);
+		mechanism = "cgroup v2";
+		log_info("cgroups: v2, %s/sbx.%u for the launcher", root,
+		    (unsigned)uid);
+		return;
+	}
+	if (cgroups_v2_discover("/proc/self/mountinfo", "/proc/self/cgroup",
+	    base, sizeof(base)) == 0) {
+		if (cgroups_v2_setup(base, uid, gid, 0, err,
+		    sizeof(err)) == 0) {
+			mechanism = "cgroup v2";
+			log_info("cgroups: v2, %s/sbx.%u for the launcher",
+			    base, (unsigned)uid);
+			return;
+		}
+		log_info("cgroup v2 not used: %s", err);
+	}
 	if (geteuid() != 0)
 		return;
 	if (!is_v1(CG_ROOT "/memory", "memory.limit_in_bytes") ||
@@ -78,6 +280,7 @@ cgroups_prepare(uid_t uid, gid_t gid)
 		log_warnx("memory and pids caps are rlimits (see above)");
 		return;
 	}
-	log_info("cgroups: %s/{memory,pids}/sbx.%u for the launcher", CG_ROOT,
-	    (unsigned)uid);
+	mechanism = "cgroup v1";
+	log_info("cgroups: v1, %s/{memory,pids}/sbx.%u for the launcher",
+	    CG_ROOT, (unsigned)uid);
 }

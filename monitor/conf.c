@@ -167,6 +167,7 @@ conf_free(struct sbx_conf *conf)
 	free(conf->socket_group.name);
 	free(conf->user.name);
 	free(conf->log_file);
+	free(conf->cgroup_root);
 	free(conf->provider_allowlist);
 	free(conf->gate_packs);
 	free(conf->provider_runtime);

@@ -493,27 +493,27 @@ control_event(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
 }
 
 /* An error reply.  Protocol errors also end the connection. */
-void
-control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
-    const char *code, const char *fmt, ...)
+static void
+vcontrol_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
+    const char *code, const char *limit, const char *fmt, va_list ap)
 {
 	struct timeval	 tv = { CTL_CLOSE_TIMEOUT, 0 };
-	va_list		 ap;
 	char		 msg[PR_GATES_MSG_MAX];	/* gates refusals are long */
 	cJSON		*o;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "code", code) == NULL ||
-	    cJSON_AddStringToObject(o, "message", msg) == NULL)
+	    cJSON_AddStringToObject(o, "message", msg) == NULL ||
+	    (limit != NULL &&
+	    cJSON_AddStringToObject(o, "limit", limit) == NULL))
 		fatalx("%s: out of memory", __func__);
 	ctl_send(c, SBX_MSG_ERROR, id, o);
 	cJSON_Delete(o);
 	if (!c->refused)	/* refusals were audited as such */
-		audit("error", c->uid, c->pid, "%s: %s%s", code, msg,
-		    fatal_for_conn ? " (disconnected)" : "");
+		audit("error", c->uid, c->pid, "%s: %s%s%s%s", code, msg,
+		    limit != NULL ? " (limit: " : "", limit != NULL ? limit :
+		    "", limit != NULL ? ")" : "");
 	if (fatal_for_conn) {
 		c->state = CTL_CLOSING;
 		/* Give the peer a moment to read why, never longer. */
@@ -522,6 +522,29 @@ control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
 	}
 	if (event_initialized(&c->ev))
 		ctl_event_add(c);
+}
+
+void
+control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
+    const char *code, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vcontrol_error(c, id, fatal_for_conn, code, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* An error that a limit caused, named in "limit" (sbx-protocol(7)). */
+void
+control_error_limit(struct ctl_conn *c, uint32_t id, const char *code,
+    const char *limit, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vcontrol_error(c, id, 0, code, limit, fmt, ap);
+	va_end(ap);
 }
 
 static cJSON *
@@ -677,10 +700,16 @@ control_status_reply(struct ctl_conn *c, uint32_t id)
 		fatalx("out of memory");
 	cJSON_AddNumberToObject(r, "size", provider_pool_size());
 	cJSON_AddNumberToObject(r, "idle", msb_pool_idle());
-	/* Memory and pids caps: by cgroup v2 only with a delegated subtree;
-	 * this version applies them with rlimits inside the shim. */
-	cJSON_AddStringToObject(o, "limits", msb_limits() & SBX_LIMIT_CGROUP ?
-	    "cgroup" : "rlimit");
+	/* Memory and pids caps: what the launcher used, or before any
+	 * sandbox, what the subtree laid out at start-up offers. */
+	if (msb_limits() != 0)
+		msb_limits_json(o, msb_limits());
+	else if (strcmp(cgroups_mechanism(), "rlimit") == 0)
+		msb_limits_json(o, SBX_LIMIT_RLIMIT);
+	else
+		msb_limits_json(o, SBX_LIMIT_CGROUP |
+		    (strcmp(cgroups_mechanism(), "cgroup v2") == 0 ?
+		    SBX_LIMIT_CGV2 : 0));
 	cJSON_AddItemToObject(o, "selftest", selftest_json());
 	control_reply(c, SBX_MSG_STATUS, id, o);
 }

@@ -188,6 +188,8 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 		    conf->uid_range_start, conf->uid_range_count);
 	if (conf->log_file != NULL)
 		put_string(fp, "", "log-file", conf->log_file);
+	if (conf->cgroup_root != NULL)
+		put_string(fp, "", "cgroup-root", conf->cgroup_root);
 	fprintf(fp, "bundle-providers %s\n",
 	    conf->bundle_providers ? "yes" : "no");
 	put_string(fp, "", "provider-allowlist", conf->provider_allowlist);

@@ -105,6 +105,13 @@ monitor_reload(void)
 		log_warnx("reload: provider-runtime or bundle-providers "
 		    "changed; the provider launch plan of %s stands until "
 		    "restart", monitor_conf->provider_runtime);
+	/* The launcher's cgroup subtree was laid out before the roles. */
+	if ((nconf->cgroup_root == NULL) != (monitor_conf->cgroup_root ==
+	    NULL) || (nconf->cgroup_root != NULL &&
+	    strcmp(nconf->cgroup_root, monitor_conf->cgroup_root) != 0))
+		log_warnx("reload: cgroup-root changed; the sandboxes' cgroups "
+		    "stay where they are (%s) until restart",
+		    cgroups_mechanism());
 	control_conf(nconf);
 	conf_free(monitor_conf);
 	monitor_conf = nconf;
@@ -276,12 +283,15 @@ main(int argc, char *argv[])
 		make_socket_dir(monitor_conf->user.id, monitor_conf->user_gid);
 		if (control_open(monitor_conf, monitor_conf->user.id) == -1)
 			exit(1);
-		cgroups_prepare(monitor_conf->user.id, monitor_conf->user_gid);
+		cgroups_prepare(monitor_conf->cgroup_root,
+		    monitor_conf->user.id, monitor_conf->user_gid);
 		drop_privileges();
 	} else {
 		make_socket_dir(getuid(), getgid());
 		if (control_open(monitor_conf, (uid_t)-1) == -1)
 			exit(1);
+		/* A user's own delegated cgroup (systemd --user). */
+		cgroups_prepare(monitor_conf->cgroup_root, getuid(), getgid());
 	}
 	set_user_name(getuid());
 	runspec_init();

@@ -152,6 +152,7 @@ struct sbx_conf {
 	uint32_t		 max_connections;
 	uint32_t		 max_connections_per_peer;
 	char			*log_file;	/* NULL: no audit log */
+	char			*cgroup_root;	/* NULL: discovered (cgroups.c) */
 	int			 bundle_providers;
 	char			*provider_allowlist;	/* also gates floors */
 	char			*gate_packs;	/* NULL: shipped packs only */
@@ -259,8 +260,13 @@ void	 caps_role_child(void);
 void	 caps_drop(void);
 int	 caps_granted(void);
 
-/* ---- cgroups.c: the launcher's cgroup v1 subtree, made as root ------- */
-void	 cgroups_prepare(uid_t, gid_t);
+/* ---- cgroups.c: the launcher's cgroup subtree (v2, else v1) ---------- */
+void	 cgroups_prepare(const char *root, uid_t, gid_t);
+int	 cgroups_v2_setup(const char *base, uid_t, gid_t, int flags,
+	    char *err, size_t errlen);
+int	 cgroups_v2_discover(const char *mountinfo, const char *cgfile,
+	    char *base, size_t len);
+const char *cgroups_mechanism(void);
 
 /* ---- identity.c: whose host ids a sandbox has (DESIGN 1) ------------- */
 struct sbx_identity {
@@ -290,6 +296,8 @@ void	 control_reply(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
+void	 control_error_limit(struct ctl_conn *, uint32_t, const char *,
+	    const char *, const char *, ...) SBX_PRINTF(5, 6);
 void	 control_status_reply(struct ctl_conn *, uint32_t);
 int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);
@@ -314,6 +322,7 @@ int	 msb_arm(uint32_t, uint32_t);
 unsigned msb_pool_idle(void);
 void	 msb_runner_refused(uint32_t, const char *);
 uint32_t msb_limits(void);
+void	 msb_limits_json(struct cJSON *, uint32_t);
 
 /* ---- selftest.c: the capability self-test (fail closed) ------------- */
 void	 selftest_init(void);

@@ -166,6 +166,7 @@ static const struct keyword keywords[] = {
 	{ "max-connections-per-peer", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(max_connections_per_peer), 1, 65536 },
 	{ "log-file", KW_GLOBAL | KW_ONCE, kw_path, G(log_file), 0, 0 },
+	{ "cgroup-root", KW_GLOBAL | KW_ONCE, kw_path, G(cgroup_root), 0, 0 },
 	{ "bundle-providers", KW_GLOBAL | KW_ONCE, kw_yesno,
 	    G(bundle_providers), 0, 0 },
 	{ "provider-allowlist", KW_GLOBAL | KW_ONCE, kw_path,

@@ -635,7 +635,11 @@ provider_done(struct role *r, struct imsg *imsg)
 	    j->uid, j->peerpid, "job %u: %s%s%s", j->id, d.code == 0 ? "ok" :
 	    prov_code_name(d.code), d.code ? ": " : "", d.msg);
 	if (j->conn != NULL) {
-		if (d.code != 0)
+		if (d.code != 0 && sbx_limit_name(d.limit) != NULL)
+			control_error_limit(j->conn, j->reqid,
+			    prov_code_name(d.code), sbx_limit_name(d.limit),
+			    "%s", d.msg);
+		else if (d.code != 0)
 			control_error(j->conn, j->reqid, 0,
 			    prov_code_name(d.code), "%s", d.msg);
 		else {

@@ -437,9 +437,44 @@ msb_started(struct role *r, struct imsg *imsg)
 	if ((o = cJSON_CreateObject()) == NULL)
 		fatalx("out of memory");
 	cJSON_AddNumberToObject(o, "sandbox", s->id);
-	cJSON_AddStringToObject(o, "limits", st.limits & SBX_LIMIT_CGROUP ?
-	    "cgroup" : "rlimit");
+	msb_limits_json(o, st.limits);
 	control_reply(s->conn, SBX_MSG_RUN, s->reqid, o);
+}
+
+/* "limits": cgroup or rlimit, and "cgroup": v1 or v2 for a cgroup. */
+void
+msb_limits_json(cJSON *o, uint32_t limits)
+{
+	cJSON_AddStringToObject(o, "limits", limits & SBX_LIMIT_CGROUP ?
+	    "cgroup" : "rlimit");
+	if (limits & SBX_LIMIT_CGROUP)
+		cJSON_AddStringToObject(o, "cgroup", limits & SBX_LIMIT_CGV2 ?
+		    "v2" : "v1");
+}
+
+/*
+ * Which limit ended the sandbox, when one did: the deadline, the payload
+ * killed by the signal of RLIMIT_FSIZE (or RLIMIT_CPU), a process killed
+ * by the memory cgroup, a fork the pids cgroup refused.  NULL otherwise.
+ * With rlimits a memory or pids failure is only an error inside the
+ * payload (ENOMEM, EAGAIN), which nothing outside can tell apart.
+ */
+static const char *
+limit_name(const struct launch_exit *le)
+{
+	if (le->reason == SANDBOX_TIMEOUT)
+		return "timeout";
+	if (le->reason == SANDBOX_SIGNALED &&
+	    WTERMSIG(le->wstatus) == SIGXFSZ)
+		return "fsize";
+	if (le->reason == SANDBOX_SIGNALED &&
+	    WTERMSIG(le->wstatus) == SIGXCPU)
+		return "cpu";
+	if (le->limits & SBX_LIMIT_OOM)
+		return "memory";
+	if (le->limits & SBX_LIMIT_PIDS)
+		return "pids";
+	return NULL;
 }
 
 static const char *
@@ -468,7 +503,7 @@ msb_exited(struct role *r, struct imsg *imsg)
 {
 	struct launch_exit	 le;
 	struct msb		*s;
-	const char		*reason;
+	const char		*reason, *lim;
 	char			 msg[256];
 	cJSON			*o;
 
@@ -508,6 +543,10 @@ msb_exited(struct role *r, struct imsg *imsg)
 	if (le.limits & SBX_LIMIT_OOM)
 		strlcat(msg, "; the memory limit killed a process",
 		    sizeof(msg));
+	if (le.limits & SBX_LIMIT_PIDS)
+		strlcat(msg, "; the pids limit refused a fork", sizeof(msg));
+	if (le.reason == SANDBOX_SIGNALED && WTERMSIG(le.wstatus) == SIGXFSZ)
+		strlcat(msg, "; a file reached the fsize limit", sizeof(msg));
 	audit("exit", s->uid, s->peerpid, "sandbox %u: %s", s->id, msg);
 	if (s->runner) {
 		runner_exited(s->tag, &le);
@@ -534,10 +573,9 @@ msb_exited(struct role *r, struct imsg *imsg)
 				cJSON_AddStringToObject(o, "error",
 				    sbx_errname(le.error));
 		}
-		cJSON_AddStringToObject(o, "limits",
-		    le.limits & SBX_LIMIT_CGROUP ? "cgroup" : "rlimit");
-		if (le.limits & SBX_LIMIT_OOM)
-			cJSON_AddStringToObject(o, "limit", "memory");
+		msb_limits_json(o, le.limits);
+		if ((lim = limit_name(&le)) != NULL)
+			cJSON_AddStringToObject(o, "limit", lim);
 		cJSON_AddStringToObject(o, "message", msg);
 		control_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
 	}

@@ -97,6 +97,7 @@ runner_done(uint32_t job, const struct prov_error *err, uint32_t count)
 	d.count = count;
 	if (err != NULL) {
 		d.code = (int32_t)err->code;
+		d.limit = err->limit;
 		strlcpy(d.msg, err->msg, sizeof(d.msg));
 		log_debug("job %u: %s: %s", job, prov_code_name(err->code),
 		    err->msg);

@@ -53,6 +53,7 @@ prov_fail(struct prov_error *err, enum prov_code code, const char *fmt, ...)
 	if (err == NULL)
 		return -1;
 	err->code = code;
+	err->limit = 0;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);

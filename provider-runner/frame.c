@@ -35,6 +35,7 @@ prov_frame_parse(const void *outv, size_t len, const char *nonce, size_t cap,
 	const struct json_value	*ok, *e;
 	char			 text[PROV_ERRMSG_MAX / 2];
 	size_t			 plen = sizeof(PROV_FRAME_PREFIX) - 1, i;
+	int			 out_cap;
 
 	*bodyp = NULL;
 	if (nonce == NULL || strlen(nonce) != PROV_NONCE_HEX)
@@ -44,9 +45,13 @@ prov_frame_parse(const void *outv, size_t len, const char *nonce, size_t cap,
 		    (nonce[i] >= 'a' && nonce[i] <= 'f')))
 			return prov_fail(err, PROV_REJECTED,
 			    "run nonce is malformed");
-	if (len > cap)
-		return prov_fail(err, PROV_REJECTED, "provider output exceeds "
-		    "its output cap (%zu > %zu bytes)", len, cap);
+	if (len > cap) {
+		prov_fail(err, PROV_REJECTED, "provider output exceeds its "
+		    "output cap (%zu > %zu bytes)", len, cap);
+		if (err != NULL)
+			err->limit = SBX_LIMIT_OUTPUT;
+		return -1;
+	}
 	if (len < PROV_FRAME_OVERHEAD - 1 ||
 	    memcmp(out, PROV_FRAME_PREFIX, plen) != 0 ||
 	    sodium_memcmp(out + plen, nonce, PROV_NONCE_HEX) != 0 ||
@@ -85,9 +90,18 @@ prov_frame_parse(const void *outv, size_t len, const char *nonce, size_t cap,
 			    PROV_EXCERPT_MAX);
 		else
 			strlcpy(text, "unknown", sizeof(text));
+		/* The driver's refusal of a result past the output cap, in
+		 * the reference's words (driver.mjs, frameOf; the frame
+		 * itself must stay the reference's).  A provider that throws
+		 * the same words only mislabels its own failure, which
+		 * stays a rejection either way. */
+		out_cap = e != NULL && e->type == JSON_STRING &&
+		    json_key_is(&e->u.string, PROV_DRIVER_CAP_ERROR);
 		json_free(body);
-		return prov_fail(err, PROV_REJECTED, "provider rejected: %s",
-		    text);
+		prov_fail(err, PROV_REJECTED, "provider rejected: %s", text);
+		if (err != NULL && out_cap)
+			err->limit = SBX_LIMIT_OUTPUT;
+		return -1;
 	}
 	*bodyp = body;
 	return 0;

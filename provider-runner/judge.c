@@ -18,6 +18,7 @@
  */
 #include <sys/wait.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,8 +43,8 @@ driver_status(int st)
 	}
 }
 
-int
-prov_run_judge(const struct prov_outcome *o, struct json_value **bodyp,
+static int
+judge(const struct prov_outcome *o, struct json_value **bodyp,
     struct prov_error *err)
 {
 	const struct launch_exit	*ex = o->exit;
@@ -89,4 +90,34 @@ prov_run_judge(const struct prov_outcome *o, struct json_value **bodyp,
 		    "provider output did not end with its sandbox");
 	return prov_frame_parse(o->out, o->outlen, o->nonce, o->max_output,
 	    bodyp, err);
+}
+
+/*
+ * The verdict, and on a refusal which limit ended the run, for the
+ * agent's report (sbx-protocol(7), "limit"): the output cap, the
+ * deadline, RLIMIT_FSIZE's signal, or what the sandbox's cgroups saw
+ * (the memory cgroup killed a process, the pids cgroup refused a fork).
+ */
+int
+prov_run_judge(const struct prov_outcome *o, struct json_value **bodyp,
+    struct prov_error *err)
+{
+	const struct launch_exit	*ex = o->exit;
+
+	if (judge(o, bodyp, err) == 0)
+		return 0;
+	if (err == NULL)
+		return -1;
+	if (ex->reason == SANDBOX_SETUP_FAILED)
+		err->limit = 0;
+	else if (o->overflow)
+		err->limit = SBX_LIMIT_OUTPUT;
+	else if (ex->reason == SANDBOX_TIMEOUT)
+		err->limit = SBX_LIMIT_TIMEOUT;
+	else if (ex->reason == SANDBOX_SIGNALED &&
+	    WIFSIGNALED(ex->wstatus) && WTERMSIG(ex->wstatus) == SIGXFSZ)
+		err->limit = SBX_LIMIT_FSIZE;
+	else if (err->limit == 0)	/* the driver's own cap (frame.c) */
+		err->limit = ex->limits & (SBX_LIMIT_OOM | SBX_LIMIT_PIDS);
+	return -1;
 }

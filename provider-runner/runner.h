@@ -41,6 +41,8 @@ enum prov_code {
 #define PROV_ERRMSG_MAX		512
 struct prov_error {
 	enum prov_code	 code;
+	uint32_t	 limit;		/* SBX_LIMIT_* that ended a run, or 0
+					   (prov_run_judge; prov_fail clears) */
 	char		 msg[PROV_ERRMSG_MAX];
 };
 
@@ -388,6 +390,9 @@ struct prov_outcome {
 	const char		*nonce;
 };
 
+/* The driver's error when a result would pass the output cap. */
+#define PROV_DRIVER_CAP_ERROR \
+	"isolated provider response exceeds the output cap"
 int	 prov_run_judge(const struct prov_outcome *, struct json_value **,
 	    struct prov_error *);
 

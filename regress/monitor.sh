@@ -135,7 +135,8 @@ roles_body() {
 		# 0,1 /dev/null, 2 the log pipe, 3 the channel, then the event
 		# loop's epoll descriptor and libevent's signal pipe pair:
 		# nothing else (no file, no second socket) but, for the
-		# launcher, its two cgroup v1 directories where it has them.
+		# launcher, its two cgroup v1 directories or its cgroup v2
+		# subtree where it has them.
 		ls -l /proc/$pid/fd | sed -n 's/.* \([0-9]*\) -> \(.*\)/\1 \2/p' \
 		    > fds.$r
 		atf_check -o match:'^0 /dev/null$' -o match:'^1 /dev/null$' \
@@ -143,7 +144,8 @@ roles_body() {
 		n=$(grep -cv -e '/dev/null$' -e ' pipe:' -e ' socket:' \
 		    -e 'anon_inode:\[eventpoll\]' \
 		    -e "^[0-9]* /sys/fs/cgroup/memory/sbx\.$uid\$" \
-		    -e "^[0-9]* /sys/fs/cgroup/pids/sbx\.$uid\$" fds.$r)
+		    -e "^[0-9]* /sys/fs/cgroup/pids/sbx\.$uid\$" \
+		    -e "^[0-9]* /sys/fs/cgroup.*/sbx\.$uid\$" fds.$r)
 		[ "$r" = launcher ] || ! grep -q /sys/fs/cgroup fds.$r ||
 		    atf_fail "role $r holds a cgroup directory"
 		[ "$n" -eq 0 ] || { cat fds.$r; atf_fail "role $r holds other fds"; }

@@ -302,6 +302,40 @@ failure_modes_cleanup() {
 	pt_cleanup
 }
 
+atf_test_case limit_report cleanup
+limit_report_head() {
+	atf_set "descr" "a provider run ended by a limit says which with --json: the output cap (\"limit\":\"output\"), the deadline (\"limit\":\"timeout\"); other refusals name none"
+}
+limit_report_body() {
+	pt_init
+	iso base
+	pt_start "provider-timeout 2000"
+	pt_load "$W/base"
+	h=$H
+	printf '[{"do":"big"}]' > big.json
+	atf_check -s exit:1 -o match:'"code":"rejected"' \
+	    -o match:'output cap' -o match:'"limit":"output"' \
+	    "$C" --json provider invoke "$h" --records big.json \
+	    --clock-ms "$CLOCK"
+	printf '[{"do":"hang"}]' > hang.json
+	atf_check -s exit:1 -o match:'"code":"timeout"' \
+	    -o match:'"limit":"timeout"' \
+	    "$C" --json provider invoke "$h" --records hang.json \
+	    --clock-ms "$CLOCK" --timeout-ms 300
+	printf '[{"do":"throw"}]' > throw.json
+	atf_check -s exit:1 -o match:'"code":"rejected"' \
+	    -o not-match:'"limit"' \
+	    "$C" --json provider invoke "$h" --records throw.json \
+	    --clock-ms "$CLOCK"
+	# The plain report is unchanged: "error: <code>: <message>".
+	atf_check -s exit:1 -o empty -e match:'^error: rejected: .*output cap' \
+	    "$C" provider invoke "$h" --records big.json --clock-ms "$CLOCK"
+	pt_stop
+}
+limit_report_cleanup() {
+	pt_cleanup
+}
+
 atf_test_case load_refusals cleanup
 load_refusals_head() {
 	atf_set "descr" "A 11, B 14, B 15, B 16, B 19, B 24, B 25: bare, external, CommonJS, computed and dynamic imports and require refuse at load"
@@ -528,6 +562,7 @@ atf_init_test_cases() {
 	atf_add_test_case allowlist_shape
 	atf_add_test_case path_escapes
 	atf_add_test_case failure_modes
+	atf_add_test_case limit_report
 	atf_add_test_case load_refusals
 	atf_add_test_case disabled
 	atf_add_test_case digest_scope

@@ -166,8 +166,11 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 			    str(o, "version"), num(o, "pid"), str(o, "user"),
 			    num(o, "uptime"));
 			printf("connections %.0f, sandboxes %.0f, memory and "
-			    "pids limits by %s\n", num(o, "connections"),
-			    num(o, "sandboxes"), str(o, "limits"));
+			    "pids limits by %s%s%s\n", num(o, "connections"),
+			    num(o, "sandboxes"), str(o, "limits"),
+			    cJSON_HasObjectItem(o, "cgroup") ? " " : "",
+			    cJSON_HasObjectItem(o, "cgroup") ? str(o, "cgroup") :
+			    "");
 			st = cJSON_GetObjectItemCaseSensitive(o,
 			    "provider_pool");
 			if (num(st, "size") > 0)

@@ -34,15 +34,40 @@ const char *const cmd_provider_synopsis[] = {
 	NULL
 };
 
-/* Errors as the issue asks: "error: <code>: <message>", exit 1. */
+/*
+ * Errors as the issue asks: "error: <code>: <message>", exit 1.  With
+ * --json, the limit that ended the run when one did ("limit":"output",
+ * "timeout", ...: sbx-protocol(7)) goes with them.
+ */
 static int
 refused(struct sbxctl *ctx, const struct sbx_msg *m)
 {
-	char	 code[64], msg[1024];
+	char	 code[64], msg[1024], *s;
+	cJSON	*root, *lim, *o, *e;
 
 	if (sbx_error(m, code, sizeof(code), msg, sizeof(msg)) == -1)
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_PROTOCOL,
 		    "malformed error from the monitor");
+	if (ctx->json && (root = cJSON_ParseWithLength(m->json,
+	    m->len)) != NULL) {
+		lim = cJSON_GetObjectItemCaseSensitive(root, "limit");
+		if (cJSON_IsString(lim)) {
+			if ((o = cJSON_CreateObject()) == NULL ||
+			    (e = cJSON_AddObjectToObject(o, "error")) == NULL ||
+			    cJSON_AddStringToObject(e, "code", code) == NULL ||
+			    cJSON_AddStringToObject(e, "message", msg) ==
+			    NULL || cJSON_AddStringToObject(e, "limit",
+			    lim->valuestring) == NULL ||
+			    (s = cJSON_PrintUnformatted(o)) == NULL)
+				fatalx("cJSON: out of memory");
+			printf("%s\n", s);
+			cJSON_free(s);
+			cJSON_Delete(o);
+			cJSON_Delete(root);
+			return SBXCTL_EXIT_ERROR;
+		}
+		cJSON_Delete(root);
+	}
 	if (ctx->json)
 		return out_error(ctx, SBXCTL_EXIT_ERROR, code, "%s", msg);
 	fprintf(stderr, "error: %s: %s\n", code, msg);

@@ -162,6 +162,41 @@ ATF_TC_BODY(long_error, tc)
 	free(msg);
 }
 
+/* Which limit a refusal names: the output cap, by the parser's own
+ * check or by the driver's refusal (the reference's frame, recognised by
+ * its exact words); any other rejection none. */
+ATF_TC_WITHOUT_HEAD(limit_named);
+ATF_TC_BODY(limit_named, tc)
+{
+	static const char	 capped[] = PFX "{\"ok\":false,\"error\":"
+	    "\"isolated provider response exceeds the output cap\"}\n";
+	static const char	 other[] = PFX "{\"ok\":false,\"error\":"
+	    "\"isolated provider response exceeds the output\"}\n";
+	static const char	 plain[] = PFX "{\"ok\":false,\"error\":"
+	    "\"boom\"}\n";
+	static const char	 ok[] = PFX OKBODY "\n";
+	struct json_value	*body;
+	struct prov_error	 err;
+
+	(void)tc;
+	ATF_CHECK(frame(capped, sizeof(capped) - 1, PROV_OUTPUT_DEFAULT,
+	    &body, &err) == -1);
+	ATF_CHECK_EQ(err.limit, SBX_LIMIT_OUTPUT);
+	ATF_CHECK_STREQ(sbx_limit_name(err.limit), "output");
+	ATF_CHECK(frame(other, sizeof(other) - 1, PROV_OUTPUT_DEFAULT,
+	    &body, &err) == -1);
+	ATF_CHECK_EQ(err.limit, 0);
+	ATF_CHECK(frame(plain, sizeof(plain) - 1, PROV_OUTPUT_DEFAULT,
+	    &body, &err) == -1);
+	ATF_CHECK_EQ(err.limit, 0);
+	ATF_CHECK(sbx_limit_name(err.limit) == NULL);
+	ATF_CHECK(frame(ok, sizeof(ok) - 1, sizeof(ok) - 2, &body,
+	    &err) == -1);
+	ATF_CHECK_EQ(err.limit, SBX_LIMIT_OUTPUT);
+	ATF_CHECK_MSG(strstr(err.msg, "exceeds its output cap") != NULL, "%s",
+	    err.msg);
+}
+
 ATF_TC_WITHOUT_HEAD(bad_nonce_argument);
 ATF_TC_BODY(bad_nonce_argument, tc)
 {
@@ -466,6 +501,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, forgeries);
 	ATF_TP_ADD_TC(tp, bodies);
 	ATF_TP_ADD_TC(tp, long_error);
+	ATF_TP_ADD_TC(tp, limit_named);
 	ATF_TP_ADD_TC(tp, bad_nonce_argument);
 	ATF_TP_ADD_TC(tp, nonces);
 	ATF_TP_ADD_TC(tp, descriptors);

@@ -127,11 +127,13 @@ ATF_TC_BODY(spawn_refusals, tc)
 	refuse(&c, &sp, &io, "the spec names no workdir");
 	io.workdir = -1;
 
-	/* A configured cgroup that is unusable refuses (fail closed). */
-	c.cgroup_dir = ".";
-	refuse(&c, &sp, &io, "not a cgroup v2 directory");
-	c.cgroup_dir = "/nonexistent-cgroup";
-	refuse(&c, &sp, &io, "ENOENT");
+	/* A cgroup v2 subtree in which the sandbox's cgroup cannot be
+	 * made refuses the spawn (fail closed), naming it. */
+	c.cgv2 = 1;
+	c.cgv2_dir = filefd;
+	strlcpy(c.cgv2_path, "/fake/sbx.1000", sizeof(c.cgv2_path));
+	refuse(&c, &sp, &io, "cgroup /fake/sbx.1000/sbx.");
+	refuse(&c, &sp, &io, "mkdir: ENOTDIR");
 	close(dirfd);
 	close(filefd);
 }
@@ -187,7 +189,8 @@ ATF_TC_BODY(refusal_leaks_nothing, tc)
 
 	conf_init(&c);
 	spec_init(&sp);
-	c.cgroup_dir = ".";
+	c.cgv2 = 1;
+	ATF_REQUIRE((c.cgv2_dir = open("/dev/null", O_RDONLY)) != -1);
 	before = dup(0);
 	close(before);
 	for (i = 0; i < 50; i++)
