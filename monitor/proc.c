@@ -555,16 +555,28 @@ proc_dispatch(int fd, short event, void *arg)
 
 	if (proc_byfd(fd) != r)
 		fatalx("%s: stray descriptor %d", __func__, fd);
+	/*
+	 * A role that dies with our messages unread resets the channel
+	 * (ECONNRESET, EPIPE) instead of closing it: the same loss, and it
+	 * must end the same way -- the lost-child line naming the role and
+	 * how it died, the clients told, an orderly exit.
+	 */
 	if (event & EV_WRITE) {
-		if (imsgbuf_write(&r->ibuf) == -1)
-			fatal("role %s: write", r->name);
+		if (imsgbuf_write(&r->ibuf) == -1) {
+			log_warn("role %s: write", r->name);
+			proc_reap_role(r);
+			monitor_shutdown(1);
+		}
 	}
 	/* Read again while reads bring messages (bounded): a message with
 	 * a descriptor comes in a recvmsg of its own. */
 	for (reads = 0; reads < PROC_READS_MAX; reads++) {
 		if (event & EV_READ) {
-			if ((n = imsgbuf_read(&r->ibuf)) == -1)
-				fatal("role %s: read", r->name);
+			if ((n = imsgbuf_read(&r->ibuf)) == -1) {
+				log_warn("role %s: read", r->name);
+				proc_reap_role(r);
+				monitor_shutdown(1);
+			}
 			if (n == 0) {
 				log_warnx("role %s closed its channel",
 				    r->name);
