@@ -14,7 +14,15 @@
 #    (bundle-fuzz.py: mutated and random manifests, modules, review
 #    files, symlinks out, FIFOs, sockets, device nodes, a 4 GiB file);
 #  - bad_reload: a malformed sbx.conf and a malformed allowlist on reload
-#    each give an error naming the file and change nothing.
+#    each give an error naming the file and change nothing;
+#  - bad_gates: malformed packs, bindings, metrics, holdouts and records
+#    through the monitor's gates evaluate.
+#
+# Covered elsewhere: sbx.conf errors line by line (conf.sh:bad_file), the
+# allowlist and manifest refusals of the reference (providers-spec.sh),
+# the gate refusals with the reference's words (gates.sh:refusals,
+# gates-records.sh:refusals), malformed HTTP heads and framing
+# (proxy.sh:smuggling), and the protocol abuse cases (monitor.sh:protocol).
 #
 # Each case checks that nothing died (same monitor and role pids), that
 # no descriptor stayed behind, that memory grew by less than the bound
@@ -350,9 +358,88 @@ bad_reload_cleanup() {
 	pt_cleanup
 }
 
+atf_test_case bad_gates cleanup
+bad_gates_head() {
+	atf_set "descr" "malformed packs, bindings, metrics, holdouts and records through the monitor's gates evaluate: each refused with one error line, nothing dies, a well-formed evaluation still promotes"
+	atf_set "require.progs" "node python3"
+	atf_set "timeout" "300"
+}
+bad_gates_body() {
+	GX=$(atf_get_srcdir)/top/regress/fixtures/gates-example
+	NOW=2026-09-03T00:00:00.000Z
+	PROV=example.count/v1
+	pt_init
+	pt_example ex
+	pt_start
+	pt_load "$W/ex"
+	mkdir g
+	for f in pack binding metrics holdout records-clean; do
+		cp "$GX/$f.json" "g/$f.json"
+	done
+	# ev DIR: the example's evaluation with DIR's files.
+	cat > ev <<EOS
+d=\$1
+exec "$C" gates evaluate --binding "\$d/binding.json" \\
+    --metrics "\$d/metrics.json" --holdout "\$d/holdout.json" \\
+    --upstream "$GX/upstream.json" --now "$NOW" \\
+    --trusted-binding-digest "\$("$C" gates digest "$GX/binding.json")" \\
+    --pack-dir "\$d/pack.json" --records "$PROV=\$d/records-clean.json"
+EOS
+	atf_check -s exit:0 -o match:'"decision": "PROMOTE"' sh ev g
+	snap before
+	s=$(seed)
+	echo "seed $s"
+	n=0
+	for f in pack binding metrics holdout records-clean; do
+		for k in 0 1 2 3 4 5; do
+			rm -rf m
+			cp -R g m
+			python3 - "m/$f.json" "$s" "$k" <<'EOP'
+import random, sys
+path, seed, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(seed * 10 + k)
+data = bytearray(open(path, "rb").read())
+if k == 0:
+    data = data[:rng.randrange(len(data))]          # truncated
+elif k == 1:
+    for _ in range(8):                               # bytes changed
+        data[rng.randrange(len(data))] = rng.randrange(256)
+elif k == 2:
+    data = b""                                       # empty
+elif k == 3:
+    data = b"[" * 100000                             # deep
+elif k == 4:
+    data = data.replace(b'"', b"'", 3)               # not JSON
+else:
+    data = b'{"x":' + b"1" * 70000 + b"}"            # a huge number
+open(path, "wb").write(bytes(data))
+EOP
+			sh ev m > out 2> err
+			st=$?
+			[ $st -ne 0 ] ||
+			    { cat out; atf_fail "mutated $f ($k) was accepted"; }
+			[ ! -s out ] || { cat out; atf_fail "mutated $f ($k): output on refusal"; }
+			[ "$(wc -l < err)" -eq 1 ] && grep -q '^sbxctl: ' err ||
+			    { cat err; atf_fail "mutated $f ($k): not one clear error line"; }
+			echo "$f $k: $(cut -c1-160 err)"
+			n=$((n + 1))
+		done
+	done
+	echo "$n malformed evaluations refused"
+	# Nothing changed: the well-formed evaluation still promotes.
+	atf_check -s exit:0 -o match:'"decision": "PROMOTE"' sh ev g
+	compare before
+	no_forged_lines
+	pt_stop
+}
+bad_gates_cleanup() {
+	pt_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case control_fuzz
 	atf_add_test_case proxy_fuzz
 	atf_add_test_case bundle_fuzz
 	atf_add_test_case bad_reload
+	atf_add_test_case bad_gates
 }
