@@ -1,7 +1,7 @@
 # bundle-fuzz.py SRC DEST COUNT SEED: COUNT hostile variants of the bundle
 # SRC (the example extension) as DEST/b0 .. DEST/bN-1, for
 # regress/badinput.sh, and one line per variant on stdout naming the trick
-# ("b17 fifo-module").  Tricks: mutated, random and oversized manifests,
+# ("b17 fifo-module").  Tricks, the heavy ones once each: mutated, random and oversized manifests,
 # modules and review files; symlinks out of the bundle, to themselves and
 # over directories; FIFOs, sockets and (as root) device nodes where files
 # belong; a sparse file of 4 GiB; a deep tree; many files; unreadable
@@ -98,18 +98,24 @@ def write(p, data):
         f.write(data)
 
 
-def trick(b):
+# Tricks that cost disk time (thousands of files, megabytes) come once
+# each, first; the cheap ones are drawn at random for the rest.
+HEAVY = ["many-files", "deep-tree", "huge-manifest", "sparse-module"]
+
+
+def trick(b, i):
     root = os.geteuid() == 0
     names = ["mutate-manifest", "random-manifest", "mutate-module",
-             "mutate-review", "random-review", "huge-manifest",
-             "symlink-manifest", "symlink-module-out", "symlink-dir",
-             "symlink-loop", "fifo-manifest", "fifo-module", "fifo-review",
-             "socket-module", "sparse-module", "deep-tree", "many-files",
-             "unreadable-module", "module-is-dir", "empty-manifest",
-             "manifest-module-escape", "dangling-symlink"]
+             "mutate-review", "random-review", "symlink-manifest",
+             "symlink-module-out", "symlink-dir", "symlink-loop",
+             "fifo-manifest", "fifo-module", "fifo-review",
+             "socket-module", "unreadable-module", "module-is-dir",
+             "empty-manifest", "manifest-module-escape",
+             "dangling-symlink"]
+    # mknod needs CAP_MKNOD: device nodes only in the root pass.
     if root:
         names += ["device-module", "device-manifest"]
-    t = rng.choice(names)
+    t = HEAVY[i] if i < len(HEAVY) else rng.choice(names)
     m, mod, rev = (os.path.join(b, x) for x in (MANIFEST, MODULE, REVIEW))
     if t == "mutate-manifest":
         write(m, mutate(open(m, "rb").read()))
@@ -124,7 +130,7 @@ def trick(b):
         import json
         write(rev, json.dumps(rand_json()).encode())
     elif t == "huge-manifest":
-        write(m, b'{"id":"' + b"x" * (8 << 20) + b'"}')
+        write(m, b'{"id":"' + b"x" * (1 << 20) + b'"}')
     elif t == "symlink-manifest":
         replace(m, lambda p: os.symlink("/etc/passwd", p))
     elif t == "symlink-module-out":
@@ -159,7 +165,8 @@ def trick(b):
                 break
         write(os.path.join(d, "deep.mjs"), b"export const x = 1;\n")
     elif t == "many-files":
-        for i in range(5000):
+        # Just past the 4096 names a provider directory may hold.
+        for i in range(4100):
             write(os.path.join(b, "gate-providers", "f%d.mjs" % i),
                   b"export const x = %d;\n" % i)
     elif t == "unreadable-module":
@@ -179,7 +186,7 @@ def trick(b):
 for i in range(count):
     b = os.path.join(dest, "b%d" % i)
     shutil.copytree(src, b, symlinks=True)
-    t = trick(b)
+    t = trick(b, i)
     # The monitor's user must be able to walk in (it drops to nobody).
     for dirpath, dirs, files in os.walk(b):
         os.chmod(dirpath, 0o755)
