@@ -684,6 +684,9 @@ enum role_imsg {
 					      re-run ended (for the audit) */
 	IMSG_PR_GATES_DONE,		/* <- struct pr_gates_done: the
 					      decision or the refusal */
+	/* monitor <-> every role: liveness (role.c answers it) */
+	IMSG_ROLE_PING,			/* -> struct role_ping */
+	IMSG_ROLE_PONG,			/* <- struct role_ping, echoed */
 };
 
 /* Bulk bytes travel in chunks below the channel cap (DESIGN 3). */
@@ -945,6 +948,11 @@ struct role_ready {
 	uint32_t	 pid;
 	uint32_t	 uid;
 	uint32_t	 gid;
+};
+
+/* The monitor's liveness probe (role-timeout in sbx.conf(5)). */
+struct role_ping {
+	uint64_t	 seq;
 };
 
 struct role_handler {

@@ -44,6 +44,19 @@ log_getverbose(void)
 	return log_verbose;
 }
 
+/*
+ * Messages quote what peers sent (a field name, a path, a request line):
+ * a newline or an escape sequence there would let a peer forge log lines
+ * or drive the operator's terminal.  Control characters become '?'.
+ */
+static void
+log_defang(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 void
 vlog(int pri, const char *fmt, va_list ap)
 {
@@ -51,6 +64,7 @@ vlog(int pri, const char *fmt, va_list ap)
 	int	 saved = errno;
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_defang(buf);
 	if (log_debug_mode)
 		fprintf(stderr, "%s: %s\n", log_role, buf);
 	else
@@ -155,8 +169,13 @@ fatalx(const char *fmt, ...)
 void
 log_relay(const char *line)
 {
+	char	 buf[1024];
+
+	/* A role that lost its filter could still write escapes. */
+	strlcpy(buf, line, sizeof(buf));
+	log_defang(buf);
 	if (log_debug_mode)
-		fprintf(stderr, "%s\n", line);
+		fprintf(stderr, "%s\n", buf);
 	else
-		syslog(LOG_INFO, "%s", line);
+		syslog(LOG_INFO, "%s", buf);
 }

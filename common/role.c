@@ -168,6 +168,20 @@ role_event_add(void)
 	event_add(&role_ev, NULL);
 }
 
+static void
+role_pong(struct imsg *imsg)
+{
+	struct role_ping	 p;
+
+	if (imsg_get_data(imsg, &p, sizeof(p)) == -1)
+		fatalx("message type %u length %zu is outside the %s "
+		    "protocol", imsg_get_type(imsg), imsg_get_len(imsg),
+		    role_name);
+	if (imsg_compose(role_ibuf, IMSG_ROLE_PONG, 0, 0, -1, &p,
+	    sizeof(p)) == -1)
+		fatal("composing pong");
+}
+
 /* Handle every complete message; how many there were. */
 static int
 role_handle(void)
@@ -181,6 +195,18 @@ role_handle(void)
 			fatal("channel: malformed message");
 		if (n == 0)
 			return got;
+		/*
+		 * Every role answers the monitor's liveness probe from its
+		 * event loop: a role that is stopped or stuck does not, and
+		 * the monitor fails closed (role-timeout) instead of leaving
+		 * its clients waiting.
+		 */
+		if (imsg_get_type(&imsg) == IMSG_ROLE_PING) {
+			role_pong(&imsg);
+			imsg_free(&imsg);
+			got++;
+			continue;
+		}
 		for (i = 0; i < role_ntable; i++)
 			if (role_table[i].type == imsg_get_type(&imsg))
 				break;

@@ -119,6 +119,17 @@ collect(struct sandbox *sb, const siginfo_t *si, struct sandbox_exit *ex)
 		ex->reason = SANDBOX_TIMEOUT;
 	} else if (sb->killed) {
 		ex->reason = SANDBOX_KILLED;
+	} else if (!bad && si->si_code == CLD_KILLED &&
+	    si->si_status == SIGKILL) {
+		/*
+		 * Nobody in sbx sent it (sb->killed is ours): pid 1 was
+		 * killed from outside -- an operator, the OOM killer.  The
+		 * sandbox was lost, not badly set up (DESIGN 1: reported as
+		 * killed).
+		 */
+		ex->reason = SANDBOX_KILLED;
+		strlcpy(ex->step, "its pid 1 was killed by signal 9 from "
+		    "outside sbx", sizeof(ex->step));
 	} else {
 		ex->reason = SANDBOX_SETUP_FAILED;
 		if (bad)
@@ -252,7 +263,11 @@ sandbox_exit_format(const struct sandbox_exit *ex, char *buf, size_t len)
 		n = snprintf(buf, len, "timeout (limits: %s)", lim);
 		break;
 	case SANDBOX_KILLED:
-		n = snprintf(buf, len, "killed (limits: %s)", lim);
+		if (ex->step[0] != '\0')
+			n = snprintf(buf, len, "killed: %s (limits: %s)",
+			    ex->step, lim);
+		else
+			n = snprintf(buf, len, "killed (limits: %s)", lim);
 		break;
 	case SANDBOX_SETUP_FAILED:
 		if (ex->error != 0)

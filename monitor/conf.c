@@ -36,6 +36,7 @@ conf_new(void)
 	conf->provider_runtime = xstrdup(SBX_CONF_RUNTIME);
 	conf->provider_pool = 0;
 	conf->provider_timeout = 5000;
+	conf->role_timeout = ROLE_TIMEOUT_DEFAULT;
 	conf->provider_max_output = 1024 * 1024;
 	conf->provider_max_records = 50000;
 	TAILQ_INIT(&conf->profiles);

@@ -201,6 +201,31 @@ control_close(void)
 	sockpath[0] = '\0';
 }
 
+/*
+ * The service is stopping because a role was lost: tell every admitted
+ * client why, as an error about its connection (id 0), before the
+ * connections close -- a client waiting for a sandbox or a provider run
+ * then says what happened instead of "connection closed".  Best effort:
+ * what the socket does not take at once is dropped with the connection.
+ */
+void
+control_goodbye(const char *fmt, ...)
+{
+	struct ctl_conn	*c;
+	va_list		 ap;
+	char		 msg[512];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	TAILQ_FOREACH(c, &conns, entry) {
+		if (c->refused || c->state != CTL_READY)
+			continue;
+		control_error(c, 0, 1, "unavailable", "%s", msg);
+		(void)imsgbuf_write(&c->ibuf);
+	}
+}
+
 void
 control_conf(struct sbx_conf *c)
 {

@@ -198,6 +198,7 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 	put_string(fp, "", "provider-runtime", conf->provider_runtime);
 	fprintf(fp, "provider-pool %" PRIu32 "\n", conf->provider_pool);
 	fprintf(fp, "provider-timeout %" PRIu32 "\n", conf->provider_timeout);
+	fprintf(fp, "role-timeout %" PRIu32 "\n", conf->role_timeout);
 	put_size(fp, "", "provider-max-output", conf->provider_max_output);
 	fprintf(fp, "provider-max-records %" PRIu32 "\n",
 	    conf->provider_max_records);

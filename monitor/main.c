@@ -118,6 +118,7 @@ monitor_reload(void)
 	/* The trust root may have changed: the runner re-validates it. */
 	provider_allowlist_send();
 	provider_pool_send();
+	proc_watchdog_arm();
 	audit("reload", getuid(), getpid(), "configuration %s reloaded",
 	    conffile);
 }

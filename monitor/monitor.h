@@ -42,6 +42,15 @@
 #define SBX_CONF_MAXLIST	1024		/* entries in one list */
 #define SBX_CONF_NAMEMAX	64		/* profile and macro names */
 #define SBX_CONF_DOMAINMAX	253		/* RFC 1035, without the dot */
+/*
+ * role-timeout (ms): how long a role may leave the monitor's liveness
+ * probe unanswered before the monitor treats it as lost.  Generous by
+ * default: the launcher's self-test and the runner's node probe are
+ * synchronous and take seconds on a loaded host.
+ */
+#define ROLE_TIMEOUT_DEFAULT	30000
+#define ROLE_TIMEOUT_MIN	100
+#define ROLE_TIMEOUT_MAX	600000
 
 /* A user or group given by number or by name. */
 struct conf_id {
@@ -159,6 +168,7 @@ struct sbx_conf {
 	char			*provider_runtime;
 	uint32_t		 provider_pool;
 	uint32_t		 provider_timeout;	/* ms */
+	uint32_t		 role_timeout;		/* ms */
 	uint64_t		 provider_max_output;	/* bytes */
 	uint32_t		 provider_max_records;
 	uint32_t		 caller_min_uid;	/* identity caller */
@@ -241,6 +251,9 @@ struct role {
 	struct event	 logev;
 	char		 logbuf[1024];
 	size_t		 loglen;
+	uint64_t	 ping_seq;	/* liveness probe (role-timeout) */
+	int		 ping_out;	/* sent, not answered yet */
+	struct timespec	 ping_sent;	/* CLOCK_MONOTONIC */
 };
 
 extern struct role	 roles[ROLE_MAX];
@@ -250,6 +263,7 @@ void	 proc_start_all(int debug, int verbose);
 void	 proc_shutdown(void);		/* kill roles, reap; no exit */
 int	 proc_reap(void);		/* -1: a role was lost */
 void	 proc_event_add(struct role *);
+void	 proc_watchdog_arm(void);	/* after a reload too */
 const char *proc_libexec(void);
 
 /* ---- caps.c: CAP_SETUID/CAP_SETGID for the launcher, as root ------- */
@@ -302,6 +316,7 @@ void	 control_status_reply(struct ctl_conn *, uint32_t);
 int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);
 void	 control_close(void);
+void	 control_goodbye(const char *, ...) SBX_PRINTF(1, 2);
 void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
 unsigned control_nconns(void);
 

@@ -182,6 +182,8 @@ static const struct keyword keywords[] = {
 	    G(provider_max_output), 2 * SZ_K, 64 * SZ_M },
 	{ "provider-max-records", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_max_records), 1, 10000000 },
+	{ "role-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(role_timeout), ROLE_TIMEOUT_MIN, ROLE_TIMEOUT_MAX },
 	{ "sandbox-uid-range", KW_GLOBAL | KW_ONCE, kw_uid_range, 0, 0, 0 },
 	{ "caller-min-uid", KW_GLOBAL | KW_ONCE, kw_u32, G(caller_min_uid),
 	    1, ID_MAX },

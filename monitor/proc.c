@@ -37,10 +37,12 @@ struct role roles[ROLE_MAX] = {
 };
 
 static char	 libexec[PATH_MAX];
+static struct event	 ev_watchdog;
 
 static void	 proc_dispatch(int, short, void *);
 static void	 proc_logread(int, short, void *);
 static void	 proc_reap_role(struct role *);
+static void	 proc_watchdog(int, short, void *);
 
 /*
  * Relay a role's stderr, line by line, into the monitor's log.  Lines are
@@ -340,6 +342,115 @@ proc_start_all(int debug, int verbose)
 	proc_wait_ready();
 	for (i = 0; i < ROLE_MAX; i++)
 		proc_event_add(&roles[i]);
+	evtimer_set(&ev_watchdog, proc_watchdog, NULL);
+	proc_watchdog_arm();
+}
+
+/* ---- liveness -----------------------------------------------------------
+ *
+ * A role that is stopped (SIGSTOP, a debugger) or stuck in a loop keeps
+ * its channel open and answers nothing: without a bound, every client
+ * whose request needs it would wait forever.  The monitor probes each
+ * role every half role-timeout; a probe unanswered for role-timeout means
+ * the role is treated as lost (DESIGN 1): clients are told why, the role
+ * is killed and the service stops, fail closed, for the service manager
+ * to restart.  A probe is answered from the role's event loop (role.c),
+ * so it measures exactly what serving a request needs.
+ */
+static int64_t
+proc_elapsed_ms(const struct timespec *since)
+{
+	struct timespec	 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(now.tv_sec - since->tv_sec) * 1000 +
+	    (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/* (Re)arm the probe's timer; a reload may have changed role-timeout. */
+void
+proc_watchdog_arm(void)
+{
+	struct timeval	 tv;
+	uint32_t	 half = monitor_conf->role_timeout / 2;
+
+	if (!event_initialized(&ev_watchdog))
+		return;
+	tv.tv_sec = half / 1000;
+	tv.tv_usec = (half % 1000) * 1000;
+	evtimer_del(&ev_watchdog);
+	evtimer_add(&ev_watchdog, &tv);
+}
+
+static __dead void
+proc_hung(struct role *r, int64_t ms)
+{
+	int	 status;
+
+	log_warnx("lost child: role %s (pid %d) did not answer for %lld ms "
+	    "(role-timeout %u ms): stopped or stuck; killing it",
+	    r->name, (int)r->pid, (long long)ms,
+	    (unsigned)monitor_conf->role_timeout);
+	audit("role-lost", getuid(), r->pid, "role %s did not answer "
+	    "within role-timeout %u ms", r->name,
+	    (unsigned)monitor_conf->role_timeout);
+	control_goodbye("role %s did not answer within role-timeout %u ms; "
+	    "the service stops", r->name,
+	    (unsigned)monitor_conf->role_timeout);
+	/* SIGKILL: a stopped process would keep a SIGTERM pending. */
+	kill(r->pid, SIGKILL);
+	while (waitpid(r->pid, &status, 0) == -1 && errno == EINTR)
+		;
+	r->pid = 0;
+	monitor_shutdown(1);
+}
+
+static void
+proc_watchdog(int fd, short event, void *arg)
+{
+	struct role	*r;
+	struct role_ping p;
+	int64_t		 ms;
+	int		 i;
+
+	(void)fd;
+	(void)event;
+	(void)arg;
+	for (i = 0; i < ROLE_MAX; i++) {
+		r = &roles[i];
+		if (r->pid <= 0)
+			continue;
+		if (r->ping_out) {
+			ms = proc_elapsed_ms(&r->ping_sent);
+			if (ms >= monitor_conf->role_timeout)
+				proc_hung(r, ms);
+			continue;
+		}
+		memset(&p, 0, sizeof(p));
+		p.seq = ++r->ping_seq;
+		if (imsg_compose(&r->ibuf, IMSG_ROLE_PING, 0, 0, -1, &p,
+		    sizeof(p)) == -1)
+			fatal("role %s: composing ping", r->name);
+		r->ping_out = 1;
+		clock_gettime(CLOCK_MONOTONIC, &r->ping_sent);
+		proc_event_add(r);
+	}
+	proc_watchdog_arm();
+}
+
+static void
+proc_pong(struct role *r, struct imsg *imsg)
+{
+	struct role_ping	 p;
+
+	if (imsg_get_data(imsg, &p, sizeof(p)) == -1 || !r->ping_out ||
+	    p.seq != r->ping_seq) {
+		log_warnx("role %s: liveness answer of %zu bytes does not "
+		    "match the probe sent (%llu)", r->name,
+		    imsg_get_len(imsg), (unsigned long long)r->ping_seq);
+		monitor_shutdown(1);
+	}
+	r->ping_out = 0;
 }
 
 static struct role *
@@ -412,6 +523,12 @@ proc_handle(struct role *r)
 		}
 		if (n == 0)
 			return got;
+		if (imsg_get_type(&imsg) == IMSG_ROLE_PONG) {
+			proc_pong(r, &imsg);
+			imsg_free(&imsg);
+			got++;
+			continue;
+		}
 		for (h = proc_table; h->fn != NULL; h++)
 			if (h->role == r->id && h->type == imsg_get_type(&imsg))
 				break;
@@ -438,16 +555,28 @@ proc_dispatch(int fd, short event, void *arg)
 
 	if (proc_byfd(fd) != r)
 		fatalx("%s: stray descriptor %d", __func__, fd);
+	/*
+	 * A role that dies with our messages unread resets the channel
+	 * (ECONNRESET, EPIPE) instead of closing it: the same loss, and it
+	 * must end the same way -- the lost-child line naming the role and
+	 * how it died, the clients told, an orderly exit.
+	 */
 	if (event & EV_WRITE) {
-		if (imsgbuf_write(&r->ibuf) == -1)
-			fatal("role %s: write", r->name);
+		if (imsgbuf_write(&r->ibuf) == -1) {
+			log_warn("role %s: write", r->name);
+			proc_reap_role(r);
+			monitor_shutdown(1);
+		}
 	}
 	/* Read again while reads bring messages (bounded): a message with
 	 * a descriptor comes in a recvmsg of its own. */
 	for (reads = 0; reads < PROC_READS_MAX; reads++) {
 		if (event & EV_READ) {
-			if ((n = imsgbuf_read(&r->ibuf)) == -1)
-				fatal("role %s: read", r->name);
+			if ((n = imsgbuf_read(&r->ibuf)) == -1) {
+				log_warn("role %s: read", r->name);
+				proc_reap_role(r);
+				monitor_shutdown(1);
+			}
 			if (n == 0) {
 				log_warnx("role %s closed its channel",
 				    r->name);
@@ -527,6 +656,8 @@ proc_reap(void)
 			    proc_describe(status, how, sizeof(how)));
 			audit("role-lost", getuid(), pid, "role %s %s",
 			    roles[i].name, how);
+			control_goodbye("role %s was lost (%s); the service "
+			    "stops", roles[i].name, how);
 		}
 	}
 	return lost ? -1 : 0;

@@ -537,7 +537,10 @@ msb_exited(struct role *r, struct imsg *imsg)
 			    le.step);
 		break;
 	default:
-		snprintf(msg, sizeof(msg), "killed");
+		if (le.step[0] != '\0')
+			snprintf(msg, sizeof(msg), "killed: %s", le.step);
+		else
+			snprintf(msg, sizeof(msg), "killed");
 	}
 	/* Which limit ended it, when one did. */
 	if (le.limits & SBX_LIMIT_OOM)

@@ -140,14 +140,25 @@ signame(int sig)
 
 /*
  * The EXIT event for our request.  1 and *status when m is it, 0 for
- * anything else (replies to our signals, errors about them).
+ * anything else (replies to our signals, errors about them).  An error
+ * about the connection as a whole (id 0: the service is stopping, a role
+ * was lost or stopped answering) ends the wait with its reason.
  */
 static int
 exit_event(struct sbxctl *ctx, struct sbx_msg *m, uint32_t reqid,
     int *status)
 {
 	cJSON	*ev;
+	char	 code[64], msg[512];
 
+	if (m->type == SBX_MSG_ERROR && m->id == 0) {
+		if (sbx_error(m, code, sizeof(code), msg, sizeof(msg)) == -1)
+			fatalx("run: malformed error from the monitor");
+		*status = out_error(ctx, SBXCTL_EXIT_SBX, code, "%s: run: %s",
+		    code, msg);
+		sbx_msg_free(m);
+		return 1;
+	}
 	if (m->type != SBX_MSG_EXIT || m->id != reqid) {
 		sbx_msg_free(m);
 		return 0;

@@ -3,10 +3,13 @@
 # load).  Through one private sbx-monitor with provider-pool 4 and the
 # audit log on: SEQ `sbxctl run -- /bin/true` in sequence, CONC at once
 # (ROUNDS rounds), and INVOKES provider invokes of the example provider
-# through the pool.  Before and after, for the monitor and each role: open
-# descriptors, resident memory, zombie children; for the host: the
-# sandboxes' cgroups and the mount table.  Every request must be answered
-# (a failed one is counted and printed).  A benchmark, not a test: it
+# through the pool.  Before and after each phase, for the monitor and each
+# role: open descriptors, resident memory, zombie children, the mounts it
+# sees; for the host: the sandboxes' cgroups, its mount table and the
+# sandboxes still alive.  Every request must be answered (a failed one is
+# counted and printed).  Each phase ends with a verdict: "clean", or
+# "LEAK" and what grew (descriptors, zombies, mounts, cgroups, sandboxes,
+# RSS by 1 MiB or more, unanswered requests).  A benchmark, not a test: it
 # reports figures and exits non-zero only when it could not measure.
 set -u
 B=${1:-build}
@@ -69,7 +72,10 @@ h=$("$C" -s "$SOCK" provider load "$D/bundle" |
 U=$(id -u nobody)
 [ "$(id -u)" -eq 0 ] || U=$(id -u)
 
-# snapshot FILE: "name fds rss_kib zombies" per process, then host lines.
+# snapshot: one line per sbx process, "name pid fds rss_kib zombies
+# mounts" (mounts: the lines of that process's own mountinfo; the roles
+# that run in an empty root have their own mount namespace), then the
+# host's lines: the sandboxes' cgroups and the host's mount table.
 snapshot() {
 	for pid in $monpid $(pgrep -P "$monpid"); do
 		name=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
@@ -77,11 +83,19 @@ snapshot() {
 		rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' \
 		    "/proc/$pid/status")
 		z=$(ps -o stat= --ppid "$pid" | grep -c '^Z')
-		echo "$name $fds $rss $z"
+		mnt=$(wc -l < "/proc/$pid/mountinfo" 2>/dev/null || echo -1)
+		echo "$name $pid $fds $rss $z $mnt"
 	done
-	echo "cgroups $(ls /sys/fs/cgroup/memory/sbx.$U \
-	    /sys/fs/cgroup/pids/sbx.$U 2>/dev/null | grep -c '^sbx\.') 0 0"
-	echo "mounts $(wc -l < /proc/self/mounts) 0 0"
+	# This launcher's cgroups only (sbx.LAUNCHERPID.N): other services
+	# of the same user have their own.
+	l=$(pgrep -P "$monpid" -x sbx-launcher)
+	echo "cgroups - $(ls /sys/fs/cgroup/memory/sbx.$U \
+	    /sys/fs/cgroup/pids/sbx.$U 2>/dev/null |
+	    grep -c "^sbx\.$l\.") 0 0 0"
+	echo "host-mounts - 0 0 0 $(wc -l < /proc/self/mountinfo)"
+	# Sandboxes alive: the launcher's children (each a sandbox's pid 1;
+	# the pool's provider-pool are expected and refilled).
+	echo "sandboxes - $(pgrep -P "$l" | wc -l) 0 0 0"
 }
 
 # Warm: the pool full, one of each request done.
@@ -89,7 +103,38 @@ snapshot() {
 "$C" -s "$SOCK" provider invoke "$h" --records "$D/recs.json" \
     --clock-ms "$CLOCK" > /dev/null || die "invoke failed"
 sleep 1
-snapshot > "$D/before"
+snapshot > "$D/s0"
+
+# report PHASE BEFORE AFTER FAILED SECONDS: the phase's figures, side by
+# side (pgrep sorts by pid, so the processes line up), and the verdicts
+# the issue asks for: no descriptor leaked, no zombie, no mount or cgroup
+# left, RSS growth under 1 MiB in every process, every request answered.
+report() {
+	echo "load: $1 ($5 s); requests not answered with success: $4"
+	printf '  %-20s %14s %18s %9s %12s\n' "" "descriptors" "RSS KiB" \
+	    "zombies" "mounts"
+	paste -d ' ' "$2" "$3" | awk -v failed="$4" '{
+		printf "  %-20s %5d -> %-6d %8d -> %-8d %2d -> %-3d %5d -> %-5d\n",
+		    $1, $3, $9, $4, $10, $5, $11, $6, $12
+		if ($1 == "cgroups") {
+			if ($9 > $3) bad = bad " cgroups+" ($9 - $3)
+			next
+		}
+		if ($1 == "sandboxes") {
+			if ($9 > $3) bad = bad " sandboxes+" ($9 - $3)
+			next
+		}
+		if ($2 != $8) { bad = bad " " $1 ":restarted"; next }
+		if ($9 > $3) bad = bad " " $1 ":fds+" ($9 - $3)
+		if ($11 > 0) bad = bad " " $1 ":zombies"
+		if ($12 != $6) bad = bad " " $1 ":mounts" ($12 - $6)
+		if ($10 - $4 >= 1024) bad = bad " " $1 ":rss+" ($10 - $4) "KiB"
+	} END {
+		if (failed > 0) bad = bad " unanswered:" failed
+		print "  verdict: " (bad == "" ? "clean" : "LEAK" bad)
+	}'
+}
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 fail=0
 t0=$(date +%s.%N)
@@ -98,6 +143,11 @@ while [ $i -lt "$SEQ" ]; do
 	"$C" -s "$SOCK" run -- /bin/true || fail=$((fail + 1))
 	i=$((i + 1))
 done
+t1=$(date +%s.%N)
+sleep 1
+snapshot > "$D/s1"
+report "$SEQ runs in sequence" "$D/s0" "$D/s1" $fail "$(secs "$t0" "$t1")"
+
 t1=$(date +%s.%N)
 r=0
 while [ $r -lt "$ROUNDS" ]; do
@@ -115,6 +165,15 @@ while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 t2=$(date +%s.%N)
+fail=0
+[ -f "$D/concfail" ] && fail=$(wc -l < "$D/concfail")
+sleep 1
+snapshot > "$D/s2"
+report "$ROUNDS x $CONC runs at once" "$D/s1" "$D/s2" $fail \
+    "$(secs "$t1" "$t2")"
+
+t2=$(date +%s.%N)
+fail=0
 i=0
 while [ $i -lt "$INVOKES" ]; do
 	"$C" -s "$SOCK" provider invoke "$h" --records "$D/recs.json" \
@@ -122,18 +181,7 @@ while [ $i -lt "$INVOKES" ]; do
 	i=$((i + 1))
 done
 t3=$(date +%s.%N)
-[ -f "$D/concfail" ] && fail=$((fail + $(wc -l < "$D/concfail")))
 sleep 1
-snapshot > "$D/after"
-
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-echo "load: $SEQ runs in sequence ($(secs "$t0" "$t1") s)," \
-    "$ROUNDS x $CONC at once ($(secs "$t1" "$t2") s)," \
-    "$INVOKES pooled invokes ($(secs "$t2" "$t3") s);" \
-    "requests not answered with success: $fail"
-printf '%-20s %14s %18s %12s\n' "" "descriptors" "RSS KiB" "zombies"
-# Same processes in the same order (pgrep sorts by pid): side by side.
-paste -d ' ' "$D/before" "$D/after" | awk '{
-	printf "%-20s %6d -> %-6d %8d -> %-8d %4d -> %-4d\n",
-	    $1, $2, $6, $3, $7, $4, $8
-}'
+snapshot > "$D/s3"
+report "$INVOKES pooled invokes" "$D/s2" "$D/s3" $fail "$(secs "$t2" "$t3")"
+report "all of it" "$D/s0" "$D/s3" 0 "$(secs "$t0" "$t3")"

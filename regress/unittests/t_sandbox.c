@@ -1200,6 +1200,31 @@ ATF_TC_BODY(killed, tc)
 	run_free(&r);
 }
 
+/* pid 1 killed from outside sbx (sandbox_kill not called): a sandbox
+ * lost, reported as killed and said so, not as a failed setup. */
+static void
+kill_pid1(struct run *r)
+{
+	ATF_REQUIRE(kill(r->sb.pid, SIGKILL) == 0);
+}
+
+ATF_TC_WITHOUT_HEAD(pid1_killed_outside);
+ATF_TC_BODY(pid1_killed_outside, tc)
+{
+	struct run	 r;
+	char		 how[256];
+
+	run_init(tc, &r);
+	arg(&r, "sleep");
+	r.on_ready = kill_pid1;
+	ATF_REQUIRE(run(&r) == 0);
+	ATF_CHECK_EQ(r.ex.reason, SANDBOX_KILLED);
+	sandbox_exit_format(&r.ex, how, sizeof(how));
+	ATF_CHECK_MSG(strstr(how, "killed: its pid 1 was killed by signal 9 "
+	    "from outside sbx") != NULL, "%s", how);
+	run_free(&r);
+}
+
 ATF_TC_WITHOUT_HEAD(setup_failures_named);
 ATF_TC_BODY(setup_failures_named, tc)
 {
@@ -1475,6 +1500,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, timeout_kills);
 	ATF_TP_ADD_TC(tp, signal_forwarded);
 	ATF_TP_ADD_TC(tp, killed);
+	ATF_TP_ADD_TC(tp, pid1_killed_outside);
 	ATF_TP_ADD_TC(tp, setup_failures_named);
 	ATF_TP_ADD_TC(tp, pids_limit);
 	ATF_TP_ADD_TC(tp, stdio_binary);
