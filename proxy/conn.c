@@ -12,6 +12,11 @@
  * buffer.  Every state has a deadline (slowloris, dead upstreams,
  * forgotten tunnels): header, keep-alive idle, connect, and silence
  * within a request or tunnel.
+ *
+ * An established tunnel's bytes do not pass through here at all: once
+ * the "200" and any early client bytes are flushed, splice.c moves them
+ * through a pipe per direction in the kernel, with the same bound (one
+ * pipe each way).  Buffers relay a tunnel only when no pipe could be made.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -106,6 +111,10 @@ struct proxy_conn {
 
 	/* Tunnels close one direction at a time. */
 	int			 ceof, ueof;
+	/* A tunnel spliced by the kernel, once both bufferevents have
+	 * flushed what they held (relay_on); NULL: buffers relay it. */
+	struct relay		*relay;
+	int			 relay_on;
 };
 
 static void	 client_read(struct bufferevent *, void *);
@@ -178,6 +187,7 @@ conn_free(struct proxy_conn *c)
 {
 	if (c->dnsreq != NULL)
 		evdns_getaddrinfo_cancel(c->dnsreq);
+	relay_free(c->relay);
 	upstream_free(c);
 	if (c->cbev != NULL)
 		bufferevent_free(c->cbev);
@@ -580,10 +590,46 @@ connect_next(struct proxy_conn *c)
 }
 
 static void
+tunnel_done(void *arg, const char *err)
+{
+	struct proxy_conn	*c = arg;
+
+	strlcpy(c->reason, c->rule, sizeof(c->reason));
+	if (err == NULL)
+		strlcat(c->reason, "; tunnel closed", sizeof(c->reason));
+	else {
+		strlcat(c->reason, "; tunnel: ", sizeof(c->reason));
+		strlcat(c->reason, err, sizeof(c->reason));
+	}
+	decision(c, 1, 200);
+	conn_free(c);
+}
+
+/*
+ * The splice relay starts once the answer "200" and any bytes the client
+ * sent early are out of the bufferevents: from then on they stay off and
+ * the sockets belong to the relay (they still close with them).
+ */
+static void
+tunnel_splice(struct proxy_conn *c)
+{
+	if (c->relay_on ||
+	    evbuffer_get_length(bufferevent_get_output(c->cbev)) > 0 ||
+	    evbuffer_get_length(bufferevent_get_output(c->ubev)) > 0)
+		return;
+	bufferevent_disable(c->cbev, EV_READ | EV_WRITE);
+	bufferevent_disable(c->ubev, EV_READ | EV_WRITE);
+	c->relay_on = 1;
+	relay_start(c->relay);
+}
+
+static void
 connected(struct proxy_conn *c)
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n"
 	    "\r\n";
+	struct evbuffer	*cin;
+	size_t		 n;
 
 	nodelay(c->ubev);
 	if (c->method != HTTP_CONNECT) {
@@ -596,6 +642,27 @@ connected(struct proxy_conn *c)
 	c->status = 200;
 	c->state = C_TUNNEL;
 	timer_set(c, T_IO, c->sb->lim.io_ms);
+	if ((c->relay = relay_new(bufferevent_getfd(c->cbev),
+	    bufferevent_getfd(c->ubev), &c->up, &c->down, &c->last_io,
+	    tunnel_done, c)) != NULL) {
+		/* What the client sent early (a TLS hello) goes out through
+		 * the buffers; nothing more is read into them. */
+		cin = bufferevent_get_input(c->cbev);
+		n = evbuffer_get_length(cin);
+		if (n > 0 && evbuffer_add_buffer(bufferevent_get_output(
+		    c->ubev), cin) == -1)
+			fatalx("evbuffer_add_buffer");
+		c->up += n;
+		bufferevent_disable(c->cbev, EV_READ);
+		bufferevent_disable(c->ubev, EV_READ);
+		bufferevent_setwatermark(c->cbev, EV_WRITE, 0, 0);
+		bufferevent_setwatermark(c->ubev, EV_WRITE, 0, 0);
+		bufferevent_enable(c->cbev, EV_WRITE);
+		bufferevent_enable(c->ubev, EV_WRITE);
+		tunnel_splice(c);
+		return;
+	}
+	/* No descriptors for the pipes: the buffers relay this one. */
 	bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	bufferevent_enable(c->cbev, EV_READ);
 	/* The client may have sent its first bytes (a TLS hello) already. */
@@ -922,6 +989,10 @@ client_write(struct bufferevent *bev, void *arg)
 			conn_free(c);
 		return;
 	}
+	if (c->state == C_TUNNEL && c->relay != NULL) {
+		tunnel_splice(c);
+		return;
+	}
 	if (c->ubev == NULL)
 		return;
 	if ((c->state == C_TUNNEL && !c->ueof) ||
@@ -942,6 +1013,10 @@ up_write(struct bufferevent *bev, void *arg)
 	struct proxy_conn	*c = arg;
 
 	(void)bev;
+	if (c->state == C_TUNNEL && c->relay != NULL) {
+		tunnel_splice(c);
+		return;
+	}
 	if ((c->state == C_TUNNEL && !c->ceof) ||
 	    (c->state == C_REQUEST && !c->req_done)) {
 		bufferevent_enable(c->cbev, EV_READ);

@@ -274,6 +274,16 @@ void	 listener_free(struct proxy_listener *);
 void	 conn_accept(struct proxy_sandbox *, int fd, const struct sockaddr *);
 void	 conn_free(struct proxy_conn *);
 
+/* splice.c: a tunnel's bytes moved by the kernel (splice through a pipe
+ * per direction).  done(arg, NULL) when both directions ended, or with
+ * what failed; the callback frees the relay (relay_free). */
+struct relay;
+typedef void	(*relay_done_cb)(void *, const char *);
+struct relay	*relay_new(int cfd, int ufd, uint64_t *up, uint64_t *down,
+		    uint64_t *last_io, relay_done_cb, void *);
+void		 relay_start(struct relay *);
+void		 relay_free(struct relay *);
+
 /* resolve.c: set up before the privilege file; then lookups. */
 void	 resolve_init(struct event_base *);
 struct evdns_base *resolve_base(void);
