@@ -279,6 +279,11 @@ void	 egress_policy(uint32_t, uid_t, const struct conf_profile *);
 void	 egress_listener(uint32_t, int);
 void	 egress_end(uint32_t);
 void	 egress_audit(struct role *, struct imsg *);
+struct ctl_conn;
+void	 egress_status(struct ctl_conn *, uint32_t);
+void	 egress_conn_gone(struct ctl_conn *);
+void	 egress_tunnel(struct role *, struct imsg *);
+void	 egress_stats(struct role *, struct imsg *);
 
 /* ---- runspec.c: RUN requests to sandbox specs ------------------------ */
 void	 runspec_init(void);
@@ -291,6 +296,7 @@ void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
 void	 control_status_reply(struct ctl_conn *, uint32_t);
+void	 control_status_send(struct ctl_conn *, uint32_t, struct cJSON *);
 int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);
 void	 control_close(void);

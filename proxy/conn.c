@@ -109,6 +109,8 @@ struct proxy_conn {
 	struct proxy_host	 uhost;
 	uint16_t		 uport;
 
+	int			 decided;	/* its audit line is out */
+
 	/* Tunnels close one direction at a time. */
 	int			 ceof, ueof;
 	/* A tunnel spliced by the kernel, once both bufferevents have
@@ -127,6 +129,9 @@ static void	 head_try(struct proxy_conn *);
 static void	 connect_next(struct proxy_conn *);
 static void	 close_after_flush(struct proxy_conn *);
 static void	 timer_fired(evutil_socket_t, short, void *);
+
+/* For sbxctl status: finished requests' bytes; live ones are added. */
+static struct proxy_stats	 totals;
 
 static void
 timer_set(struct proxy_conn *c, enum tkind k, uint32_t ms)
@@ -170,6 +175,60 @@ decision(struct proxy_conn *c, int allowed, unsigned int status)
 	d.down = c->down;
 	d.ms = monotonic_ms() - c->start;
 	audit_decision(c->sb, &d);
+	totals.requests++;
+	if (!allowed)
+		totals.denied++;
+	totals.bytes_up += c->up;
+	totals.bytes_down += c->down;
+	c->decided = 1;
+}
+
+/*
+ * sbxctl status: the established tunnels, oldest sandbox and connection
+ * first, as many as one status reply holds, then the totals since start
+ * with what requests under way (tunnels above all) have moved so far.
+ */
+void
+conn_status(struct imsgbuf *ibuf, uint32_t seq)
+{
+	struct proxy_sandbox	*sb;
+	struct proxy_conn	*c;
+	struct proxy_stats	 st;
+	struct proxy_tunnel	 t;
+	uint64_t		 now = monotonic_ms();
+
+	st = totals;
+	st.seq = seq;
+	for (sb = sandbox_first(); sb != NULL; sb = TAILQ_NEXT(sb, entry)) {
+		st.conns += sb->nconns;
+		TAILQ_FOREACH(c, &sb->conns, entry) {
+			if (!c->decided) {
+				st.bytes_up += c->up;
+				st.bytes_down += c->down;
+			}
+			if (c->state != C_TUNNEL)
+				continue;
+			st.tunnels++;
+			if (st.listed == PROXY_STATUS_TUNNELS)
+				continue;
+			memset(&t, 0, sizeof(t));
+			t.seq = seq;
+			t.sandbox = sb->id;
+			t.port = c->port;
+			t.bytes_up = c->up;
+			t.bytes_down = c->down;
+			t.age_ms = now - c->start;
+			strlcpy(t.host, c->host.name, sizeof(t.host));
+			strlcpy(t.addr, c->addrstr, sizeof(t.addr));
+			if (imsg_compose(ibuf, IMSG_PROXY_TUNNEL, sb->id, 0, -1,
+			    &t, sizeof(t)) == -1)
+				fatal("composing a tunnel record");
+			st.listed++;
+		}
+	}
+	if (imsg_compose(ibuf, IMSG_PROXY_STATS, 0, 0, -1, &st,
+	    sizeof(st)) == -1)
+		fatal("composing the proxy's totals");
 }
 
 static void
@@ -197,6 +256,21 @@ conn_free(struct proxy_conn *c)
 	c->sb->nconns--;
 	proxy_nconns--;
 	free(c);
+}
+
+/* The sandbox ended: a request or tunnel under way still gets its
+ * audit line, with what it moved. */
+void
+conn_end(struct proxy_conn *c)
+{
+	if (!c->decided && (c->state == C_RESOLVE || c->state == C_CONNECT ||
+	    c->state == C_REQUEST || c->state == C_TUNNEL)) {
+		strlcpy(c->reason, c->rule, sizeof(c->reason));
+		strlcat(c->reason, "; closed: the sandbox ended",
+		    sizeof(c->reason));
+		decision(c, 1, c->status);
+	}
+	conn_free(c);
 }
 
 /* A header value and a log line never carry the request's own bytes
@@ -277,6 +351,7 @@ next_request(struct proxy_conn *c)
 	c->reason[0] = '\0';
 	c->rule[0] = '\0';
 	c->up = c->down = 0;
+	c->decided = 0;
 	c->ncands = c->icand = 0;
 	free(c->upreq);
 	c->upreq = NULL;
@@ -309,8 +384,12 @@ conn_accept(struct proxy_sandbox *sb, int fd, const struct sockaddr *sa)
 		    "the proxy's connection limit is reached";
 		d.status = 503;
 		audit_decision(sb, &d);
+		totals.requests++;
+		totals.denied++;
+		totals.over_cap++;
 		return;
 	}
+	totals.accepted++;
 	c = xcalloc(1, sizeof(*c));
 	c->sb = sb;
 	if ((c->cbev = bufferevent_socket_new(role_base(), fd,
