@@ -80,6 +80,7 @@ egress_policy(uint32_t id, uid_t uid, const struct conf_profile *prof)
 	}
 	proxy_policy_init(&p, id, (uint32_t)uid);
 	p.flags = PROXY_F_AUDIT;
+	p.max_conns = prof->proxy_conns;
 	if (proxy_send_policy(&r->ibuf, &p, rules, n) == -1)
 		fatal("%s: sandbox %u", __func__, id);
 	proc_event_add(r);

@@ -137,6 +137,7 @@ struct conf_profile {
 	struct conf_domains	 allow_domains;
 	struct conf_domains	 deny_domains;
 	struct conf_cidrs	 allow_cidrs;
+	uint32_t		 proxy_conns;	/* client connections, live */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 

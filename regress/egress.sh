@@ -28,8 +28,10 @@ setup() {
 	# The probe where the sandbox's user can reach it.
 	mkdir "$D/helpers"
 	cp "$PROBE" "$D/helpers/probe"
-	chmod 755 "$D/helpers" "$D/helpers/probe"
+	cp "$B/regress/helpers/tunnels" "$D/helpers/tunnels"
+	chmod 755 "$D/helpers" "$D/helpers/probe" "$D/helpers/tunnels"
 	PROBE=$D/helpers/probe
+	TUNNELS=$D/helpers/tunnels
 	write_conf "allow-cidr \"127.0.0.1/32\""
 }
 
@@ -238,9 +240,44 @@ status_cleanup() {
 	cleanup
 }
 
+atf_test_case tunnels200 cleanup
+tunnels200_head() {
+	atf_set "descr" "200 CONNECT tunnels open at once from inside one sandbox, with proxy-connections 200: the excess is answered 503 'connection limit reached' and audited, and all 200 tunnels carry a request each"
+}
+tunnels200_body() {
+	setup
+	write_conf "allow-cidr \"127.0.0.1/32\"" "proxy-connections 200"
+	start_monitor
+	atf_check -s exit:0 -o save:t.out "$C" -s "$SOCK" run -p net -- \
+	    "$TUNNELS" 127.0.0.1 "$UP" 215
+	atf_check -o match:"^established 200$" -o match:"^refused 15$" \
+	    -o match:"^working 200$" \
+	    -o match:"^refusal 503 connection limit reached$" cat t.out
+	[ "$(grep -c '^refusal' t.out)" -eq 1 ] ||
+	    atf_fail "other refusals: $(cat t.out)"
+	i=0
+	until [ "$(grep -c '"event":"proxy".*the sandbox.s connection limit is reached' "$D/audit.jsonl")" -eq 15 ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "not 15 cap refusals audited: $(grep -c limit "$D/audit.jsonl")"
+		sleep 0.1
+	done
+	# The default cap is 64.
+	write_conf "allow-cidr \"127.0.0.1/32\""
+	kill -HUP "$(cat mon.pid)"
+	sleep 0.5
+	atf_check -s exit:0 -o match:"^established 64$" -o match:"^refused 6$" \
+	    -o match:"^working 64$" "$C" -s "$SOCK" run -p net -- \
+	    "$TUNNELS" 127.0.0.1 "$UP" 70
+	stop_monitor
+}
+tunnels200_cleanup() {
+	cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case fetch
 	atf_add_test_case status
+	atf_add_test_case tunnels200
 	atf_add_test_case refused
 	atf_add_test_case policy_snapshot
 }

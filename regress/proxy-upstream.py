@@ -72,6 +72,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
+    # Hundreds of tunnels connect at once (the connection caps' tests):
+    # the default backlog of 5 would drop their handshakes.
+    request_queue_size = 1024
 
 
 server = Server(("127.0.0.1", 0), Handler)

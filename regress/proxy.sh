@@ -197,8 +197,13 @@ resolved_body() {
 	# covered: the covered one is used (the upstream listens only on
 	# 127.0.0.1, so the other could not have answered).
 	status 200 "http://mixed.test:$UP/"
-	grep -q "host=mixed.test port=$UP addr=127.0.0.1 decision=allow" proxy.log ||
-	    atf_fail "mixed: $(cat proxy.log)"
+	# The audit line follows the answer: wait for it.
+	i=0
+	until grep -q "host=mixed.test port=$UP addr=127.0.0.1 decision=allow" proxy.log; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || atf_fail "mixed: $(cat proxy.log)"
+		sleep 0.1
+	done
 }
 resolved_cleanup() {
 	px_cleanup
@@ -538,6 +543,48 @@ limits_cleanup() {
 	px_cleanup
 }
 
+atf_test_case total_cap cleanup
+total_cap_head() {
+	atf_set "descr" "the proxy's cap of 1024 client connections of all sandboxes together: with 1000 tunnels open from one sandbox, another gets 24 and the excess is answered 503 and audited as the proxy's limit; every tunnel carries a request"
+}
+total_cap_body() {
+	px_init
+	TUN=$B/regress/helpers/tunnels
+	px_start -a allowed.test -c 127.0.0.1/32 -m 1024 -O 60000
+	P7=$P
+	echo "sandbox 8 c:127.0.0.1/32" >&3
+	i=0
+	until [ "$(grep -c '^port' run.out)" -eq 2 ]; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no second listener"
+		sleep 0.1
+	done
+	P8=$(awk '/^port/ { p = $2 } END { print p }' run.out)
+	"$TUN" -h 60 -p "$P7" 127.0.0.1 "$UP" 1000 > t7.out 2>&1 &
+	echo $! > t7.pid
+	i=0
+	until grep -q '^working' t7.out; do
+		i=$((i + 1)); [ $i -lt 600 ] || atf_fail "1000 tunnels: $(cat t7.out)"
+		sleep 0.1
+	done
+	atf_check -o match:"^established 1000$" -o match:"^working 1000$" \
+	    cat t7.out
+	atf_check -o match:"^established 24$" -o match:"^refused 16$" \
+	    -o match:"^working 24$" \
+	    -o match:"^refusal 503 connection limit reached$" \
+	    "$TUN" -p "$P8" 127.0.0.1 "$UP" 40
+	kill "$(cat t7.pid)"
+	i=0
+	until [ "$(grep -c "sandbox=8 .*the proxy's connection limit is reached" proxy.log)" -eq 16 ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "not 16 refusals audited: $(grep -c "proxy's connection limit" proxy.log)"
+		sleep 0.1
+	done
+}
+total_cap_cleanup() {
+	[ -f t7.pid ] && kill "$(cat t7.pid)" 2>/dev/null
+	px_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case allowed
 	atf_add_test_case denied
@@ -551,4 +598,5 @@ atf_init_test_cases() {
 	atf_add_test_case dns
 	atf_add_test_case sandboxes
 	atf_add_test_case limits
+	atf_add_test_case total_cap
 }
