@@ -87,8 +87,12 @@ struct proxy_conn {
 	uint64_t		 req_remain;
 	struct chunk_dec	 req_chunk;
 	int			 req_done;
-	char			*upreq;		/* head to send upstream */
+	char			*upreq;		/* head to send upstream, kept
+						   until the next request (a
+						   retry sends it again) */
 	size_t			 upreqlen;
+	int			 reused;	/* on the kept upstream */
+	int			 retried;
 	struct proxy_addr	 cands[CONN_CANDS];
 	size_t			 ncands, icand;
 	char			 addrstr[ADDR_STRLEN];
@@ -352,6 +356,7 @@ next_request(struct proxy_conn *c)
 	c->rule[0] = '\0';
 	c->up = c->down = 0;
 	c->decided = 0;
+	c->reused = c->retried = 0;
 	c->ncands = c->icand = 0;
 	free(c->upreq);
 	c->upreq = NULL;
@@ -498,8 +503,6 @@ send_request(struct proxy_conn *c)
 
 	evbuffer_add(uout, c->upreq, c->upreqlen);
 	c->up += c->upreqlen;
-	free(c->upreq);
-	c->upreq = NULL;
 	c->state = C_REQUEST;
 	c->rstate = R_HEAD;
 	c->ureuse = 0;
@@ -536,6 +539,7 @@ decide(struct proxy_conn *c)
 		    addr_equal(&c->uhost.addr, &c->host.addr)) {
 			strlcat(c->rule, ", on the upstream connection of "
 			    "the last request", sizeof(c->rule));
+			c->reused = 1;
 			send_request(c);
 			return;
 		}
@@ -559,6 +563,7 @@ decide(struct proxy_conn *c)
 	    strcmp(c->uhost.name, c->host.name) == 0) {
 		strlcat(c->rule, ", on the upstream connection of the last "
 		    "request", sizeof(c->rule));
+		c->reused = 1;
 		send_request(c);
 		return;
 	}
@@ -1159,6 +1164,52 @@ client_event(struct bufferevent *bev, short what, void *arg)
 	conn_free(c);
 }
 
+/*
+ * A kept-alive upstream may close just as the next request goes out
+ * (its idle timeout): the request then fails through no fault of its
+ * own.  It is sent again, once, on a fresh connection to the same
+ * checked name or address, when that cannot do anything twice: the
+ * method is idempotent, no body was sent, and no byte of an answer came.
+ */
+static int
+retry_stale(struct proxy_conn *c)
+{
+	if (!c->reused || c->retried || c->rstate != R_HEAD ||
+	    c->req_body != HTTP_BODY_NONE || c->upreq == NULL ||
+	    evbuffer_get_length(bufferevent_get_input(c->ubev)) > 0)
+		return 0;
+	switch (c->method) {
+	case HTTP_GET:
+	case HTTP_HEAD:
+	case HTTP_OPTIONS:
+	case HTTP_PUT:
+	case HTTP_DELETE:
+		break;
+	default:
+		return 0;
+	}
+	c->reused = 0;
+	c->retried = 1;
+	/* The rule that allowed it stays; the address is checked again. */
+	if ((c->rule[0] != '\0') && strstr(c->rule, ", on the upstream "
+	    "connection of the last request") != NULL)
+		*strstr(c->rule, ", on the upstream connection of the last "
+		    "request") = '\0';
+	strlcat(c->rule, ", retried on a new upstream connection (the kept "
+	    "one closed)", sizeof(c->rule));
+	upstream_free(c);
+	c->ncands = c->icand = 0;
+	if (c->host.kind == HOST_ADDR) {
+		c->cands[0] = c->host.addr;
+		c->ncands = 1;
+		c->state = C_CONNECT;
+		timer_set(c, T_CONNECT, c->sb->lim.connect_ms);
+		connect_next(c);
+	} else
+		resolve(c);
+	return 1;
+}
+
 static void
 up_event(struct bufferevent *bev, short what, void *arg)
 {
@@ -1189,6 +1240,8 @@ up_event(struct bufferevent *bev, short what, void *arg)
 		close_after_flush(c);
 		break;
 	case C_REQUEST:
+		if (retry_stale(c))
+			break;
 		/* Until-close bodies end here; anything else was cut. */
 		if (c->rstate == R_BODY && c->resp_body == HTTP_BODY_CLOSE) {
 			c->down += move(c, c->ubev, c->cbev, UINT64_MAX, 0);

@@ -384,6 +384,39 @@ upstream_cleanup() {
 	px_cleanup
 }
 
+atf_test_case stale cleanup
+stale_head() {
+	atf_set "descr" "a request on a kept-alive upstream that closed meanwhile is sent again once on a new connection when that is safe (idempotent, no body, no answer yet); a POST is not, and gets 502"
+}
+stale_body() {
+	px_init
+	px_start -a allowed.test -c 127.0.0.1/32
+	# Both GETs on one client connection: the second goes out on the
+	# kept upstream, which closes without answering.
+	printf "GET http://allowed.test:$UP/stale/1 HTTP/1.1\r\nHost: allowed.test:$UP\r\n\r\nGET http://allowed.test:$UP/stale/2 HTTP/1.1\r\nHost: allowed.test:$UP\r\nConnection: close\r\n\r\n" |
+	    raw 200
+	[ "$(grep -c '^HTTP/1.1 200' out)" -eq 2 ] || atf_fail "$(cat out)"
+	grep -q "^path /stale/2" out || atf_fail "no second answer: $(cat out)"
+	i=0
+	until grep -q "host=allowed.test port=$UP .*retried on a new upstream connection" proxy.log; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no retry audited: $(cat proxy.log)"
+		sleep 0.1
+	done
+	# The same for an address (no name to resolve again).
+	printf "GET http://127.0.0.1:$UP/stale/3 HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\n\r\nHEAD http://127.0.0.1:$UP/stale/4 HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\nConnection: close\r\n\r\n" |
+	    raw 200
+	[ "$(grep -c '^HTTP/1.1 200' out)" -eq 2 ] || atf_fail "$(cat out)"
+	# A POST may have been acted on: not sent twice.
+	printf "GET http://allowed.test:$UP/stale/5 HTTP/1.1\r\nHost: allowed.test:$UP\r\n\r\nPOST http://allowed.test:$UP/stale/6 HTTP/1.1\r\nHost: allowed.test:$UP\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab" |
+	    raw 200
+	grep -q "^HTTP/1.1 502" out || atf_fail "POST: $(cat out)"
+	grep -q "^X-Sbx-Error: upstream closed the connection before answering" out ||
+	    atf_fail "POST: $(cat out)"
+}
+stale_cleanup() {
+	px_cleanup
+}
+
 atf_test_case backpressure cleanup
 backpressure_head() {
 	atf_set "descr" "a reader that stalls never grows the proxy's memory: 60 MB answers and a 40 MB request body wait in bounded buffers, both ways, tunnels too"
@@ -594,6 +627,7 @@ atf_init_test_cases() {
 	atf_add_test_case slowloris
 	atf_add_test_case connect
 	atf_add_test_case upstream
+	atf_add_test_case stale
 	atf_add_test_case backpressure
 	atf_add_test_case dns
 	atf_add_test_case sandboxes
