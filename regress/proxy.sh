@@ -578,7 +578,7 @@ limits_cleanup() {
 
 atf_test_case total_cap cleanup
 total_cap_head() {
-	atf_set "descr" "the proxy's cap of 1024 client connections of all sandboxes together: with 1000 tunnels open from one sandbox, another gets 24 and the excess is answered 503 and audited as the proxy's limit; every tunnel carries a request"
+	atf_set "descr" "the proxy's cap of 1024 client connections of all sandboxes together: with 1000 tunnels open from one sandbox, another gets 24 working ones and the excess is answered 503 and audited as the proxy's limit"
 }
 total_cap_body() {
 	px_init
@@ -592,15 +592,28 @@ total_cap_body() {
 		sleep 0.1
 	done
 	P8=$(awk '/^port/ { p = $2 } END { print p }' run.out)
-	"$TUN" -h 60 -p "$P7" 127.0.0.1 "$UP" 1000 > t7.out 2>&1 &
+	# The filler tunnels go to a listener that completes handshakes
+	# and never accepts: no thread of the upstream's per tunnel.
+	python3 -c 'import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(2048)
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+time.sleep(120)' sink.port &
+	echo $! > sink.pid
+	i=0
+	until [ -s sink.port ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || atf_fail "no sink listener"
+		sleep 0.1
+	done
+	"$TUN" -n -h 60 -p "$P7" 127.0.0.1 "$(cat sink.port)" 1000 > t7.out 2>&1 &
 	echo $! > t7.pid
 	i=0
 	until grep -q '^working' t7.out; do
 		i=$((i + 1)); [ $i -lt 600 ] || atf_fail "1000 tunnels: $(cat t7.out)"
 		sleep 0.1
 	done
-	atf_check -o match:"^established 1000$" -o match:"^working 1000$" \
-	    cat t7.out
+	atf_check -o match:"^established 1000$" cat t7.out
 	atf_check -o match:"^established 24$" -o match:"^refused 16$" \
 	    -o match:"^working 24$" \
 	    -o match:"^refusal 503 connection limit reached$" \
@@ -615,6 +628,7 @@ total_cap_body() {
 }
 total_cap_cleanup() {
 	[ -f t7.pid ] && kill "$(cat t7.pid)" 2>/dev/null
+	[ -f sink.pid ] && kill "$(cat sink.pid)" 2>/dev/null
 	px_cleanup
 }
 

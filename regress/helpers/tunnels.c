@@ -2,7 +2,7 @@
  * tunnels: many CONNECT tunnels at once through one proxy, for the
  * connection caps of regress/egress.sh and regress/proxy.sh.
  *
- *	tunnels [-h SECONDS] [-p PROXYPORT] HOST PORT N
+ *	tunnels [-n] [-h SECONDS] [-p PROXYPORT] HOST PORT N
  *
  * Opens N connections to the proxy on 127.0.0.1:PROXYPORT (3128, the
  * port inside a network proxy sandbox, by default) and asks each for
@@ -16,7 +16,8 @@
  *	working N
  *	refusal STATUS X-Sbx-Error	(for each distinct refusal)
  *
- * and exits 0 when it could count; it asserts nothing itself.  With -h
+ * and exits 0 when it could count; it asserts nothing itself.  -n sends
+ * no requests (the tunnels only fill a cap; "working" is 0).  With -h
  * the tunnels stay open SECONDS after that (to fill a cap for another
  * client).
  */
@@ -90,11 +91,13 @@ main(int argc, char *argv[])
 	struct rlimit		 rl;
 	size_t			 nreasons = 0, j;
 	char			 buf[BUF], req[512], want[64], *p, *e;
-	int			 ch, i, n, proxyport = 3128, hold = 0;
+	int			 ch, i, n, proxyport = 3128, hold = 0, send = 1;
 	int			 established = 0, refused = 0, working = 0;
 
-	while ((ch = getopt(argc, argv, "h:p:")) != -1) {
-		if (ch == 'h')
+	while ((ch = getopt(argc, argv, "h:np:")) != -1) {
+		if (ch == 'n')
+			send = 0;
+		else if (ch == 'h')
 			hold = atoi(optarg);
 		else if (ch == 'p')
 			proxyport = atoi(optarg);
@@ -148,14 +151,14 @@ main(int argc, char *argv[])
 			    sizeof(reasons[0].text));
 		close(fds[i]);
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && send; i++) {
 		if (!ok[i])
 			continue;
 		snprintf(req, sizeof(req), "GET /tunnel/%d HTTP/1.1\r\n"
 		    "Host: x\r\n\r\n", i);
 		writeall(fds[i], req, strlen(req));
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && send; i++) {
 		if (!ok[i])
 			continue;
 		snprintf(want, sizeof(want), "path /tunnel/%d\n", i);
