@@ -990,8 +990,13 @@ enum proxy_imsg {
 	IMSG_PROXY_POLICY_END,		/* -> struct proxy_policy_end */
 	IMSG_PROXY_LISTEN,		/* -> struct proxy_sandbox_msg + fd */
 	IMSG_PROXY_END,			/* -> struct proxy_sandbox_msg */
-	IMSG_PROXY_AUDIT		/* <- struct proxy_audit (only with
+	IMSG_PROXY_AUDIT,		/* <- struct proxy_audit (only with
 					      PROXY_F_AUDIT) */
+	IMSG_PROXY_STATS_REQ,		/* -> struct proxy_stats_req */
+	IMSG_PROXY_TUNNEL,		/* <- struct proxy_tunnel, at most
+					      PROXY_STATUS_TUNNELS times */
+	IMSG_PROXY_STATS		/* <- struct proxy_stats: the answer
+					      ends */
 };
 
 #define PROXY_F_AUDIT		0x1	/* send IMSG_PROXY_AUDIT per decision */
@@ -1062,6 +1067,44 @@ struct proxy_audit {
 	char		 host[PROXY_HOST_MAX];
 	char		 addr[48];	/* the address connected, or "-" */
 	char		 reason[PROXY_AUDIT_REASON];
+};
+
+/*
+ * sbxctl status: the proxy's live tunnels and its totals since it
+ * started.  The reply to a STATS_REQ is its TUNNELs (the oldest first,
+ * at most PROXY_STATUS_TUNNELS, so that the status reply stays within
+ * one control frame) and then STATS with the same seq; requests are
+ * answered in order.
+ */
+#define PROXY_STATUS_TUNNELS	24
+
+struct proxy_stats_req {
+	uint32_t	 seq;
+};
+
+struct proxy_tunnel {
+	uint32_t	 seq;
+	uint32_t	 sandbox;
+	uint16_t	 port;
+	uint8_t		 pad[6];
+	uint64_t	 bytes_up;	/* client to upstream, so far */
+	uint64_t	 bytes_down;
+	uint64_t	 age_ms;	/* since the CONNECT was read */
+	char		 host[PROXY_HOST_MAX];
+	char		 addr[48];
+};
+
+struct proxy_stats {
+	uint32_t	 seq;
+	uint32_t	 conns;		/* live client connections */
+	uint32_t	 tunnels;	/* of which established tunnels */
+	uint32_t	 listed;	/* TUNNELs sent before this */
+	uint64_t	 accepted;	/* client connections, since start */
+	uint64_t	 over_cap;	/* refused by a connection cap (503) */
+	uint64_t	 requests;	/* decisions (requests and tunnels) */
+	uint64_t	 denied;	/* of which refused (4xx, 503) */
+	uint64_t	 bytes_up;	/* all client to upstream bytes */
+	uint64_t	 bytes_down;
 };
 
 /* proxy_msg.c: building and queueing the messages above. */

@@ -64,6 +64,7 @@ conf_profile_new(const char *name)
 	TAILQ_INIT(&prof->allow_domains);
 	TAILQ_INIT(&prof->deny_domains);
 	TAILQ_INIT(&prof->allow_cidrs);
+	prof->proxy_conns = PROXY_SANDBOX_CONNS;
 	return prof;
 }
 

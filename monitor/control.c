@@ -404,6 +404,7 @@ ctl_close(struct ctl_conn *c)
 	if (!c->refused) {
 		msb_conn_gone(c);
 		selftest_conn_gone(c);
+		egress_conn_gone(c);
 		provider_conn_gone(c);
 		mgates_conn_gone(c);
 	}
@@ -696,8 +697,16 @@ ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	selftest_status(c, id);
 }
 
+/* After the self-test, the proxy's live figures (egress_status), which
+ * come back to control_status_send. */
 void
 control_status_reply(struct ctl_conn *c, uint32_t id)
+{
+	egress_status(c, id);
+}
+
+void
+control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 {
 	cJSON	*o, *arr, *r;
 	int	 i;
@@ -736,6 +745,7 @@ control_status_reply(struct ctl_conn *c, uint32_t id)
 		    (strcmp(cgroups_mechanism(), "cgroup v2") == 0 ?
 		    SBX_LIMIT_CGV2 : 0));
 	cJSON_AddItemToObject(o, "selftest", selftest_json());
+	cJSON_AddItemToObject(o, "proxy", proxy);
 	control_reply(c, SBX_MSG_STATUS, id, o);
 }
 

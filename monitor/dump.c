@@ -151,6 +151,7 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 		fprintf(fp, "\tallow-cidr \"%s/%u\"\n", addr,
 		    (unsigned int)c->prefixlen);
 	}
+	fprintf(fp, "\tproxy-connections %" PRIu32 "\n", prof->proxy_conns);
 	fputs("}\n", fp);
 }
 

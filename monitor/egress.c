@@ -15,11 +15,30 @@
 
 #include <netinet/in.h>
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
 #include "common.h"
 #include "monitor.h"
+
+/*
+ * STATUS requests waiting for the proxy's figures, in the order their
+ * STATS_REQs went out (the proxy answers in order).  A waiter whose
+ * control connection closed stays in line with conn NULL, so that the
+ * answers still match.
+ */
+struct status_wait {
+	TAILQ_ENTRY(status_wait) entry;
+	struct ctl_conn		*conn;
+	uint32_t		 reqid;
+	uint32_t		 seq;
+	cJSON			*tunnels;	/* collected TUNNELs */
+};
+static TAILQ_HEAD(, status_wait) waits = TAILQ_HEAD_INITIALIZER(waits);
+static uint32_t			 status_seq;
 
 /* parse.c allows no more than PROXY_RULES_MAX of each kind. */
 #define EGRESS_RULES_MAX	(3 * PROXY_RULES_MAX)
@@ -61,6 +80,7 @@ egress_policy(uint32_t id, uid_t uid, const struct conf_profile *prof)
 	}
 	proxy_policy_init(&p, id, (uint32_t)uid);
 	p.flags = PROXY_F_AUDIT;
+	p.max_conns = prof->proxy_conns;
 	if (proxy_send_policy(&r->ibuf, &p, rules, n) == -1)
 		fatal("%s: sandbox %u", __func__, id);
 	proc_event_add(r);
@@ -106,4 +126,115 @@ egress_audit(struct role *r, struct imsg *imsg)
 	    a.allowed ? "allow" : "deny", a.status, a.reason,
 	    (unsigned long long)a.bytes_up, (unsigned long long)a.bytes_down,
 	    (unsigned long long)a.duration_ms);
+}
+
+/* sbxctl status: ask the proxy; the reply goes out in egress_stats. */
+void
+egress_status(struct ctl_conn *c, uint32_t reqid)
+{
+	struct role		*r = &roles[ROLE_PROXY];
+	struct status_wait	*w;
+	struct proxy_stats_req	 req;
+
+	w = xcalloc(1, sizeof(*w));
+	w->conn = c;
+	w->reqid = reqid;
+	w->seq = ++status_seq;
+	if ((w->tunnels = cJSON_CreateArray()) == NULL)
+		fatalx("out of memory");
+	TAILQ_INSERT_TAIL(&waits, w, entry);
+	memset(&req, 0, sizeof(req));
+	req.seq = w->seq;
+	if (imsg_compose(&r->ibuf, IMSG_PROXY_STATS_REQ, 0, 0, -1, &req,
+	    sizeof(req)) == -1)
+		fatal("%s", __func__);
+	proc_event_add(r);
+}
+
+void
+egress_conn_gone(struct ctl_conn *c)
+{
+	struct status_wait	*w;
+
+	TAILQ_FOREACH(w, &waits, entry)
+		if (w->conn == c)
+			w->conn = NULL;
+}
+
+/* The first waiter, which the proxy's message must answer. */
+static struct status_wait *
+waiter(uint32_t seq, const char *what)
+{
+	struct status_wait	*w;
+
+	if ((w = TAILQ_FIRST(&waits)) == NULL || w->seq != seq)
+		fatalx("proxy: %s for status request %u, which is not the "
+		    "one waiting", what, seq);
+	return w;
+}
+
+void
+egress_tunnel(struct role *r, struct imsg *imsg)
+{
+	struct proxy_tunnel	 t;
+	struct status_wait	*w;
+	cJSON			*o;
+
+	(void)r;
+	if (imsg_get_data(imsg, &t, sizeof(t)) == -1)
+		fatalx("%s: size", __func__);
+	w = waiter(t.seq, "a tunnel");
+	if (cJSON_GetArraySize(w->tunnels) >= PROXY_STATUS_TUNNELS)
+		fatalx("proxy: more than %d tunnels in one status",
+		    PROXY_STATUS_TUNNELS);
+	t.host[sizeof(t.host) - 1] = '\0';
+	t.addr[sizeof(t.addr) - 1] = '\0';
+	if ((o = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	cJSON_AddNumberToObject(o, "sandbox", t.sandbox);
+	cJSON_AddStringToObject(o, "host", t.host);
+	cJSON_AddNumberToObject(o, "port", t.port);
+	cJSON_AddStringToObject(o, "addr", t.addr);
+	cJSON_AddNumberToObject(o, "bytes_up", (double)t.bytes_up);
+	cJSON_AddNumberToObject(o, "bytes_down", (double)t.bytes_down);
+	cJSON_AddNumberToObject(o, "age_ms", (double)t.age_ms);
+	cJSON_AddItemToArray(w->tunnels, o);
+}
+
+void
+egress_stats(struct role *r, struct imsg *imsg)
+{
+	struct proxy_stats	 st;
+	struct status_wait	*w;
+	cJSON			*o;
+
+	(void)r;
+	if (imsg_get_data(imsg, &st, sizeof(st)) == -1)
+		fatalx("%s: size", __func__);
+	w = waiter(st.seq, "totals");
+	if ((uint32_t)cJSON_GetArraySize(w->tunnels) != st.listed ||
+	    st.listed > st.tunnels || st.tunnels > st.conns)
+		fatalx("proxy: status %u does not add up (%d tunnels sent, "
+		    "%u listed, %u live, %u connections)", st.seq,
+		    cJSON_GetArraySize(w->tunnels), st.listed, st.tunnels,
+		    st.conns);
+	TAILQ_REMOVE(&waits, w, entry);
+	if (w->conn == NULL) {
+		cJSON_Delete(w->tunnels);
+		free(w);
+		return;
+	}
+	if ((o = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	cJSON_AddNumberToObject(o, "connections", st.conns);
+	cJSON_AddNumberToObject(o, "tunnels", st.tunnels);
+	cJSON_AddNumberToObject(o, "accepted", (double)st.accepted);
+	cJSON_AddNumberToObject(o, "over_cap", (double)st.over_cap);
+	cJSON_AddNumberToObject(o, "requests", (double)st.requests);
+	cJSON_AddNumberToObject(o, "denied", (double)st.denied);
+	cJSON_AddNumberToObject(o, "bytes_up", (double)st.bytes_up);
+	cJSON_AddNumberToObject(o, "bytes_down", (double)st.bytes_down);
+	cJSON_AddItemToObject(o, "live", w->tunnels);
+	control_status_send(w->conn, w->reqid, o);
+	free(w);
 }

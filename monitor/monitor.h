@@ -146,6 +146,7 @@ struct conf_profile {
 	struct conf_domains	 allow_domains;
 	struct conf_domains	 deny_domains;
 	struct conf_cidrs	 allow_cidrs;
+	uint32_t		 proxy_conns;	/* client connections, live */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 
@@ -299,6 +300,11 @@ void	 egress_policy(uint32_t, uid_t, const struct conf_profile *);
 void	 egress_listener(uint32_t, int);
 void	 egress_end(uint32_t);
 void	 egress_audit(struct role *, struct imsg *);
+struct ctl_conn;
+void	 egress_status(struct ctl_conn *, uint32_t);
+void	 egress_conn_gone(struct ctl_conn *);
+void	 egress_tunnel(struct role *, struct imsg *);
+void	 egress_stats(struct role *, struct imsg *);
 
 /* ---- runspec.c: RUN requests to sandbox specs ------------------------ */
 void	 runspec_init(void);
@@ -313,6 +319,7 @@ void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
 void	 control_error_limit(struct ctl_conn *, uint32_t, const char *,
 	    const char *, const char *, ...) SBX_PRINTF(5, 6);
 void	 control_status_reply(struct ctl_conn *, uint32_t);
+void	 control_status_send(struct ctl_conn *, uint32_t, struct cJSON *);
 int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);
 void	 control_close(void);

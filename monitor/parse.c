@@ -208,6 +208,8 @@ static const struct keyword keywords[] = {
 	{ "allow-domain", KW_PROFILE, kw_domain, P(allow_domains), 0, 0 },
 	{ "deny-domain", KW_PROFILE, kw_domain, P(deny_domains), 0, 0 },
 	{ "allow-cidr", KW_PROFILE, kw_cidr, 0, 0, 0 },
+	{ "proxy-connections", KW_PROFILE | KW_ONCE, kw_u32,
+	    P(proxy_conns), 1, PROXY_CONNS_MAX },
 };
 
 /* Limits of a tmpfs given with "tmpfs PATH size N", and its default. */

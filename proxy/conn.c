@@ -12,6 +12,11 @@
  * buffer.  Every state has a deadline (slowloris, dead upstreams,
  * forgotten tunnels): header, keep-alive idle, connect, and silence
  * within a request or tunnel.
+ *
+ * An established tunnel's bytes do not pass through here at all: once
+ * the "200" and any early client bytes are flushed, splice.c moves them
+ * through a pipe per direction in the kernel, with the same bound (one
+ * pipe each way).  Buffers relay a tunnel only when no pipe could be made.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -82,8 +87,12 @@ struct proxy_conn {
 	uint64_t		 req_remain;
 	struct chunk_dec	 req_chunk;
 	int			 req_done;
-	char			*upreq;		/* head to send upstream */
+	char			*upreq;		/* head to send upstream, kept
+						   until the next request (a
+						   retry sends it again) */
 	size_t			 upreqlen;
+	int			 reused;	/* on the kept upstream */
+	int			 retried;
 	struct proxy_addr	 cands[CONN_CANDS];
 	size_t			 ncands, icand;
 	char			 addrstr[ADDR_STRLEN];
@@ -104,8 +113,14 @@ struct proxy_conn {
 	struct proxy_host	 uhost;
 	uint16_t		 uport;
 
+	int			 decided;	/* its audit line is out */
+
 	/* Tunnels close one direction at a time. */
 	int			 ceof, ueof;
+	/* A tunnel spliced by the kernel, once both bufferevents have
+	 * flushed what they held (relay_on); NULL: buffers relay it. */
+	struct relay		*relay;
+	int			 relay_on;
 };
 
 static void	 client_read(struct bufferevent *, void *);
@@ -118,6 +133,9 @@ static void	 head_try(struct proxy_conn *);
 static void	 connect_next(struct proxy_conn *);
 static void	 close_after_flush(struct proxy_conn *);
 static void	 timer_fired(evutil_socket_t, short, void *);
+
+/* For sbxctl status: finished requests' bytes; live ones are added. */
+static struct proxy_stats	 totals;
 
 static void
 timer_set(struct proxy_conn *c, enum tkind k, uint32_t ms)
@@ -161,6 +179,60 @@ decision(struct proxy_conn *c, int allowed, unsigned int status)
 	d.down = c->down;
 	d.ms = monotonic_ms() - c->start;
 	audit_decision(c->sb, &d);
+	totals.requests++;
+	if (!allowed)
+		totals.denied++;
+	totals.bytes_up += c->up;
+	totals.bytes_down += c->down;
+	c->decided = 1;
+}
+
+/*
+ * sbxctl status: the established tunnels, oldest sandbox and connection
+ * first, as many as one status reply holds, then the totals since start
+ * with what requests under way (tunnels above all) have moved so far.
+ */
+void
+conn_status(struct imsgbuf *ibuf, uint32_t seq)
+{
+	struct proxy_sandbox	*sb;
+	struct proxy_conn	*c;
+	struct proxy_stats	 st;
+	struct proxy_tunnel	 t;
+	uint64_t		 now = monotonic_ms();
+
+	st = totals;
+	st.seq = seq;
+	for (sb = sandbox_first(); sb != NULL; sb = TAILQ_NEXT(sb, entry)) {
+		st.conns += sb->nconns;
+		TAILQ_FOREACH(c, &sb->conns, entry) {
+			if (!c->decided) {
+				st.bytes_up += c->up;
+				st.bytes_down += c->down;
+			}
+			if (c->state != C_TUNNEL)
+				continue;
+			st.tunnels++;
+			if (st.listed == PROXY_STATUS_TUNNELS)
+				continue;
+			memset(&t, 0, sizeof(t));
+			t.seq = seq;
+			t.sandbox = sb->id;
+			t.port = c->port;
+			t.bytes_up = c->up;
+			t.bytes_down = c->down;
+			t.age_ms = now - c->start;
+			strlcpy(t.host, c->host.name, sizeof(t.host));
+			strlcpy(t.addr, c->addrstr, sizeof(t.addr));
+			if (imsg_compose(ibuf, IMSG_PROXY_TUNNEL, sb->id, 0, -1,
+			    &t, sizeof(t)) == -1)
+				fatal("composing a tunnel record");
+			st.listed++;
+		}
+	}
+	if (imsg_compose(ibuf, IMSG_PROXY_STATS, 0, 0, -1, &st,
+	    sizeof(st)) == -1)
+		fatal("composing the proxy's totals");
 }
 
 static void
@@ -178,6 +250,7 @@ conn_free(struct proxy_conn *c)
 {
 	if (c->dnsreq != NULL)
 		evdns_getaddrinfo_cancel(c->dnsreq);
+	relay_free(c->relay);
 	upstream_free(c);
 	if (c->cbev != NULL)
 		bufferevent_free(c->cbev);
@@ -187,6 +260,21 @@ conn_free(struct proxy_conn *c)
 	c->sb->nconns--;
 	proxy_nconns--;
 	free(c);
+}
+
+/* The sandbox ended: a request or tunnel under way still gets its
+ * audit line, with what it moved. */
+void
+conn_end(struct proxy_conn *c)
+{
+	if (!c->decided && (c->state == C_RESOLVE || c->state == C_CONNECT ||
+	    c->state == C_REQUEST || c->state == C_TUNNEL)) {
+		strlcpy(c->reason, c->rule, sizeof(c->reason));
+		strlcat(c->reason, "; closed: the sandbox ended",
+		    sizeof(c->reason));
+		decision(c, 1, c->status);
+	}
+	conn_free(c);
 }
 
 /* A header value and a log line never carry the request's own bytes
@@ -267,6 +355,8 @@ next_request(struct proxy_conn *c)
 	c->reason[0] = '\0';
 	c->rule[0] = '\0';
 	c->up = c->down = 0;
+	c->decided = 0;
+	c->reused = c->retried = 0;
 	c->ncands = c->icand = 0;
 	free(c->upreq);
 	c->upreq = NULL;
@@ -299,8 +389,12 @@ conn_accept(struct proxy_sandbox *sb, int fd, const struct sockaddr *sa)
 		    "the proxy's connection limit is reached";
 		d.status = 503;
 		audit_decision(sb, &d);
+		totals.requests++;
+		totals.denied++;
+		totals.over_cap++;
 		return;
 	}
+	totals.accepted++;
 	c = xcalloc(1, sizeof(*c));
 	c->sb = sb;
 	if ((c->cbev = bufferevent_socket_new(role_base(), fd,
@@ -409,8 +503,6 @@ send_request(struct proxy_conn *c)
 
 	evbuffer_add(uout, c->upreq, c->upreqlen);
 	c->up += c->upreqlen;
-	free(c->upreq);
-	c->upreq = NULL;
 	c->state = C_REQUEST;
 	c->rstate = R_HEAD;
 	c->ureuse = 0;
@@ -447,6 +539,7 @@ decide(struct proxy_conn *c)
 		    addr_equal(&c->uhost.addr, &c->host.addr)) {
 			strlcat(c->rule, ", on the upstream connection of "
 			    "the last request", sizeof(c->rule));
+			c->reused = 1;
 			send_request(c);
 			return;
 		}
@@ -470,6 +563,7 @@ decide(struct proxy_conn *c)
 	    strcmp(c->uhost.name, c->host.name) == 0) {
 		strlcat(c->rule, ", on the upstream connection of the last "
 		    "request", sizeof(c->rule));
+		c->reused = 1;
 		send_request(c);
 		return;
 	}
@@ -580,10 +674,46 @@ connect_next(struct proxy_conn *c)
 }
 
 static void
+tunnel_done(void *arg, const char *err)
+{
+	struct proxy_conn	*c = arg;
+
+	strlcpy(c->reason, c->rule, sizeof(c->reason));
+	if (err == NULL)
+		strlcat(c->reason, "; tunnel closed", sizeof(c->reason));
+	else {
+		strlcat(c->reason, "; tunnel: ", sizeof(c->reason));
+		strlcat(c->reason, err, sizeof(c->reason));
+	}
+	decision(c, 1, 200);
+	conn_free(c);
+}
+
+/*
+ * The splice relay starts once the answer "200" and any bytes the client
+ * sent early are out of the bufferevents: from then on they stay off and
+ * the sockets belong to the relay (they still close with them).
+ */
+static void
+tunnel_splice(struct proxy_conn *c)
+{
+	if (c->relay_on ||
+	    evbuffer_get_length(bufferevent_get_output(c->cbev)) > 0 ||
+	    evbuffer_get_length(bufferevent_get_output(c->ubev)) > 0)
+		return;
+	bufferevent_disable(c->cbev, EV_READ | EV_WRITE);
+	bufferevent_disable(c->ubev, EV_READ | EV_WRITE);
+	c->relay_on = 1;
+	relay_start(c->relay);
+}
+
+static void
 connected(struct proxy_conn *c)
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n"
 	    "\r\n";
+	struct evbuffer	*cin;
+	size_t		 n;
 
 	nodelay(c->ubev);
 	if (c->method != HTTP_CONNECT) {
@@ -596,6 +726,27 @@ connected(struct proxy_conn *c)
 	c->status = 200;
 	c->state = C_TUNNEL;
 	timer_set(c, T_IO, c->sb->lim.io_ms);
+	if ((c->relay = relay_new(bufferevent_getfd(c->cbev),
+	    bufferevent_getfd(c->ubev), &c->up, &c->down, &c->last_io,
+	    tunnel_done, c)) != NULL) {
+		/* What the client sent early (a TLS hello) goes out through
+		 * the buffers; nothing more is read into them. */
+		cin = bufferevent_get_input(c->cbev);
+		n = evbuffer_get_length(cin);
+		if (n > 0 && evbuffer_add_buffer(bufferevent_get_output(
+		    c->ubev), cin) == -1)
+			fatalx("evbuffer_add_buffer");
+		c->up += n;
+		bufferevent_disable(c->cbev, EV_READ);
+		bufferevent_disable(c->ubev, EV_READ);
+		bufferevent_setwatermark(c->cbev, EV_WRITE, 0, 0);
+		bufferevent_setwatermark(c->ubev, EV_WRITE, 0, 0);
+		bufferevent_enable(c->cbev, EV_WRITE);
+		bufferevent_enable(c->ubev, EV_WRITE);
+		tunnel_splice(c);
+		return;
+	}
+	/* No descriptors for the pipes: the buffers relay this one. */
 	bufferevent_enable(c->ubev, EV_READ | EV_WRITE);
 	bufferevent_enable(c->cbev, EV_READ);
 	/* The client may have sent its first bytes (a TLS hello) already. */
@@ -922,6 +1073,10 @@ client_write(struct bufferevent *bev, void *arg)
 			conn_free(c);
 		return;
 	}
+	if (c->state == C_TUNNEL && c->relay != NULL) {
+		tunnel_splice(c);
+		return;
+	}
 	if (c->ubev == NULL)
 		return;
 	if ((c->state == C_TUNNEL && !c->ueof) ||
@@ -942,6 +1097,10 @@ up_write(struct bufferevent *bev, void *arg)
 	struct proxy_conn	*c = arg;
 
 	(void)bev;
+	if (c->state == C_TUNNEL && c->relay != NULL) {
+		tunnel_splice(c);
+		return;
+	}
 	if ((c->state == C_TUNNEL && !c->ceof) ||
 	    (c->state == C_REQUEST && !c->req_done)) {
 		bufferevent_enable(c->cbev, EV_READ);
@@ -1005,6 +1164,52 @@ client_event(struct bufferevent *bev, short what, void *arg)
 	conn_free(c);
 }
 
+/*
+ * A kept-alive upstream may close just as the next request goes out
+ * (its idle timeout): the request then fails through no fault of its
+ * own.  It is sent again, once, on a fresh connection to the same
+ * checked name or address, when that cannot do anything twice: the
+ * method is idempotent, no body was sent, and no byte of an answer came.
+ */
+static int
+retry_stale(struct proxy_conn *c)
+{
+	if (!c->reused || c->retried || c->rstate != R_HEAD ||
+	    c->req_body != HTTP_BODY_NONE || c->upreq == NULL ||
+	    evbuffer_get_length(bufferevent_get_input(c->ubev)) > 0)
+		return 0;
+	switch (c->method) {
+	case HTTP_GET:
+	case HTTP_HEAD:
+	case HTTP_OPTIONS:
+	case HTTP_PUT:
+	case HTTP_DELETE:
+		break;
+	default:
+		return 0;
+	}
+	c->reused = 0;
+	c->retried = 1;
+	/* The rule that allowed it stays; the address is checked again. */
+	if ((c->rule[0] != '\0') && strstr(c->rule, ", on the upstream "
+	    "connection of the last request") != NULL)
+		*strstr(c->rule, ", on the upstream connection of the last "
+		    "request") = '\0';
+	strlcat(c->rule, ", retried on a new upstream connection (the kept "
+	    "one closed)", sizeof(c->rule));
+	upstream_free(c);
+	c->ncands = c->icand = 0;
+	if (c->host.kind == HOST_ADDR) {
+		c->cands[0] = c->host.addr;
+		c->ncands = 1;
+		c->state = C_CONNECT;
+		timer_set(c, T_CONNECT, c->sb->lim.connect_ms);
+		connect_next(c);
+	} else
+		resolve(c);
+	return 1;
+}
+
 static void
 up_event(struct bufferevent *bev, short what, void *arg)
 {
@@ -1035,6 +1240,8 @@ up_event(struct bufferevent *bev, short what, void *arg)
 		close_after_flush(c);
 		break;
 	case C_REQUEST:
+		if (retry_stale(c))
+			break;
 		/* Until-close bodies end here; anything else was cut. */
 		if (c->rstate == R_BODY && c->resp_body == HTTP_BODY_CLOSE) {
 			c->down += move(c, c->ubev, c->cbev, UINT64_MAX, 0);

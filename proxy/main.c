@@ -25,6 +25,8 @@ static const struct role_handler proxy_handlers[] = {
 	    sandbox_imsg_listen },
 	{ IMSG_PROXY_END, sizeof(struct proxy_sandbox_msg),
 	    sandbox_imsg_end },
+	{ IMSG_PROXY_STATS_REQ, sizeof(struct proxy_stats_req),
+	    sandbox_imsg_stats },
 };
 
 static void

@@ -263,7 +263,9 @@ void	 sandbox_imsg_rule(struct imsgbuf *, struct imsg *);
 void	 sandbox_imsg_policy_end(struct imsgbuf *, struct imsg *);
 void	 sandbox_imsg_listen(struct imsgbuf *, struct imsg *);
 void	 sandbox_imsg_end(struct imsgbuf *, struct imsg *);
+void	 sandbox_imsg_stats(struct imsgbuf *, struct imsg *);
 struct proxy_sandbox *sandbox_find(uint32_t);
+struct proxy_sandbox *sandbox_first(void);	/* then TAILQ_NEXT(, entry) */
 extern unsigned int proxy_nconns;		/* all sandboxes */
 
 /* listener.c */
@@ -273,6 +275,19 @@ void	 listener_free(struct proxy_listener *);
 /* conn.c */
 void	 conn_accept(struct proxy_sandbox *, int fd, const struct sockaddr *);
 void	 conn_free(struct proxy_conn *);
+void	 conn_end(struct proxy_conn *);	/* its sandbox ended */
+/* Queue the TUNNELs and STATS that answer a STATS_REQ. */
+void	 conn_status(struct imsgbuf *, uint32_t seq);
+
+/* splice.c: a tunnel's bytes moved by the kernel (splice through a pipe
+ * per direction).  done(arg, NULL) when both directions ended, or with
+ * what failed; the callback frees the relay (relay_free). */
+struct relay;
+typedef void	(*relay_done_cb)(void *, const char *);
+struct relay	*relay_new(int cfd, int ufd, uint64_t *up, uint64_t *down,
+		    uint64_t *last_io, relay_done_cb, void *);
+void		 relay_start(struct relay *);
+void		 relay_free(struct relay *);
 
 /* resolve.c: set up before the privilege file; then lookups. */
 void	 resolve_init(struct event_base *);

@@ -36,6 +36,12 @@ sandbox_find(uint32_t id)
 	return NULL;
 }
 
+struct proxy_sandbox *
+sandbox_first(void)
+{
+	return TAILQ_FIRST(&sandboxes);
+}
+
 static uint32_t
 or_default(uint32_t v, uint32_t def)
 {
@@ -208,9 +214,24 @@ sandbox_imsg_end(struct imsgbuf *ibuf, struct imsg *imsg)
 	while ((l = TAILQ_FIRST(&sb->listeners)) != NULL)
 		listener_free(l);
 	while ((c = TAILQ_FIRST(&sb->conns)) != NULL)
-		conn_free(c);
+		conn_end(c);
 	TAILQ_REMOVE(&sandboxes, sb, entry);
 	log_debug("sandbox %u: ended", sb->id);
 	free(sb->policy);
 	free(sb);
+}
+
+/*
+ * sbxctl status: the live tunnels, oldest sandbox and connection first,
+ * as many as one status reply holds, then the totals.
+ */
+void
+sandbox_imsg_stats(struct imsgbuf *ibuf, struct imsg *imsg)
+{
+	struct proxy_stats_req	 req;
+
+	if (imsg_get_data(imsg, &req, sizeof(req)) == -1)
+		fatalx("STATS_REQ: wrong size");
+	conn_status(ibuf, req.seq);
+	role_event_add();
 }

@@ -28,8 +28,10 @@ setup() {
 	# The probe where the sandbox's user can reach it.
 	mkdir "$D/helpers"
 	cp "$PROBE" "$D/helpers/probe"
-	chmod 755 "$D/helpers" "$D/helpers/probe"
+	cp "$B/regress/helpers/tunnels" "$D/helpers/tunnels"
+	chmod 755 "$D/helpers" "$D/helpers/probe" "$D/helpers/tunnels"
 	PROBE=$D/helpers/probe
+	TUNNELS=$D/helpers/tunnels
 	write_conf "allow-cidr \"127.0.0.1/32\""
 }
 
@@ -188,8 +190,94 @@ policy_snapshot_cleanup() {
 	cleanup
 }
 
+atf_test_case status cleanup
+status_head() {
+	atf_set "descr" "sbxctl status shows a live tunnel (sandbox, host, port, bytes each way, age) spliced through pipes, and the proxy's totals: connections, requests, denials, bytes"
+}
+status_body() {
+	setup
+	start_monitor
+	proxy=$(pgrep -P "$(cat mon.pid)" -x sbx-proxy)
+	[ -n "$proxy" ] || atf_fail "no sbx-proxy under the monitor"
+	atf_check -s exit:0 -o match:"^HTTP/1.1 403" \
+	    "$C" -s "$SOCK" run -p net -- /usr/bin/curl -sS -m 10 -D - \
+	    -o /dev/null "http://denied.test/"
+	# A tunnel that stays open: the upstream never answers /hang.
+	"$C" -s "$SOCK" run -p net -- /usr/bin/curl -sS -m 30 -p \
+	    "http://127.0.0.1:$UP/hang" > bg.out 2> bg.err &
+	echo $! > bg.pid
+	i=0
+	until "$C" -s "$SOCK" status > st.out 2>&1 &&
+	    grep -Eq "^tunnel sandbox [0-9]+ +127\.0\.0\.1:$UP \(127\.0\.0\.1\) up [1-9][0-9]* down 39 age [0-9.]+ s$" st.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "no live tunnel in status: $(cat st.out)"
+		sleep 0.1
+	done
+	atf_check -o match:"^proxy 1 connections, 1 tunnels; since start 2 connections \(0 over a cap\), 1 requests, 1 denied, [1-9][0-9]* bytes up" \
+	    cat st.out
+	atf_check -s exit:0 -o save:st.json "$C" -s "$SOCK" --json status
+	atf_check -o match:'"tunnels":1' -o match:'"live":\[\{"sandbox":[0-9]+,"host":"127.0.0.1","port":'"$UP"',"addr":"127.0.0.1","bytes_up":[1-9]' \
+	    -o match:'"age_ms":[0-9]' cat st.json
+	# The tunnel's bytes go through the kernel: two pipes (four ends).
+	if [ -r "/proc/$proxy/fd" ]; then
+		n=$(ls -l "/proc/$proxy/fd" | grep -c 'pipe:')
+		[ "$n" -ge 4 ] || atf_fail "the tunnel holds $n pipe ends"
+	fi
+	kill "$(cat bg.pid)"
+	wait "$(cat bg.pid)"
+	rm bg.pid
+	i=0
+	until "$C" -s "$SOCK" status > st.out 2>&1 &&
+	    grep -q "^proxy 0 connections, 0 tunnels; since start 2 connections (0 over a cap), 2 requests, 1 denied" st.out; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "the tunnel is still counted: $(cat st.out)"
+		sleep 0.1
+	done
+	grep -q "^tunnel" st.out && atf_fail "a tunnel is listed: $(cat st.out)"
+	stop_monitor
+}
+status_cleanup() {
+	cleanup
+}
+
+atf_test_case tunnels200 cleanup
+tunnels200_head() {
+	atf_set "descr" "200 CONNECT tunnels open at once from inside one sandbox, with proxy-connections 200: the excess is answered 503 'connection limit reached' and audited, and all 200 tunnels carry a request each"
+}
+tunnels200_body() {
+	setup
+	write_conf "allow-cidr \"127.0.0.1/32\"" "proxy-connections 200"
+	start_monitor
+	atf_check -s exit:0 -o save:t.out "$C" -s "$SOCK" run -p net -- \
+	    "$TUNNELS" 127.0.0.1 "$UP" 215
+	atf_check -o match:"^established 200$" -o match:"^refused 15$" \
+	    -o match:"^working 200$" \
+	    -o match:"^refusal 503 connection limit reached$" cat t.out
+	[ "$(grep -c '^refusal' t.out)" -eq 1 ] ||
+	    atf_fail "other refusals: $(cat t.out)"
+	i=0
+	until [ "$(grep -c '"event":"proxy".*the sandbox.s connection limit is reached' "$D/audit.jsonl")" -eq 15 ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "not 15 cap refusals audited: $(grep -c limit "$D/audit.jsonl")"
+		sleep 0.1
+	done
+	# The default cap is 64.
+	write_conf "allow-cidr \"127.0.0.1/32\""
+	kill -HUP "$(cat mon.pid)"
+	sleep 0.5
+	atf_check -s exit:0 -o match:"^established 64$" -o match:"^refused 6$" \
+	    -o match:"^working 64$" "$C" -s "$SOCK" run -p net -- \
+	    "$TUNNELS" 127.0.0.1 "$UP" 70
+	stop_monitor
+}
+tunnels200_cleanup() {
+	cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case fetch
+	atf_add_test_case status
+	atf_add_test_case tunnels200
 	atf_add_test_case refused
 	atf_add_test_case policy_snapshot
 }

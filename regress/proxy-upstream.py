@@ -2,7 +2,8 @@
 # on 127.0.0.1 (an ephemeral port, written to PORTFILE).  HTTP/1.1 with
 # keep-alive.  GET /... echoes the path and the request's headers;
 # /chunked/... answers the same in 7-byte chunks; /big/N sends N bytes;
-# /hang never answers; /bad answers with two Content-Lengths.  POST and
+# /stale/... answers the first request on a connection and closes
+# at the second without answering; /hang never answers; /bad answers with two Content-Lengths.  POST and
 # PUT echo the body, read by Content-Length or chunked (POST /stall only
 # after 3 seconds).
 import http.server
@@ -36,6 +37,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path.startswith("/big/"):
             self.answer(b"x" * int(self.path[5:]))
+        elif self.path.startswith("/stale"):
+            # The first request on a connection is answered and kept
+            # alive; a second one finds the connection closed, as if
+            # its idle timeout had struck just then.
+            if getattr(self, "stale_seen", False):
+                self.close_connection = True
+                return
+            self.stale_seen = True
+            head = "".join("%s: %s\n" % kv for kv in self.headers.items())
+            self.answer(("path %s\n%s" % (self.path, head)).encode())
         elif self.path == "/hang":
             time.sleep(30)
         elif self.path == "/bad":
@@ -50,6 +61,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_HEAD = do_GET
 
     def do_POST(self):
+        if self.path.startswith("/stale") and getattr(self, "stale_seen",
+                                                      False):
+            self.close_connection = True
+            return
         if self.path == "/stall":
             time.sleep(3)
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -72,6 +87,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
+    # Hundreds of tunnels connect at once (the connection caps' tests):
+    # the default backlog of 5 would drop their handshakes.
+    request_queue_size = 1024
 
 
 server = Server(("127.0.0.1", 0), Handler)

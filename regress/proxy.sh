@@ -197,8 +197,13 @@ resolved_body() {
 	# covered: the covered one is used (the upstream listens only on
 	# 127.0.0.1, so the other could not have answered).
 	status 200 "http://mixed.test:$UP/"
-	grep -q "host=mixed.test port=$UP addr=127.0.0.1 decision=allow" proxy.log ||
-	    atf_fail "mixed: $(cat proxy.log)"
+	# The audit line follows the answer: wait for it.
+	i=0
+	until grep -q "host=mixed.test port=$UP addr=127.0.0.1 decision=allow" proxy.log; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || atf_fail "mixed: $(cat proxy.log)"
+		sleep 0.1
+	done
 }
 resolved_cleanup() {
 	px_cleanup
@@ -379,6 +384,39 @@ upstream_cleanup() {
 	px_cleanup
 }
 
+atf_test_case stale cleanup
+stale_head() {
+	atf_set "descr" "a request on a kept-alive upstream that closed meanwhile is sent again once on a new connection when that is safe (idempotent, no body, no answer yet); a POST is not, and gets 502"
+}
+stale_body() {
+	px_init
+	px_start -a allowed.test -c 127.0.0.1/32
+	# Both GETs on one client connection: the second goes out on the
+	# kept upstream, which closes without answering.
+	printf "GET http://allowed.test:$UP/stale/1 HTTP/1.1\r\nHost: allowed.test:$UP\r\n\r\nGET http://allowed.test:$UP/stale/2 HTTP/1.1\r\nHost: allowed.test:$UP\r\nConnection: close\r\n\r\n" |
+	    raw 200
+	[ "$(grep -c '^HTTP/1.1 200' out)" -eq 2 ] || atf_fail "$(cat out)"
+	grep -q "^path /stale/2" out || atf_fail "no second answer: $(cat out)"
+	i=0
+	until grep -q "host=allowed.test port=$UP .*retried on a new upstream connection" proxy.log; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no retry audited: $(cat proxy.log)"
+		sleep 0.1
+	done
+	# The same for an address (no name to resolve again).
+	printf "GET http://127.0.0.1:$UP/stale/3 HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\n\r\nHEAD http://127.0.0.1:$UP/stale/4 HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\nConnection: close\r\n\r\n" |
+	    raw 200
+	[ "$(grep -c '^HTTP/1.1 200' out)" -eq 2 ] || atf_fail "$(cat out)"
+	# A POST may have been acted on: not sent twice.
+	printf "GET http://allowed.test:$UP/stale/5 HTTP/1.1\r\nHost: allowed.test:$UP\r\n\r\nPOST http://allowed.test:$UP/stale/6 HTTP/1.1\r\nHost: allowed.test:$UP\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab" |
+	    raw 200
+	grep -q "^HTTP/1.1 502" out || atf_fail "POST: $(cat out)"
+	grep -q "^X-Sbx-Error: upstream closed the connection before answering" out ||
+	    atf_fail "POST: $(cat out)"
+}
+stale_cleanup() {
+	px_cleanup
+}
+
 atf_test_case backpressure cleanup
 backpressure_head() {
 	atf_set "descr" "a reader that stalls never grows the proxy's memory: 60 MB answers and a 40 MB request body wait in bounded buffers, both ways, tunnels too"
@@ -538,6 +576,62 @@ limits_cleanup() {
 	px_cleanup
 }
 
+atf_test_case total_cap cleanup
+total_cap_head() {
+	atf_set "descr" "the proxy's cap of 1024 client connections of all sandboxes together: with 1000 tunnels open from one sandbox, another gets 24 working ones and the excess is answered 503 and audited as the proxy's limit"
+}
+total_cap_body() {
+	px_init
+	TUN=$B/regress/helpers/tunnels
+	px_start -a allowed.test -c 127.0.0.1/32 -m 1024 -O 60000
+	P7=$P
+	echo "sandbox 8 c:127.0.0.1/32" >&3
+	i=0
+	until [ "$(grep -c '^port' run.out)" -eq 2 ]; do
+		i=$((i + 1)); [ $i -lt 50 ] || atf_fail "no second listener"
+		sleep 0.1
+	done
+	P8=$(awk '/^port/ { p = $2 } END { print p }' run.out)
+	# The filler tunnels go to a listener that completes handshakes
+	# and never accepts: no thread of the upstream's per tunnel.
+	python3 -c 'import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(2048)
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+time.sleep(120)' sink.port &
+	echo $! > sink.pid
+	i=0
+	until [ -s sink.port ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || atf_fail "no sink listener"
+		sleep 0.1
+	done
+	"$TUN" -n -h 60 -p "$P7" 127.0.0.1 "$(cat sink.port)" 1000 > t7.out 2>&1 &
+	echo $! > t7.pid
+	i=0
+	until grep -q '^working' t7.out; do
+		i=$((i + 1)); [ $i -lt 600 ] || atf_fail "1000 tunnels: $(cat t7.out)"
+		sleep 0.1
+	done
+	atf_check -o match:"^established 1000$" cat t7.out
+	atf_check -o match:"^established 24$" -o match:"^refused 16$" \
+	    -o match:"^working 24$" \
+	    -o match:"^refusal 503 connection limit reached$" \
+	    "$TUN" -p "$P8" 127.0.0.1 "$UP" 40
+	kill "$(cat t7.pid)"
+	i=0
+	until [ "$(grep -c "sandbox=8 .*the proxy's connection limit is reached" proxy.log)" -eq 16 ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || atf_fail "not 16 refusals audited: $(grep -c "proxy's connection limit" proxy.log)"
+		sleep 0.1
+	done
+}
+total_cap_cleanup() {
+	[ -f t7.pid ] && kill "$(cat t7.pid)" 2>/dev/null
+	[ -f sink.pid ] && kill "$(cat sink.pid)" 2>/dev/null
+	px_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case allowed
 	atf_add_test_case denied
@@ -547,8 +641,10 @@ atf_init_test_cases() {
 	atf_add_test_case slowloris
 	atf_add_test_case connect
 	atf_add_test_case upstream
+	atf_add_test_case stale
 	atf_add_test_case backpressure
 	atf_add_test_case dns
 	atf_add_test_case sandboxes
 	atf_add_test_case limits
+	atf_add_test_case total_cap
 }

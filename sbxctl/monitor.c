@@ -144,6 +144,34 @@ cmd_ping(struct sbxctl *ctx, int argc, char **argv)
 	return status;
 }
 
+/* The proxy's live tunnels and its totals since it started. */
+static void
+status_proxy(const cJSON *p)
+{
+	const cJSON	*live, *t;
+	double		 listed = 0;
+
+	if (p == NULL)
+		return;
+	printf("proxy %.0f connections, %.0f tunnels; since start %.0f "
+	    "connections (%.0f over a cap), %.0f requests, %.0f denied, "
+	    "%.0f bytes up, %.0f down\n", num(p, "connections"),
+	    num(p, "tunnels"), num(p, "accepted"), num(p, "over_cap"),
+	    num(p, "requests"), num(p, "denied"), num(p, "bytes_up"),
+	    num(p, "bytes_down"));
+	live = cJSON_GetObjectItemCaseSensitive(p, "live");
+	cJSON_ArrayForEach(t, live) {
+		printf("tunnel sandbox %-6.0f %s:%.0f (%s) up %.0f down %.0f "
+		    "age %.1f s\n", num(t, "sandbox"), str(t, "host"),
+		    num(t, "port"), str(t, "addr"), num(t, "bytes_up"),
+		    num(t, "bytes_down"), num(t, "age_ms") / 1000);
+		listed++;
+	}
+	if (num(p, "tunnels") > listed)
+		printf("tunnel ... and %.0f more\n", num(p, "tunnels") -
+		    listed);
+}
+
 int
 cmd_status(struct sbxctl *ctx, int argc, char **argv)
 {
@@ -189,6 +217,8 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 				printf("role %-16s pid %-8.0f user %s\n",
 				    str(r, "name"), num(r, "pid"),
 				    str(r, "user"));
+			status_proxy(cJSON_GetObjectItemCaseSensitive(o,
+			    "proxy"));
 		}
 		cJSON_Delete(o);
 	}

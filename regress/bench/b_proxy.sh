@@ -12,6 +12,10 @@
 # Both ends are regress/helpers/tcpbulk (C, one process per connection);
 # sbx-proxy is started as the monitor starts it (regress/helpers/proxyrun)
 # with allow-cidr 127.0.0.1/32 and its own filter.  Median of RUNS runs.
+# The CONNECT rows also give the floor of any relay here: regress/helpers/
+# relay, a bare tunnel relay with no policy and no event library, by
+# splice(2) (what sbx-proxy's tunnels do) and by read/write: a third
+# process relaying costs that much on this machine whatever it does.
 # A benchmark is not a test: figures are printed, nothing is asserted.
 set -u
 B=${1:-build}
@@ -70,6 +74,19 @@ until grep -q '^port' "$D/run.out" 2>/dev/null; do sleep 0.1; done
 SBX=$(awk '/^port/ { print $2; exit }' "$D/run.out")
 SBXPID=$(awk '/^pid/ { print $2; exit }' "$D/run.out")
 
+RELAY=$top/$B/regress/helpers/relay
+RS= RC=
+if [ -x "$RELAY" ]; then
+	"$RELAY" splice "$D/rs.port" "$UP" &
+	pids="$pids $!"
+	"$RELAY" copy "$D/rc.port" "$UP" &
+	pids="$pids $!"
+	wait_for "$D/rs.port"
+	wait_for "$D/rc.port"
+	RS=$(cat "$D/rs.port")
+	RC=$(cat "$D/rc.port")
+fi
+
 TINY=
 if command -v tinyproxy > /dev/null 2>&1; then
 	TINY=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -124,6 +141,10 @@ row "  direct" "$(median MBps "$T" get "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 row "  sbx-proxy" "$(median MBps "$T" get -t -x "$SBX" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 [ -n "$TINY" ] &&
     row "  tinyproxy" "$(median MBps "$T" get -t -x "$TINY" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+[ -n "$RS" ] &&
+    row "  bare relay, splice" "$(median MBps "$T" get -t -x "$RS" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+[ -n "$RC" ] &&
+    row "  bare relay, read/write" "$(median MBps "$T" get -t -x "$RC" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 row "absolute-URI bulk, MB/s:" ""
 row "  sbx-proxy" "$(median MBps "$T" get -x "$SBX" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 row "  sbx-proxy (name, hosts file)" "$(median MBps "$T" get -x "$SBX" "$UP" bench.test "$BULK_BYTES" "$BULK_N")"

@@ -374,6 +374,10 @@ static const struct {
 	    "t.conf:2: pids: \"40000\" is too large (1..32768)" },
 	{ "profile \"p\" {\n\tnofile 8\n}\n",
 	    "t.conf:2: nofile: \"8\" is too small (16..1048576)" },
+	{ "profile \"p\" {\n\tproxy-connections 0\n}\n",
+	    "t.conf:2: proxy-connections: \"0\" is too small (1..1024)" },
+	{ "profile \"p\" {\n\tproxy-connections 1025\n}\n",
+	    "t.conf:2: proxy-connections: \"1025\" is too large (1..1024)" },
 	{ "profile \"p\" {\n\tfsize 2048G\n}\n",
 	    "t.conf:2: fsize: \"2048G\" is too large (0..1024G)" },
 	{ "profile \"p\" {\n\tdev-shm on\n}\n",
@@ -738,6 +742,7 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(prof->pids, 256);
 	ATF_CHECK_EQ(prof->nofile, 1024);
 	ATF_CHECK_EQ(prof->fsize, 1ULL << 30);
+	ATF_CHECK_EQ(prof->proxy_conns, PROXY_SANDBOX_CONNS);
 	ATF_CHECK_EQ(prof->dev_shm, 0);
 	ATF_CHECK_EQ(prof->tmpfs_root, 16ULL << 20);
 	ATF_CHECK_STREQ(prof->workdir, "/work");
@@ -804,6 +809,7 @@ static const char full[] =
     "\tdeny-domain \"private.example.com\"\n"
     "\tallow-cidr \"127.0.0.1\"\n"
     "\tallow-cidr \"2001:DB8::/32\"\n"
+    "\tproxy-connections 200\n"
     "}\n"
     "profile \"bare\" { network none }\n"
     "profile fetch.v2 { network proxy; }\n";
@@ -824,7 +830,7 @@ ATF_TC_BODY(every_field, tc)
 
 	/* "fetch.v2 { network proxy; }": ';' is not a separator. */
 	ATF_CHECK(parse_text(full, &e) == NULL);
-	ATF_CHECK_STREQ(e.first, "t.conf:49: network: \"proxy;\" is not none "
+	ATF_CHECK_STREQ(e.first, "t.conf:50: network: \"proxy;\" is not none "
 	    "or proxy");
 
 	strlcpy(text, full, sizeof(text));
@@ -906,6 +912,7 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(prof->nofile, 256);
 	ATF_CHECK_EQ(prof->fsize, 0);
 	ATF_CHECK_EQ(prof->dev_shm, 1);
+	ATF_CHECK_EQ(prof->proxy_conns, 200);
 	d = TAILQ_FIRST(&prof->allow_domains);
 	ATF_REQUIRE(d != NULL);
 	ATF_CHECK_STREQ(d->host, "example.com");

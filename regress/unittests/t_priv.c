@@ -666,6 +666,64 @@ call_ioctl(const struct priv_table *t, const void *arg)
 	exit_errno(syscall(SYS_ioctl, -1, *(const unsigned long *)arg, NULL));
 }
 
+/* sbx-proxy's tunnels (proxy/splice.c): pipe2 and splice with exactly
+ * the flags it uses; any other flag, and tee and vmsplice, kill. */
+static void
+call_pipe2(const struct priv_table *t, const void *arg)
+{
+	int	 p[2];
+
+	(void)t;
+	exit_errno(syscall(SYS_pipe2, p, *(const long *)arg));
+}
+
+static void
+call_splice(const struct priv_table *t, const void *arg)
+{
+	(void)t;
+	exit_errno(syscall(SYS_splice, -1, NULL, -1, NULL, 4096,
+	    *(const long *)arg));
+}
+
+static void
+call_tee(const struct priv_table *t, const void *arg)
+{
+	(void)t;
+	(void)arg;
+	exit_errno(syscall(SYS_tee, -1, -1, 4096, 0));
+}
+
+static void
+call_vmsplice(const struct priv_table *t, const void *arg)
+{
+	(void)t;
+	(void)arg;
+	exit_errno(syscall(SYS_vmsplice, -1, NULL, 0, 0));
+}
+
+ATF_TC_WITHOUT_HEAD(proxy_splice);
+ATF_TC_BODY(proxy_splice, tc)
+{
+	long	 ok = O_NONBLOCK | O_CLOEXEC, plain = 0, direct = O_DIRECT;
+	long	 flags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
+	long	 gift = SPLICE_F_GIFT;
+
+	require_exit(in_child(&priv_table_proxy, 1, call_pipe2, &ok), 0,
+	    "pipe2 O_NONBLOCK|O_CLOEXEC");
+	require_sigsys(in_child(&priv_table_proxy, 1, call_pipe2, &plain),
+	    "pipe2 0");
+	require_sigsys(in_child(&priv_table_proxy, 1, call_pipe2, &direct),
+	    "pipe2 O_DIRECT");
+	/* Allowed: the kernel answers on the descriptors. */
+	require_exit(in_child(&priv_table_proxy, 1, call_splice, &flags),
+	    EBADF, "splice MOVE|NONBLOCK");
+	require_sigsys(in_child(&priv_table_proxy, 1, call_splice, &gift),
+	    "splice GIFT");
+	require_sigsys(in_child(&priv_table_proxy, 1, call_tee, NULL), "tee");
+	require_sigsys(in_child(&priv_table_proxy, 1, call_vmsplice, NULL),
+	    "vmsplice");
+}
+
 /* CVE-2019-10063: TIOCSTI with high bits set must not slip past. */
 ATF_TC_WITHOUT_HEAD(apply_masked_ioctl);
 ATF_TC_BODY(apply_masked_ioctl, tc)
@@ -1509,6 +1567,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, apply_arg_condition);
 	ATF_TP_ADD_TC(tp, apply_errno);
 	ATF_TP_ADD_TC(tp, apply_masked_ioctl);
+	ATF_TP_ADD_TC(tp, proxy_splice);
 	ATF_TP_ADD_TC(tp, apply_foreign_abi_killed);
 	ATF_TP_ADD_TC(tp, apply_landlock);
 	ATF_TP_ADD_TC(tp, landlock_plan);
