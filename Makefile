@@ -49,12 +49,18 @@ config.h: config.mk
 
 # Hardening is not optional: FORTIFY, stack protector, PIE and full RELRO.
 SAN ?=
+# A sanitizer build (SAN set: make sanitize) also compiles in what the
+# sanitizer runtime needs under the role filters (SBX_SANITIZE: see
+# common/priv_seccomp.c and sbx.priv(5)); release builds never do.
 ifeq ($(SAN),)
 HARDEN_CPPFLAGS :=	-D_FORTIFY_SOURCE=3
+SAN_CPPFLAGS :=
 else
 HARDEN_CPPFLAGS :=
+SAN_CPPFLAGS :=		-DSBX_SANITIZE
 endif
 CPPFLAGS :=	-I. -Icommon -include config.h -D_GNU_SOURCE $(HARDEN_CPPFLAGS) \
+		$(SAN_CPPFLAGS) \
 		$(BSD_CFLAGS) $(SECCOMP_CFLAGS) $(SODIUM_CFLAGS) \
 		$(CJSON_CFLAGS) $(YAML_CFLAGS) $(EVENT_CFLAGS) $(CPPFLAGS_USER)
 CFLAGS :=	-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wpointer-arith \
@@ -276,12 +282,14 @@ check: deps
 	@$(MAKE) --no-print-directory tests
 	@sh scripts/check $(B)
 
-# ASan + UBSan build of everything in its own tree, then the unit tests.
+# ASan + UBSan (+ LeakSanitizer, part of ASan) build of everything in its
+# own tree, then the whole suite on it, as root and as a user like check.
+SAN_FLAGS :=	-fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=undefined
 sanitize: deps
-	@$(MAKE) --no-print-directory B=build-san \
-	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	    tests
-	@SBX_SANITIZE=1 sh scripts/check build-san unit
+	@sh scripts/deps check
+	@$(MAKE) --no-print-directory B=build-san SAN="$(SAN_FLAGS)" tests
+	@SBX_SANITIZE=1 sh scripts/check build-san
 
 demo: deps all
 	@sh scripts/demo $(B)

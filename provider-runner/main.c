@@ -229,6 +229,8 @@ memory_tune(void)
 		    "in again", RUNNER_HEAP_KEEP);
 }
 
+SBX_SANITIZER_ROLE_OPTIONS
+
 int
 main(int argc, char *argv[])
 {

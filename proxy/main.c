@@ -35,6 +35,8 @@ proxy_prepare(void)
 	resolve_init(role_base());
 }
 
+SBX_SANITIZER_ROLE_OPTIONS
+
 int
 main(int argc, char *argv[])
 {
