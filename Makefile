@@ -146,8 +146,8 @@ KYUAFILE :=	$(B)/regress/Kyuafile
 FUZZ_SRCS :=	$(wildcard regress/fuzz/fuzz_*.c)
 FUZZ_BINS :=	$(FUZZ_SRCS:regress/fuzz/%.c=$(B)/fuzz/%)
 
-.PHONY: all deps check sanitize demo bench fuzz install clean distclean \
-	tests help lint-man deb
+.PHONY: all deps check sanitize valgrind demo bench fuzz install clean \
+	distclean tests help lint-man deb
 
 all: $(PROG_BINS) $(LIBSBX_A) $(LIBSBX_SO) $(LIBSBX_PC)
 
@@ -155,7 +155,8 @@ deps:
 	@sh scripts/deps
 
 help:
-	@echo "targets: all check demo bench fuzz sanitize install deb clean deps"
+	@echo "targets: all check demo bench fuzz sanitize valgrind install deb" \
+	    "clean deps"
 
 # ---- rules -----------------------------------------------------------
 $(O)/%.o: %.c config.mk config.h common/common.h
@@ -291,6 +292,14 @@ sanitize: deps
 	@$(MAKE) --no-print-directory B=build-san SAN="$(SAN_FLAGS)" tests
 	@SBX_SANITIZE=1 sh scripts/check build-san
 
+# valgrind memcheck on the monitor and the provider runner over regress
+# runs (scripts/valgrind), in its own tree: SBX_VALGRIND lets a program
+# under valgrind skip seccomp and Landlock, which valgrind cannot run.
+valgrind: deps
+	@$(MAKE) --no-print-directory B=build-vg \
+	    CPPFLAGS_USER="-DSBX_VALGRIND" tests
+	@sh scripts/valgrind build-vg $(VALGRIND_TESTS)
+
 demo: deps all
 	@sh scripts/demo $(B)
 
@@ -417,7 +426,7 @@ lint-man:
 	@sh scripts/lint-man
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-vg
 
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure \
