@@ -49,12 +49,18 @@ config.h: config.mk
 
 # Hardening is not optional: FORTIFY, stack protector, PIE and full RELRO.
 SAN ?=
+# A sanitizer build (SAN set: make sanitize) also compiles in what the
+# sanitizer runtime needs under the role filters (SBX_SANITIZE: see
+# common/priv_seccomp.c and sbx.priv(5)); release builds never do.
 ifeq ($(SAN),)
 HARDEN_CPPFLAGS :=	-D_FORTIFY_SOURCE=3
+SAN_CPPFLAGS :=
 else
 HARDEN_CPPFLAGS :=
+SAN_CPPFLAGS :=		-DSBX_SANITIZE
 endif
 CPPFLAGS :=	-I. -Icommon -include config.h -D_GNU_SOURCE $(HARDEN_CPPFLAGS) \
+		$(SAN_CPPFLAGS) \
 		$(BSD_CFLAGS) $(SECCOMP_CFLAGS) $(SODIUM_CFLAGS) \
 		$(CJSON_CFLAGS) $(YAML_CFLAGS) $(EVENT_CFLAGS) $(CPPFLAGS_USER)
 CFLAGS :=	-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wpointer-arith \
@@ -140,8 +146,8 @@ KYUAFILE :=	$(B)/regress/Kyuafile
 FUZZ_SRCS :=	$(wildcard regress/fuzz/fuzz_*.c)
 FUZZ_BINS :=	$(FUZZ_SRCS:regress/fuzz/%.c=$(B)/fuzz/%)
 
-.PHONY: all deps check sanitize demo bench fuzz install clean distclean \
-	tests help lint-man deb
+.PHONY: all deps check sanitize valgrind demo bench fuzz install clean \
+	distclean tests help lint-man deb
 
 all: $(PROG_BINS) $(LIBSBX_A) $(LIBSBX_SO) $(LIBSBX_PC)
 
@@ -149,7 +155,8 @@ deps:
 	@sh scripts/deps
 
 help:
-	@echo "targets: all check demo bench fuzz sanitize install deb clean deps"
+	@echo "targets: all check demo bench fuzz sanitize valgrind install deb" \
+	    "clean deps"
 
 # ---- rules -----------------------------------------------------------
 $(O)/%.o: %.c config.mk config.h common/common.h
@@ -246,6 +253,13 @@ $(B)/regress/helpers/%: $(O)/regress/helpers/%.o $(LIBSBX_A) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
+# The probe runs as a sandbox's payload, a foreign program there: in a
+# sanitizer build it stays uninstrumented, because ASan's shadow
+# reservation exceeds any RLIMIT_AS a sandbox sets (it links nothing of
+# ours, so no instrumented object comes with it).
+$(O)/regress/helpers/probe.o: CFLAGS := $(filter-out -fsanitize=%,$(CFLAGS))
+$(B)/regress/helpers/probe: LDFLAGS := $(filter-out -fsanitize=%,$(LDFLAGS))
+
 # Helpers named gates_* exercise the gate engine and link its archive,
 # which needs libsbxcommon after it (gates_eval_bench: digests, dates).
 $(filter $(B)/regress/helpers/gates_%,$(HELPER_BINS)): $(call prog_lib,gates)
@@ -279,12 +293,22 @@ check: deps
 	@$(MAKE) --no-print-directory tests
 	@sh scripts/check $(B)
 
-# ASan + UBSan build of everything in its own tree, then the unit tests.
+# ASan + UBSan (+ LeakSanitizer, part of ASan) build of everything in its
+# own tree, then the whole suite on it, as root and as a user like check.
+SAN_FLAGS :=	-fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=undefined
 sanitize: deps
-	@$(MAKE) --no-print-directory B=build-san \
-	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	    tests
-	@SBX_SANITIZE=1 sh scripts/check build-san unit
+	@sh scripts/deps check
+	@$(MAKE) --no-print-directory B=build-san SAN="$(SAN_FLAGS)" tests
+	@SBX_SANITIZE=1 sh scripts/check build-san
+
+# valgrind memcheck on the monitor and the provider runner over regress
+# runs (scripts/valgrind), in its own tree: SBX_VALGRIND lets a program
+# under valgrind skip seccomp and Landlock, which valgrind cannot run.
+valgrind: deps
+	@$(MAKE) --no-print-directory B=build-vg \
+	    CPPFLAGS_USER="-DSBX_VALGRIND" tests
+	@sh scripts/valgrind build-vg $(VALGRIND_TESTS)
 
 demo: deps all
 	@sh scripts/demo $(B)
@@ -412,7 +436,7 @@ lint-man:
 	@sh scripts/lint-man
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-vg
 
 distclean: clean
 	rm -rf config.mk config.h config.log config.status configure \

@@ -291,6 +291,44 @@ void	 priv_bpf_free(struct priv_bpf *);
 /* Compile once, load many times: install keeps the program. */
 int	 priv_seccomp_install(const struct priv_bpf *, char *err,
 	    size_t errlen);
+/*
+ * Sanitizer builds (make sanitize: SBX_SANITIZE) add to every filter whose
+ * default refuses the system calls the ASan/UBSan runtime makes while it
+ * runs and reports (sbx.priv(5), SANITIZER BUILDS); release builds add
+ * nothing.  1 when this build's filter for the table allows NAME only for
+ * that reason, 2 when it answers it with an errno for that reason, else 0.
+ */
+int	 priv_sanitizer_extra(const struct priv_table *, const char *name);
+
+/*
+ * Each sandboxed program (the monitor, every role) puts this at file scope
+ * in its main.c.  In sanitizer builds it compiles in the runtime options
+ * those programs need: they start with an empty environment, and their
+ * privileges rule out what LeakSanitizer's exit check does (a tracer
+ * thread that ptrace()s the process and lists /proc/self/task: no fork,
+ * no ptrace, no /proc by design), so leaks there are found by the unit
+ * tests, which run the same code in-process, and by valgrind
+ * (scripts/valgrind).  Reports go unsymbolised (no llvm-symbolizer child
+ * in a sandbox): module+offset, for llvm-symbolizer afterwards.
+ */
+#ifdef SBX_SANITIZE
+#define SBX_SANITIZER_ROLE_OPTIONS					\
+const char	*__asan_default_options(void);				\
+const char	*__ubsan_default_options(void);				\
+const char *								\
+__asan_default_options(void)						\
+{									\
+	return "detect_leaks=0:symbolize=0:abort_on_error=0:"		\
+	    "quarantine_size_mb=1";					\
+}									\
+const char *								\
+__ubsan_default_options(void)						\
+{									\
+	return "print_stacktrace=1:halt_on_error=1:symbolize=0";	\
+}
+#else
+#define SBX_SANITIZER_ROLE_OPTIONS
+#endif
 
 /* The compiled tables (libsbxpriv.a), one per DIR/NAME.priv file. */
 #define PRIV_TABLES(X)							\

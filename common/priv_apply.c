@@ -26,6 +26,20 @@
 
 #include "common.h"
 
+/*
+ * make valgrind (SBX_VALGRIND) only: valgrind 3.19 runs neither seccomp(2)
+ * nor the Landlock calls (it answers ENOSYS), so a program under valgrind
+ * skips those two steps of its table and says so; everything else of the
+ * table applies.  The same build run without valgrind applies all of it.
+ * Release and sanitizer builds compile none of this.
+ */
+#ifdef SBX_VALGRIND
+#include <valgrind/valgrind.h>
+#define UNDER_VALGRIND()	(RUNNING_ON_VALGRIND != 0)
+#else
+#define UNDER_VALGRIND()	0
+#endif
+
 /* Where the empty root is mounted before pivot_root(2) moves it to "/";
  * it is covered only inside the new mount namespace. */
 #define EMPTY_ROOT_MNT	"/tmp"
@@ -141,7 +155,9 @@ root_empty(const struct priv_table *t, char *err, size_t errlen)
 		userns = 1;
 	}
 	/* Nothing done below may propagate back to the host's mounts. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+	/* The type is ignored for a propagation change; "none" rather than
+	 * NULL so that checkers reading it as a string (valgrind) may. */
+	if (mount(NULL, "/", "none", MS_REC | MS_PRIVATE, NULL) == -1)
 		return aerr(err, errlen, t, "root empty: make / private: %s",
 		    strerror(errno));
 	if (mount("sbx-empty", EMPTY_ROOT_MNT, "tmpfs", MS_RDONLY | MS_NOSUID |
@@ -225,6 +241,10 @@ set_rlimits(const struct priv_table *t, char *err, size_t errlen)
 	size_t		 i;
 
 	for (i = 0; i < t->nrlimits; i++) {
+		/* valgrind keeps the highest descriptors for itself and
+		 * refuses to move the limit (make valgrind only). */
+		if (UNDER_VALGRIND() && t->rlimits[i].resource == RLIMIT_NOFILE)
+			continue;
 		name = priv_rlimit_name(t->rlimits[i].resource);
 		if (name == NULL)
 			name = "?";
@@ -270,6 +290,11 @@ apply_steps(const struct priv_table *t, char *err, size_t errlen)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		return aerr(err, errlen, t, "prctl(PR_SET_NO_NEW_PRIVS): %s",
 		    strerror(errno));
+	if (UNDER_VALGRIND()) {
+		log_warnx("%s: under valgrind: Landlock and seccomp not "
+		    "applied (make valgrind)", t->file);
+		return 0;
+	}
 	return priv_landlock_apply(t, err, errlen);
 }
 
@@ -280,6 +305,8 @@ priv_apply(const struct priv_table *t, char *err, size_t errlen)
 
 	if (!t->no_new_privs)
 		return aerr(err, errlen, t, "no_new_privs yes is required");
+	if (UNDER_VALGRIND())
+		return apply_steps(t, err, errlen);
 	/* Compiled first: a table that does not compile changes nothing. */
 	if ((bpf = priv_seccomp_compile(t, err, errlen)) == NULL)
 		return -1;
@@ -302,5 +329,7 @@ priv_apply_compiled(const struct priv_table *t, const struct priv_bpf *bpf,
 		return aerr(err, errlen, t, "no_new_privs yes is required");
 	if (apply_steps(t, err, errlen) == -1)
 		return -1;
+	if (UNDER_VALGRIND())
+		return 0;
 	return priv_seccomp_install(bpf, err, errlen);
 }

@@ -481,6 +481,8 @@ static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_SELFTEST, sizeof(struct selftest_req), h_selftest },
 };
 
+SBX_SANITIZER_ROLE_OPTIONS
+
 int
 main(int argc, char *argv[])
 {

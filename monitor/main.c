@@ -54,9 +54,13 @@ usage(int help)
 static void
 memory_tune(void)
 {
+#ifndef SBX_SANITIZE
 	if (mallopt(M_MMAP_THRESHOLD, IMSG_READ_CHUNK) != 1)
 		log_warnx("mallopt M_MMAP_THRESHOLD %d failed; idle "
 		    "connections will cost more memory", IMSG_READ_CHUNK);
+#endif
+	/* A sanitizer build's allocator is ASan's, not glibc's: its
+	 * mallopt does nothing and says so, and there is nothing to tune. */
 }
 
 /* Orderly or not, the same cleanup: no role, no socket file left. */
@@ -196,6 +200,8 @@ set_user_name(uid_t uid)
 		snprintf(monitor_user, sizeof(monitor_user), "%u",
 		    (unsigned)uid);
 }
+
+SBX_SANITIZER_ROLE_OPTIONS
 
 int
 main(int argc, char *argv[])

@@ -152,6 +152,45 @@ proc_open_all(void)
 		roles[i].exefd = open_exe(roles[i].exe);
 }
 
+#ifdef SBX_VALGRIND
+/*
+ * make valgrind only (scripts/valgrind): with SBX_VALGRIND_DIR set in the
+ * monitor's environment, the provider runner runs under valgrind's
+ * memcheck, its report in DIR/provider-runner.PID.log.  Returns only if
+ * that is not asked for or valgrind cannot be run.
+ */
+static void
+proc_exec_valgrind(const struct role *r, int exe, char *const argv[],
+    char *const envp[])
+{
+	static char	 log[PATH_MAX], prog[64];
+	const char	*dir = getenv("SBX_VALGRIND_DIR");
+	char		*vargv[24];
+	int		 n = 0, i;
+
+	if (dir == NULL || r->id != ROLE_PROVIDER_RUNNER)
+		return;
+	if ((size_t)snprintf(log, sizeof(log), "--log-file=%s/%s.%%p.log",
+	    dir, r->exe) >= sizeof(log))
+		return;
+	/* valgrind reads the program by name: the descriptor's. */
+	snprintf(prog, sizeof(prog), "/proc/self/fd/%d", exe);
+	if (fcntl(exe, F_SETFD, 0) == -1)
+		return;
+	vargv[n++] = "valgrind";
+	vargv[n++] = "--error-exitcode=99";
+	vargv[n++] = "--leak-check=full";
+	vargv[n++] = "--errors-for-leak-kinds=definite,indirect";
+	vargv[n++] = "--vgdb=no";
+	vargv[n++] = log;
+	vargv[n++] = prog;
+	for (i = 1; argv[i] != NULL && n < (int)nitems(vargv) - 1; i++)
+		vargv[n++] = argv[i];
+	vargv[n] = NULL;
+	execve("/usr/bin/valgrind", vargv, envp);
+}
+#endif
+
 static void
 proc_exec(struct role *r, int debug, int verbose)
 {
@@ -228,6 +267,9 @@ proc_exec(struct role *r, int debug, int verbose)
 	if (verbose)
 		argv[argc++] = "-v";
 	argv[argc] = NULL;
+#ifdef SBX_VALGRIND
+	proc_exec_valgrind(r, exe, argv, envp);
+#endif
 	/* Roles need no environment; nothing of the caller's leaks in. */
 	syscall(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
 	fprintf(stderr, "sbx-monitor: exec %s: %s\n", path, strerror(errno));

@@ -224,11 +224,16 @@ static const struct role_handler handlers[] = {
 static void
 memory_tune(void)
 {
+#ifndef SBX_SANITIZE
 	if (mallopt(M_MMAP_THRESHOLD, RUNNER_HEAP_KEEP) != 1 ||
 	    mallopt(M_TRIM_THRESHOLD, RUNNER_HEAP_KEEP) != 1)
 		log_warnx("mallopt %d failed; runs will fault their memory "
 		    "in again", RUNNER_HEAP_KEEP);
+#endif
+	/* A sanitizer build's allocator is ASan's: nothing to tune. */
 }
+
+SBX_SANITIZER_ROLE_OPTIONS
 
 int
 main(int argc, char *argv[])

@@ -37,6 +37,8 @@ proxy_prepare(void)
 	resolve_init(role_base());
 }
 
+SBX_SANITIZER_ROLE_OPTIONS
+
 int
 main(int argc, char *argv[])
 {

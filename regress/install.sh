@@ -187,6 +187,10 @@ run_body() {
 	export PKG_CONFIG_PATH="$R/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D/root"
 	flags=$(pkg-config --cflags --libs sbx) ||
 	    atf_fail "pkg-config does not find the installed sbx.pc"
+	# A sanitizer build's libsbx needs its runtime linked first, as
+	# any program using that library would (make sanitize).
+	grep -q __asan_init "$R/lib/libsbx.so.0" &&
+	    flags="-fsanitize=address,undefined $flags"
 	# shellcheck disable=SC2086
 	atf_check -s exit:0 -o empty -e empty \
 	    cc -Wall -Wextra -Werror -o hello-sbx hello-sbx.c $flags

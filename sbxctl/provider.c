@@ -282,7 +282,7 @@ p_invoke(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 		case 'c':
 			if ((r = number(ctx, "--clock-ms", optarg,
 			    8640000000000000LL, &v)) != 0)
-				return r;
+				goto refuse;
 			cJSON_AddNumberToObject(req, "clockMs", (double)v);
 			have_clock = 1;
 			break;
@@ -291,7 +291,7 @@ p_invoke(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 		case 'o':
 			if ((r = number(ctx, argv[optind - 1], optarg,
 			    1LL << 40, &v)) != 0)
-				return r;
+				goto refuse;
 			cJSON_AddNumberToObject(req, ch == 't' ? "timeoutMs" :
 			    ch == 'n' ? "maxRecords" : "maxOutputBytes",
 			    (double)v);
@@ -300,22 +300,27 @@ p_invoke(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 			ctx->json = 1;
 			break;
 		default:
-			return out_usage(ctx, "provider invoke: unknown option "
+			r = out_usage(ctx, "provider invoke: unknown option "
 			    "or missing argument");
+			goto refuse;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 1 || records == NULL || !have_clock)
-		return out_usage(ctx, "provider invoke: provider, --records "
+	if (argc != 1 || records == NULL || !have_clock) {
+		r = out_usage(ctx, "provider invoke: provider, --records "
 		    "and --clock-ms are needed");
+		goto refuse;
+	}
 	handle = argv[0];
 	cJSON_AddStringToObject(req, "provider", handle);
 	if (strcmp(records, "-") == 0)
 		recfd = STDIN_FILENO;
-	else if ((recfd = open(records, O_RDONLY | O_CLOEXEC)) == -1)
-		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
+	else if ((recfd = open(records, O_RDONLY | O_CLOEXEC)) == -1) {
+		r = out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
 		    "provider invoke: %s: %s", records, strerror(errno));
+		goto refuse;
+	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		fatal("pipe2");
 	if ((text = cJSON_PrintUnformatted(req)) == NULL)
@@ -379,6 +384,11 @@ p_invoke(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 	}
 	free(res);
 	return status;
+
+ refuse:
+	/* Refused before anything was sent: the request goes with it. */
+	cJSON_Delete(req);
+	return r;
 }
 
 int

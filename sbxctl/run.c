@@ -251,12 +251,16 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			if ((eq = strchr(optarg, '=')) != NULL) {
 				*eq = '\0';
 				v = eq + 1;
-			} else if ((v = getenv(optarg)) == NULL)
-				return out_usage(ctx, "run: -e %s: not set in "
+			} else if ((v = getenv(optarg)) == NULL) {
+				r = out_usage(ctx, "run: -e %s: not set in "
 				    "the environment (use -e %s=value)",
 				    optarg, optarg);
-			if (*optarg == '\0')
-				return out_usage(ctx, "run: -e: empty name");
+				goto fail;
+			}
+			if (*optarg == '\0') {
+				r = out_usage(ctx, "run: -e: empty name");
+				goto fail;
+			}
 			cJSON_DeleteItemFromObjectCaseSensitive(env, optarg);
 			cJSON_AddStringToObject(env, optarg, v);
 			break;
@@ -273,17 +277,22 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			ctx->json = 1;
 			break;
 		default:
-			return out_usage(ctx, "run: unknown option or missing "
+			r = out_usage(ctx, "run: unknown option or missing "
 			    "argument");
+			goto fail;
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc == 0)
-		return out_usage(ctx, "run: no command given");
-	if (resolve(argv[0], cmd, sizeof(cmd)) == -1)
-		return out_error(ctx, SBXCTL_EXIT_NOTFOUND, SBXCTL_ERR_USAGE,
+	if (argc == 0) {
+		r = out_usage(ctx, "run: no command given");
+		goto fail;
+	}
+	if (resolve(argv[0], cmd, sizeof(cmd)) == -1) {
+		r = out_error(ctx, SBXCTL_EXIT_NOTFOUND, SBXCTL_ERR_USAGE,
 		    "run: %s: command not found", argv[0]);
+		goto fail;
+	}
 
 	if ((args = cJSON_AddArrayToObject(req, "argv")) == NULL)
 		fatalx("cJSON: out of memory");
@@ -294,26 +303,35 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		cJSON_AddStringToObject(req, "profile", profile);
 	if (tmo != NULL) {
 		secs = strtonum(tmo, 1, 86400 * 365, &errstr);
-		if (errstr != NULL)
-			return out_usage(ctx, "run: -t %s: %s", tmo, errstr);
+		if (errstr != NULL) {
+			r = out_usage(ctx, "run: -t %s: %s", tmo, errstr);
+			goto fail;
+		}
 		cJSON_AddNumberToObject(req, "timeout", (double)secs);
 	}
 	if (cJSON_GetArraySize(env) > 0)
 		cJSON_AddItemToObject(req, "env", env);
 	else
 		cJSON_Delete(env);
+	env = NULL;		/* req's now, or gone */
 
 	/* A closed descriptor of ours is /dev/null inside. */
 	for (i = 0; i < 3; i++)
 		fds[i] = fd_open(i) ? i : -1;
 	fds[3] = -1;
 	if (wdir != NULL && (fds[3] = open(wdir, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) == -1)
-		return out_error(ctx, SBXCTL_EXIT_SBX, SBXCTL_ERR_IO,
+	    O_CLOEXEC)) == -1) {
+		r = out_error(ctx, SBXCTL_EXIT_SBX, SBXCTL_ERR_IO,
 		    "run: -w %s: %s", wdir, strerror(errno));
+		goto fail;
+	}
 
-	if ((c = ctl_connect(ctx, &status)) == NULL)
-		return SBXCTL_EXIT_SBX;
+	if ((c = ctl_connect(ctx, &status)) == NULL) {
+		if (fds[3] != -1)
+			close(fds[3]);
+		r = SBXCTL_EXIT_SBX;
+		goto fail;
+	}
 	/* Signals are ours to forward from here on. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -340,4 +358,10 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	sbx_disconnect(c);
 	close(sfd);
 	return status;
+
+ fail:
+	/* A refusal before the request went out: nothing of it is kept. */
+	cJSON_Delete(env);
+	cJSON_Delete(req);
+	return r;
 }

@@ -41,7 +41,37 @@ shim_limits(const struct sbx_spec *sp)
 	lower(RLIMIT_FSIZE, "fsize", sp->fsize);
 	if (sp->cgroup)
 		return SBX_LIMIT_CGROUP;
+#ifndef SBX_SANITIZE
 	lower(RLIMIT_AS, "as", sp->memory);
+#endif
 	lower(RLIMIT_NPROC, "nproc", sp->pids);
 	return SBX_LIMIT_RLIMIT;
+}
+
+/*
+ * Sanitizer builds (make sanitize) only: ASan reserves terabytes of
+ * shadow address space, so no RLIMIT_AS a sandbox asks for leaves the
+ * shim's own (instrumented) code room to allocate.  There the limit is
+ * set in the payload child just before execve, for the payload alone,
+ * which is what it limits in the release build too (pid 1 allocates
+ * nothing after it).  -1 with errno when it cannot be set.
+ */
+int
+shim_limits_payload(const struct sbx_spec *sp)
+{
+#ifdef SBX_SANITIZE
+	struct rlimit	 rl;
+
+	if (sp->cgroup || sp->memory == SBX_SPEC_UNLIMITED)
+		return 0;
+	if (getrlimit(RLIMIT_AS, &rl) == -1)
+		return -1;
+	if (rl.rlim_max == RLIM_INFINITY || sp->memory < rl.rlim_max)
+		rl.rlim_max = sp->memory;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_AS, &rl);
+#else
+	(void)sp;
+	return 0;
+#endif
 }

@@ -58,6 +58,10 @@ payload_child(const struct sbx_spec *sp, int errfd)
 	/* Only 0-2 reach the payload; errfd closes on a successful exec. */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
 		child_fail(errfd, STEP_EXEC);
+	/* Sanitizer builds only (limits.c); the self-test runs the shim's
+	 * own code, which no RLIMIT_AS leaves room for there. */
+	if (sp->class != SBX_CLASS_SELFTEST && shim_limits_payload(sp) == -1)
+		child_fail(errfd, STEP_EXEC);
 	/* Last, so the filter has to permit nothing of the shim's. */
 	if (shim_payload_filter((int)sp->class) == -1)
 		child_fail(errfd, STEP_FILTER);

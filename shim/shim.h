@@ -40,6 +40,7 @@ void	 shim_landlock(const struct sbx_spec *);
 
 /* limits.c */
 uint32_t shim_limits(const struct sbx_spec *);
+int	 shim_limits_payload(const struct sbx_spec *);
 
 /* payload.c */
 __dead void shim_run(const struct sbx_spec *, uint32_t);
