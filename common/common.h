@@ -299,6 +299,9 @@ int	 priv_seccomp_install(const struct priv_bpf *, char *err,
  * that reason, 2 when it answers it with an errno for that reason, else 0.
  */
 int	 priv_sanitizer_extra(const struct priv_table *, const char *name);
+/* Under default allow|log, numbers below this that libseccomp cannot
+ * name are answered ENOSYS (priv_seccomp.c, sbx.priv(5)). */
+#define PRIV_NR_BOUND	1024
 
 /*
  * Each sandboxed program (the monitor, every role) puts this at file scope

@@ -355,6 +355,42 @@ san_add(scmp_filter_ctx ctx, const struct priv_table *t,
 }
 #endif
 
+/*
+ * Under a default that allows (the launcher's and the payloads' files), a
+ * system call newer than libseccomp's table would be allowed although no
+ * file can deny it: a name the table lacks is an error in a file.  On
+ * kernel 6.18 with Debian 12's libseccomp 2.5.4 that is 457 to 469,
+ * open_tree_attr among them, which does what the payload files deny
+ * open_tree and mount_setattr for.  So every number below PRIV_NR_BOUND
+ * that libseccomp cannot name is answered ENOSYS, as runc does: a program
+ * sees "not implemented" and falls back to an older call the file can
+ * name.  Above the bound the kernel itself answers ENOSYS today.
+ * Numbers seccomp never sees (uretprobe, uprobe) are unaffected.
+ */
+static int
+unnamed_enosys(scmp_filter_ctx ctx, const struct priv_table *t, char *err,
+    size_t errlen)
+{
+	char	*name;
+	int	 nr, rc;
+
+	if (t->def_act != PRIV_ACT_ALLOW && t->def_act != PRIV_ACT_LOG)
+		return 0;
+	for (nr = 0; nr < PRIV_NR_BOUND; nr++) {
+		if ((name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64,
+		    nr)) != NULL) {
+			free(name);
+			continue;
+		}
+		if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		    nr, 0)) < 0)
+			return serr(err, errlen, t, t->def_line, "system call "
+			    "#%d, which libseccomp cannot name: libseccomp "
+			    "refused the ENOSYS rule: %s", nr, strerror(-rc));
+	}
+	return 0;
+}
+
 static scmp_filter_ctx
 build(const struct priv_table *t, char *err, size_t errlen)
 {
@@ -404,6 +440,10 @@ build(const struct priv_table *t, char *err, size_t errlen)
 				return NULL;
 			}
 		}
+	}
+	if (unnamed_enosys(ctx, t, err, errlen) == -1) {
+		seccomp_release(ctx);
+		return NULL;
 	}
 #ifdef SBX_SANITIZE
 	if (san_add(ctx, t, san_allow, nitems(san_allow), SCMP_ACT_ALLOW, err,

@@ -31,7 +31,8 @@
  *
  * Which calls: every number from 0 to 64 past the last one libseccomp
  * names (numbers it does not name get the file's default, since no rule
- * can name them either); for a call the file has conditions on, every
+ * can name them either, except that a default of allow or log answers
+ * them ENOSYS, sbx.priv(5)); for a call the file has conditions on, every
  * value that meets each condition ("in" sets member by member) and one
  * that fails it.  Calls through foreign ABIs: the x32 numbers
  * (nr | 0x40000000) are seen by the observer like native ones, so an x32
@@ -43,8 +44,8 @@
  * that seccomp never sees (recent kernels pass uretprobe and uprobe
  * through every filter, see one()) is accepted when it ends exactly as
  * it does with no filter at all, and is printed.  Each case also prints
- * its counts and the numbers past libseccomp's table that the filter
- * permits, which a deny-list (default allow) cannot name.
+ * its counts and any numbers past libseccomp's table that the filter
+ * permits (none, since default-allow filters answer them ENOSYS).
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -627,6 +628,18 @@ sanitizer_extra(const struct priv_table *t, int nr, enum priv_act *act,
 }
 #endif
 
+static int
+nameable(int nr)
+{
+	char	*name;
+
+	if ((name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64,
+	    nr)) == NULL)
+		return 0;
+	free(name);
+	return 1;
+}
+
 static void
 expected_one(const struct priv_table *t, const struct probe *p,
     struct outcome *o, unsigned int *line)
@@ -650,6 +663,15 @@ expected_one(const struct priv_table *t, const struct probe *p,
 			*line = t->rules[i].line;
 			break;
 		}
+	}
+	/*
+	 * sbx.priv(5): under default allow or log, a number libseccomp
+	 * cannot name (so no file can) is answered ENOSYS below 1024.
+	 */
+	if (i == t->nrules && (act == PRIV_ACT_ALLOW || act == PRIV_ACT_LOG) &&
+	    p->nr >= 0 && p->nr < 1024 && !nameable(p->nr)) {
+		act = PRIV_ACT_ERRNO;
+		err = ENOSYS;
 	}
 #ifdef SBX_SANITIZE
 	if (i == t->nrules)
@@ -1030,7 +1052,7 @@ one(const struct target *tg, const struct stack *st,
 
 /*
  * Every number from 0 to NR_SCAN_PAST past the last one libseccomp names
- * (unnamed ones get the default: no rule can name them), each with its
+ * (unnamed ones get the default, or ENOSYS under allow), each with its
  * argument vectors; then the foreign ABIs.  nrs, when not NULL, limits
  * the native numbers to that list (the harness's own check).
  */
