@@ -101,9 +101,12 @@ fetch_body() {
 	    "$C" -s "$SOCK" run -p net -- /usr/bin/curl -sS -m 10 -D - \
 	    -o /dev/null "http://denied.test/"
 	# The decisions, in the monitor's audit log: the proxy sends each
-	# once the connection is done, which may be just after sbxctl ends.
+	# once the connection is done, which may be just after sbxctl ends
+	# (seconds later on a loaded machine: wait up to 30 s).
 	i=0
-	while [ $i -lt 50 ]; do
+	while [ $i -lt 300 ]; do
+		grep -Eq '"event":"proxy".*GET 127\.0\.0\.1:[0-9]+ addr' \
+		    "$D/audit.jsonl" &&
 		grep -Eq '"event":"proxy".*denied\.test:80 .*deny status 403' \
 		    "$D/audit.jsonl" &&
 		    grep -Eq '"event":"proxy".*CONNECT 127\.0\.0\.1:[0-9]+.* allow' \
