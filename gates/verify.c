@@ -293,8 +293,8 @@ gates_verify(const struct gates_registry *reg,
 	/* Digests, then canonical bytes: the second route is independent
 	 * of the digest function. */
 	efields = fields_of(expected);
-	if (!js_same(json_get(expected, "digest"), json_get(report, "digest")) ||
-	    !canon_same(efields, fields))
+	if (!js_same(json_get(expected, "digest"),
+	    json_get(report, "digest")) || !canon_same(efields, fields))
 		reason(reasons, "report-reevaluation-mismatch", NULL);
 	if (!js_same(json_get(expected, "decision"),
 	    json_get(report, "decision")))
