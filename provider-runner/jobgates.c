@@ -33,7 +33,14 @@
  *     depend on the order the re-runs finished in.
  *
  * The report goes to the result descriptor as the reference's pretty
- * JSON; GATES_DONE carries the decision or the refusal.  Only code the
+ * JSON; GATES_DONE carries the decision or the refusal.
+ *
+ * "sbxctl gates verify" is the same job with a REPORT document (read
+ * first) and verify set: the clock is the report's evaluatedAt, every
+ * step is the same, and step 5 is gates_verify, whose {valid, reasons}
+ * goes to the result descriptor instead.  A report that is no GateReport,
+ * or inputs the engine refuses before any re-run, start no re-run: the
+ * verdict does not depend on one.  Only code the
  * monitor issued ever runs: records files are identity tokens and data,
  * never code.
  */
@@ -107,6 +114,8 @@ struct jobgates {
 	int64_t			 clock_ms;
 	uint32_t		 timeout_ms;
 	struct json_value	*binding, *metrics, *hdoc, *holdout, *upstream;
+	struct json_value	*report;	/* verify */
+	char			*now;		/* --now, or evaluatedAt */
 	struct gates_registry	 reg;
 	struct gates_floors	 floors;
 	struct gates_provider	*extra;
@@ -208,6 +217,8 @@ job_free(struct jobgates *j)
 	json_free(j->hdoc);
 	json_free(j->holdout);
 	json_free(j->upstream);
+	json_free(j->report);
+	free(j->now);
 	free(j);
 }
 
@@ -258,7 +269,7 @@ jobgates_doc(uint32_t id, int fd, const struct pr_gates_doc *doc)
 	}
 	if (j->started || j->ndocs == PR_GATES_DOCS_MAX)
 		fatalx("gates job %u: document out of protocol", id);
-	if (doc->kind < PR_GATES_BINDING || doc->kind > PR_GATES_CONFIG ||
+	if (doc->kind < PR_GATES_BINDING || doc->kind > PR_GATES_REPORT ||
 	    (fd == -1) != (doc->err != 0) || doc->err < 0 ||
 	    memchr(doc->name, '\0', sizeof(doc->name)) == NULL ||
 	    memchr(doc->id, '\0', sizeof(doc->id)) == NULL)
@@ -612,7 +623,7 @@ eval_input(struct jobgates *j, struct gates_eval_input *in)
 	in->metrics = j->metrics;
 	in->upstream = j->upstream;
 	in->floors = &j->floors;
-	in->now = j->ev.now;
+	in->now = j->now;
 	in->attestation = "offline-cli";
 }
 
@@ -647,12 +658,17 @@ evaluate(struct jobgates *j)
 	eval_input(j, &in);
 	in.reruns = rr;
 	in.nreruns = fill_reruns(j, rr);
-	if (gates_evaluate(&j->reg, &in, &report, &err) == -1) {
+	if (j->ev.verify) {
+		/* This role is the provider runtime: bundle sections are the
+		 * re-runs', whatever the caller's metrics say. */
+		j->decision = gates_verify(&j->reg, &in, 1, j->report,
+		    &report) ? 0 : 1;
+	} else if (gates_evaluate(&j->reg, &in, &report, &err) == -1) {
 		job_finish(j, &err, 0);
 		return;
-	}
+	} else
+		j->decision = (int)gates_report_decision(report);
 	text = gates_print_pretty(report);
-	j->decision = (int)gates_report_decision(report);
 	json_free(report);
 	fd = j->outfd;
 	j->outfd = -1;
@@ -872,6 +888,23 @@ rerun_retry(int fd, short ev, void *arg)
 	rerun_next(arg);
 }
 
+/*
+ * verify: would the engine refuse these inputs before any re-run?  Then
+ * the re-evaluation refuses them the same way, re-run or not.
+ */
+static int
+precheck_refuses(struct jobgates *j, const struct gates_eval_input *in)
+{
+	struct gates_error	 err;
+	struct json_value	*none = NULL;
+	int			 r;
+
+	memset(&err, 0, sizeof(err));
+	r = gates_evaluate(&j->reg, in, &none, &err) == -1;
+	json_free(none);
+	return r;
+}
+
 /* Steps 2 and 3, once every lookup is answered. */
 static void
 prepare(struct jobgates *j)
@@ -892,6 +925,13 @@ prepare(struct jobgates *j)
 	in.precheck = 1;
 	in.reruns = rr;
 	in.nreruns = fill_reruns(j, rr);
+	if (j->ev.verify && (gates_validate_document(j->report, &err) == -1 ||
+	    !gt_str_is(json_get(j->report, "kind"), "GateReport") ||
+	    precheck_refuses(j, &in))) {
+		/* The verdict is the schema's or the refusal's: no re-run. */
+		evaluate(j);
+		return;
+	}
 	if (gates_evaluate(&j->reg, &in, &none, &err) == -1) {
 		job_finish(j, &err, 0);
 		return;
@@ -960,6 +1000,7 @@ jobgates_start(uint32_t id, int fd, const struct pr_gates_eval *ev)
 {
 	struct jobgates		*j;
 	struct gates_error	 err;
+	const char		*name;
 	int			 fl;
 
 	if ((j = job_find(id)) == NULL || j->started)
@@ -982,8 +1023,20 @@ jobgates_start(uint32_t id, int fd, const struct pr_gates_eval *ev)
 	if (j->timeout_ms > RUNNER_TIMEOUT_MAX)
 		j->timeout_ms = RUNNER_TIMEOUT_MAX;
 	memset(&err, 0, sizeof(err));
+	if (ev->verify) {
+		/* The report first: its evaluatedAt is the clock. */
+		if (take_read(j, PR_GATES_REPORT, "report", &name, &j->report,
+		    &err) == -1) {
+			job_finish(j, &err, 0);
+			return;
+		}
+		j->now = gt_cstr(json_get(j->report, "evaluatedAt"));
+		if (j->now == NULL)
+			j->now = xstrdup("");	/* the schema refuses it */
+	} else
+		j->now = xstrdup(ev->now);
 	/* The clock every re-run sees: --now, as Date.parse reads it. */
-	if (gates_date_parse(ev->now, &j->clock_ms) == -1)
+	if (gates_date_parse(j->now, &j->clock_ms) == -1)
 		j->clock_ms = 0;	/* refused by the engine (refusal 11) */
 	if (read_binding(j, &err) == -1) {
 		job_finish(j, &err, 0);
