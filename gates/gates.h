@@ -262,6 +262,15 @@ int	 gates_digest(const struct json_value *, char[DIGEST_STR_LEN + 1],
  */
 int	 gates_doc_parse(const void *, size_t, int is_json,
 	    struct json_value **, struct gates_error *);
+/*
+ * A report as gates evaluate printed it, for gates verify: its members
+ * are bounded by admitEntry as every document's (the evaluator digests
+ * it), but its two-space indentation can take the text past
+ * GATES_DOC_MAX, so the text alone has a larger cap.
+ */
+#define GATES_REPORT_TEXT_MAX	(4 * GATES_DOC_MAX)
+int	 gates_report_parse(const void *, size_t, int is_json,
+	    struct json_value **, struct gates_error *);
 int	 gates_path_is_json(const char *);
 int	 gates_path_is_doc(const char *);
 int	 gates_path_is_pack(const char *);

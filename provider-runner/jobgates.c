@@ -1001,11 +1001,11 @@ jobgates_start(uint32_t id, int fd, const struct pr_gates_eval *ev)
 	struct jobgates		*j;
 	struct gates_error	 err;
 	const char		*name;
-	int			 fl;
+	int			 fl, rfd, e, r;
 
 	if ((j = job_find(id)) == NULL || j->started)
 		fatalx("gates evaluate for job %u out of protocol", id);
-	if (ev->ndocs != j->ndocs ||
+	if (ev->ndocs != j->ndocs || ev->verify > 1 ||
 	    memchr(ev->now, '\0', sizeof(ev->now)) == NULL ||
 	    memchr(ev->trusted, '\0', sizeof(ev->trusted)) == NULL)
 		fatalx("gates job %u: %u documents announced, %zu came", id,
@@ -1025,8 +1025,15 @@ jobgates_start(uint32_t id, int fd, const struct pr_gates_eval *ev)
 	memset(&err, 0, sizeof(err));
 	if (ev->verify) {
 		/* The report first: its evaluatedAt is the clock. */
-		if (take_read(j, PR_GATES_REPORT, "report", &name, &j->report,
-		    &err) == -1) {
+		if (take_doc(j, PR_GATES_REPORT, &name, &rfd, &e) == -1)
+			r = gates_fail(&err, GATES_E_INPUT, "no report "
+			    "document");
+		else if (rfd == -1) {
+			gates_io_error(&err, e, "open", name);
+			r = -1;
+		} else
+			r = gread_report(rfd, name, &j->report, &err);
+		if (r == -1) {
 			job_finish(j, &err, 0);
 			return;
 		}

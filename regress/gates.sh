@@ -552,6 +552,10 @@ EOS
 	atf_check -o match:'"event":"gates-verify".*job 2: 5 documents' \
 	    -o match:'"event":"gates-verify".*job 2: valid' \
 	    cat "$D/audit.jsonl"
+	# Past the 256 KiB of other documents (its indentation can take
+	# an honest report there), a report is still read.
+	{ cat a.json; head -c 300000 /dev/zero | tr '\0' ' '; } > pad.json
+	atf_check -o file:valid.json sh verify pad.json
 	atf_check -o save:h.json sh evaluate fr-a12.metrics.json
 	atf_check -o file:valid.json sh verify h.json fr-a12.metrics.json
 

@@ -476,6 +476,44 @@ ATF_TC_BODY(runtime_exception, tc)
 	vx_free(&v);
 }
 
+/*
+ * A report's text has a larger cap than other documents' (its
+ * indentation): padded past GATES_DOC_MAX it still reads and verifies;
+ * past GATES_REPORT_TEXT_MAX it is refused as any oversized document.
+ */
+ATF_TC_WITHOUT_HEAD(report_text);
+ATF_TC_BODY(report_text, tc)
+{
+	static const char	*none[] = { NULL };
+	struct vx		 v;
+	struct json_value	*rep, *again;
+	struct gates_error	 err;
+	char			*text, *big;
+	size_t			 len;
+
+	vx_setup(tc, &v, "passing.metrics.json");
+	rep = vx_report(&v);
+	text = gates_print_pretty(rep);
+	len = strlen(text);
+	big = xmalloc(GATES_REPORT_TEXT_MAX + 2);
+	memcpy(big, text, len);
+	memset(big + len, ' ', GATES_DOC_MAX + 1 - len);
+	ATF_CHECK_STREQ(tg_refusal(big, GATES_DOC_MAX + 1, 1),
+	    "Decision entry rejected: serialized-bytes");
+	ATF_REQUIRE_MSG(gates_report_parse(big, GATES_DOC_MAX + 1, 1, &again,
+	    &err) == 0, "%s", err.msg);
+	vx_check(&v, again, none);
+	json_free(again);
+	memset(big + len, ' ', GATES_REPORT_TEXT_MAX + 1 - len);
+	ATF_CHECK(gates_report_parse(big, GATES_REPORT_TEXT_MAX + 1, 1,
+	    &again, &err) == -1);
+	ATF_CHECK_STREQ(err.msg, "Decision entry rejected: serialized-bytes");
+	free(big);
+	free(text);
+	json_free(rep);
+	vx_free(&v);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, honest);
@@ -485,5 +523,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, holdout);
 	ATF_TP_ADD_TC(tp, packs_metrics_floors_upstream);
 	ATF_TP_ADD_TC(tp, runtime_exception);
+	ATF_TP_ADD_TC(tp, report_text);
 	return atf_no_error();
 }
