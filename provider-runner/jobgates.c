@@ -888,23 +888,6 @@ rerun_retry(int fd, short ev, void *arg)
 	rerun_next(arg);
 }
 
-/*
- * verify: would the engine refuse these inputs before any re-run?  Then
- * the re-evaluation refuses them the same way, re-run or not.
- */
-static int
-precheck_refuses(struct jobgates *j, const struct gates_eval_input *in)
-{
-	struct gates_error	 err;
-	struct json_value	*none = NULL;
-	int			 r;
-
-	memset(&err, 0, sizeof(err));
-	r = gates_evaluate(&j->reg, in, &none, &err) == -1;
-	json_free(none);
-	return r;
-}
-
 /* Steps 2 and 3, once every lookup is answered. */
 static void
 prepare(struct jobgates *j)
@@ -925,15 +908,19 @@ prepare(struct jobgates *j)
 	in.precheck = 1;
 	in.reruns = rr;
 	in.nreruns = fill_reruns(j, rr);
+	/* verify: a report that is none is the schema's verdict alone. */
 	if (j->ev.verify && (gates_validate_document(j->report, &err) == -1 ||
-	    !gt_str_is(json_get(j->report, "kind"), "GateReport") ||
-	    precheck_refuses(j, &in))) {
-		/* The verdict is the schema's or the refusal's: no re-run. */
+	    !gt_str_is(json_get(j->report, "kind"), "GateReport"))) {
 		evaluate(j);
 		return;
 	}
 	if (gates_evaluate(&j->reg, &in, &none, &err) == -1) {
-		job_finish(j, &err, 0);
+		/* verify: the re-evaluation refuses the same way, re-run or
+		 * not, and the refusal is a reason of the verdict. */
+		if (j->ev.verify)
+			evaluate(j);
+		else
+			job_finish(j, &err, 0);
 		return;
 	}
 	json_free(none);
