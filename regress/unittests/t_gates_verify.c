@@ -366,6 +366,9 @@ ATF_TC_BODY(packs_metrics_floors_upstream, tc)
 	static const char	*noupstream[] = { "report-upstream-mismatch",
 	    "report-reevaluation:evaluation requires a sealed upstream "
 	    "record: the binding observes an upstream-ceiling gate", NULL };
+	static const char	*nometa[] = { "report-upstream-mismatch",
+	    "report-reevaluation:upstream integrity digest does not match "
+	    "its report", NULL };
 	static const char	*order[] = { "report-digest-mismatch",
 	    "report-binding-untrusted", "report-holdout-mismatch",
 	    "report-pack-mismatch:" PACK_ID, "report-metrics-mismatch",
@@ -411,6 +414,11 @@ ATF_TC_BODY(packs_metrics_floors_upstream, tc)
 	json_free(v.upstream);
 	v.upstream = NULL;
 	vx_check(&v, rep, noupstream);
+	/* A record without metadata seals nothing (found by
+	 * fuzz_gates_verify: the evaluator digested the missing member). */
+	v.upstream = tg_parse("{\"digest\":\"" ZEROS "\"}", 1);
+	vx_check(&v, rep, nometa);
+	json_free(v.upstream);
 	v.upstream = tg_fixture(tc, "upstream-clean.json");
 
 	/* Everything at once: the reference's order, the re-evaluation's
