@@ -829,7 +829,9 @@ struct pr_done {
  * none.  name is the path (for messages and the .json rule), id the
  * provider a records file is for.  A document its opener could not reach
  * comes without a descriptor and with the errno (err), so that the
- * runner refuses it at the point the reference would read it.
+ * runner refuses it at the point the reference would read it.  gates
+ * verify is the same job with the report's DOC before the binding's and
+ * verify set in EVAL: the report is re-derived from the same inputs.
  */
 #define PR_GATES_BINDING	1
 #define PR_GATES_METRICS	2
@@ -839,6 +841,7 @@ struct pr_done {
 #define PR_GATES_PACKDIR	6
 #define PR_GATES_RECORDS	7
 #define PR_GATES_CONFIG		8	/* the gates configuration (floors) */
+#define PR_GATES_REPORT		9	/* verify: the report, first */
 #define PR_GATES_NAME_MAX	1024
 #define PR_GATES_DOCS_MAX	96	/* 4 + 64 pack dirs + 16 records + the
 					   operator's packs and configuration,
@@ -856,6 +859,8 @@ struct pr_gates_doc {
 
 struct pr_gates_eval {
 	uint32_t	 ndocs;		/* DOCs sent before */
+	uint32_t	 verify;	/* 1: verify the REPORT document
+					   (now unused: its evaluatedAt) */
 	uint32_t	 timeout_ms;	/* each re-run */
 	uint32_t	 max_records;
 	uint32_t	 parallel;	/* re-runs at once */
@@ -894,7 +899,8 @@ struct pr_gates_rerun {
 #define PR_GATES_REFUSED	1
 struct pr_gates_done {
 	int32_t		 status;	/* PR_GATES_OK or PR_GATES_REFUSED */
-	uint32_t	 decision;	/* 0 PROMOTE, 1 HOLD, 2 ROLLBACK */
+	uint32_t	 decision;	/* 0 PROMOTE, 1 HOLD, 2 ROLLBACK;
+					   verify: 0 valid, 1 not */
 	char		 kind[32];	/* the refusal's class */
 	char		 msg[PR_GATES_MSG_MAX];
 };

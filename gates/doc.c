@@ -64,14 +64,14 @@ gates_path_is_pack(const char *path)
 }
 
 static int
-parse_json(const void *buf, size_t len, struct json_value **out,
+parse_json(const void *buf, size_t len, size_t cap, struct json_value **out,
     struct gates_error *err)
 {
 	struct json_error	 jerr;
 	struct json_limits	 lim;
 
 	memset(&lim, 0, sizeof(lim));
-	lim.max_bytes = GATES_DOC_MAX;
+	lim.max_bytes = cap;
 	if (json_parse(buf, len, &lim, out, &jerr) == -1)
 		return gates_fail(err, GATES_E_ADMISSION, REJECT "invalid-json");
 	if (jerr.duplicates > 0) {
@@ -438,19 +438,19 @@ parse_yaml(const void *buf, size_t len, struct json_value **out,
 	return 0;
 }
 
-int
-gates_doc_parse(const void *buf, size_t len, int is_json,
+static int
+doc_parse(const void *buf, size_t len, size_t cap, int is_json,
     struct json_value **out, struct gates_error *err)
 {
 	*out = NULL;
-	if (len > GATES_DOC_MAX)
+	if (len > cap)
 		return gates_fail(err, GATES_E_ADMISSION,
 		    REJECT "serialized-bytes");
 	/* A NUL byte is no text either parser should see. */
 	if (memchr(buf, '\0', len) != NULL)
 		return gates_fail(err, GATES_E_ADMISSION, REJECT "%s",
 		    is_json ? "invalid-json" : "invalid-yaml");
-	if ((is_json ? parse_json(buf, len, out, err) :
+	if ((is_json ? parse_json(buf, len, cap, out, err) :
 	    parse_yaml(buf, len, out, err)) == -1)
 		return -1;
 	if (gates_admit(*out, err) == -1) {
@@ -459,4 +459,18 @@ gates_doc_parse(const void *buf, size_t len, int is_json,
 		return -1;
 	}
 	return 0;
+}
+
+int
+gates_doc_parse(const void *buf, size_t len, int is_json,
+    struct json_value **out, struct gates_error *err)
+{
+	return doc_parse(buf, len, GATES_DOC_MAX, is_json, out, err);
+}
+
+int
+gates_report_parse(const void *buf, size_t len, int is_json,
+    struct json_value **out, struct gates_error *err)
+{
+	return doc_parse(buf, len, GATES_REPORT_TEXT_MAX, is_json, out, err);
 }

@@ -262,6 +262,15 @@ int	 gates_digest(const struct json_value *, char[DIGEST_STR_LEN + 1],
  */
 int	 gates_doc_parse(const void *, size_t, int is_json,
 	    struct json_value **, struct gates_error *);
+/*
+ * A report as gates evaluate printed it, for gates verify: its members
+ * are bounded by admitEntry as every document's (the evaluator digests
+ * it), but its two-space indentation can take the text past
+ * GATES_DOC_MAX, so the text alone has a larger cap.
+ */
+#define GATES_REPORT_TEXT_MAX	(4 * GATES_DOC_MAX)
+int	 gates_report_parse(const void *, size_t, int is_json,
+	    struct json_value **, struct gates_error *);
 int	 gates_path_is_json(const char *);
 int	 gates_path_is_doc(const char *);
 int	 gates_path_is_pack(const char *);
@@ -560,6 +569,21 @@ void	 gates_eval_target(const struct json_value *gate,
 /* poolObservations: a new tree, or NULL (pooling refused). */
 struct json_value *gates_pool(const char *metric_kind,
 	    const struct json_value *const *, size_t);
+
+/* ---- verify.c: validateGateReport (gates-spec 10.3) ------------------- */
+/*
+ * Is report what in gives?  The trusted inputs as gates_evaluate takes
+ * them (in->now is not used: the re-evaluation runs at the report's own
+ * evaluatedAt; in->precheck neither).  provider_runtime: the caller
+ * re-runs bundle providers (in->reruns), so a metrics document that
+ * differs for a binding pinning one is not a mismatch by itself.
+ * *out is {valid, reasons} with the reference's reasons in its order;
+ * the return is valid (1) or not (0).  Never a refusal: an input the
+ * evaluator refuses is the reason "report-reevaluation:<message>".
+ */
+int	 gates_verify(const struct gates_registry *,
+	    const struct gates_eval_input *in, int provider_runtime,
+	    const struct json_value *report, struct json_value **out);
 
 /* ---- seal.c: holdout and upstream records (gates-spec 5) -------------- */
 int	 gates_seal_holdout(const char *frozen_digest, const char *accessed_at,

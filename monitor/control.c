@@ -1053,7 +1053,31 @@ ctl_gevaluate(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		    "result descriptor is missing");
 		return;
 	}
-	mgates_evaluate(c, id, c->uid, c->pid, req, fd);
+	mgates_evaluate(c, id, c->uid, c->pid, req, fd, 0);
+}
+
+/* GATES_VERIFY: evaluate's fields with the report and without a clock
+ * (the report's own); the same job, its documents after it. */
+static const struct ctl_field gverify_fields[] = {
+	{ "trustedBindingDigest", cJSON_String, 1 },
+	{ "report", cJSON_String, 1 },
+	{ "binding", cJSON_String, 1 },
+	{ "metrics", cJSON_String, 1 },
+	{ "holdout", cJSON_String, 1 },
+	{ "upstream", cJSON_String, 0 },
+	{ "packDirs", cJSON_Array, 0 },
+	{ "records", cJSON_Array, 0 },
+};
+
+static void
+ctl_gverify(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	if (fd == -1) {
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates verify: the "
+		    "result descriptor is missing");
+		return;
+	}
+	mgates_evaluate(c, id, c->uid, c->pid, req, fd, 1);
 }
 
 static const struct ctl_field gdoc_fields[] = {
@@ -1127,6 +1151,8 @@ static const struct ctl_handler {
 	  gevaluate_fields, nitems(gevaluate_fields), ctl_gevaluate },
 	{ SBX_MSG_GATES_DOC, "gates doc", CTL_READY, 1, gdoc_fields,
 	  nitems(gdoc_fields), ctl_gdoc },
+	{ SBX_MSG_GATES_VERIFY, "gates verify", CTL_READY, 1,
+	  gverify_fields, nitems(gverify_fields), ctl_gverify },
 };
 
 static void

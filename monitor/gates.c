@@ -16,6 +16,11 @@
  * each pin the runner asks about (LOOKUP), by exact identity, with the
  * bytes it issued -- never a provider it did not issue -- and how many
  * re-runs may go at once.  Every re-run is an audit line.
+ *
+ * GATES_VERIFY ("sbxctl gates verify") is the same job with the report's
+ * descriptor first and no clock of the agent's: the runner re-derives
+ * the report from the same documents, the operator's packs and floors,
+ * and the providers this agent was issued, at the report's evaluatedAt.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -55,6 +60,7 @@ struct gjob {
 	size_t			 have;		/* descriptors so far */
 	struct pr_gates_eval	 ev;
 	int			 sent;
+	int			 verify;
 };
 TAILQ_HEAD(gjobs, gjob);
 
@@ -149,6 +155,12 @@ plan_docs(struct gjob *j, const cJSON *req, char *why, size_t whylen)
 {
 	const cJSON	*v, *e, *p, *f;
 
+	if (j->verify && add_doc(j, PR_GATES_REPORT,
+	    cJSON_GetObjectItemCaseSensitive(req, "report"), NULL) == -1) {
+		snprintf(why, whylen, "report names a file (1 to %d bytes)",
+		    PR_GATES_NAME_MAX - 1);
+		return -1;
+	}
 	if (add_doc(j, PR_GATES_BINDING, cJSON_GetObjectItemCaseSensitive(req,
 	    "binding"), NULL) == -1 ||
 	    add_doc(j, PR_GATES_METRICS, cJSON_GetObjectItemCaseSensitive(req,
@@ -271,13 +283,16 @@ gjob_send(struct gjob *j)
 
 void
 mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
-    const cJSON *req, int fd)
+    const cJSON *req, int fd, int verify)
 {
+	const char	*what = verify ? "gates verify" : "gates evaluate";
 	const cJSON	*now, *tr;
 	struct gjob	*j;
 	char		 why[160];
 	int		 fl;
 
+	/* verify: the report's own evaluatedAt, which only the runner
+	 * reads; the request has no clock (its schema has no "now"). */
 	now = cJSON_GetObjectItemCaseSensitive(req, "now");
 	tr = cJSON_GetObjectItemCaseSensitive(req, "trustedBindingDigest");
 	/*
@@ -290,13 +305,15 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	 * protocol violation (the end of the service): refuse it here. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: "
-		    "the result descriptor is not writable");
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: the result "
+		    "descriptor is not writable", what);
 		return;
 	}
 	j = xcalloc(1, sizeof(*j));
 	j->outfd = fd;
-	if (strlen(now->valuestring) >= sizeof(j->ev.now) ||
+	j->verify = verify;
+	j->ev.verify = verify;
+	if ((now != NULL && strlen(now->valuestring) >= sizeof(j->ev.now)) ||
 	    strlen(tr->valuestring) >= sizeof(j->ev.trusted)) {
 		snprintf(why, sizeof(why), "now and trustedBindingDigest are "
 		    "below %d and %d bytes", PR_GATES_NOW_MAX, PR_DIGEST_MAX);
@@ -304,7 +321,8 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	}
 	if (plan_docs(j, req, why, sizeof(why)) == -1)
 		goto bad;
-	strlcpy(j->ev.now, now->valuestring, sizeof(j->ev.now));
+	if (now != NULL)
+		strlcpy(j->ev.now, now->valuestring, sizeof(j->ev.now));
 	strlcpy(j->ev.trusted, tr->valuestring, sizeof(j->ev.trusted));
 	j->ev.timeout_ms = monitor_conf->provider_timeout;
 	j->ev.max_records = monitor_conf->provider_max_records;
@@ -315,14 +333,18 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	j->uid = uid;
 	j->peerpid = pid;
 	TAILQ_INSERT_TAIL(&gjobs, j, entry);
-	audit("gates-evaluate", uid, pid, "job %u: now %s, %zu documents",
-	    j->id, j->ev.now, j->ndocs);
+	if (verify)
+		audit("gates-verify", uid, pid, "job %u: %zu documents", j->id,
+		    j->ndocs);
+	else
+		audit("gates-evaluate", uid, pid, "job %u: now %s, %zu "
+		    "documents", j->id, j->ev.now, j->ndocs);
 	/* The documents' descriptors follow (GATES_DOC). */
 	return;
  bad:
 	close(fd);
 	free(j);
-	control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: %s", why);
+	control_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: %s", what, why);
 }
 
 /* One document: its descriptor, or (fd -1) the errno the agent met. */
@@ -428,7 +450,16 @@ mgates_done(struct role *r, struct imsg *imsg)
 		    imsg_get_id(imsg));
 	d.kind[sizeof(d.kind) - 1] = '\0';
 	d.msg[sizeof(d.msg) - 1] = '\0';
-	if (d.status == PR_GATES_OK)
+	if (j->verify && d.status == PR_GATES_OK && d.decision > 1)
+		fatalx("runner: gates verify job %u: verdict %u", j->id,
+		    d.decision);
+	if (j->verify && d.status == PR_GATES_OK)
+		audit("gates-verify", j->uid, j->peerpid, "job %u: %s", j->id,
+		    d.decision == 0 ? "valid" : "not valid");
+	else if (j->verify)
+		audit("gates-verify", j->uid, j->peerpid, "job %u: refused "
+		    "(%s): %s", j->id, d.kind, d.msg);
+	else if (d.status == PR_GATES_OK)
 		audit("gates-evaluate", j->uid, j->peerpid, "job %u: %s",
 		    j->id, decisions[d.decision]);
 	else
@@ -441,10 +472,17 @@ mgates_done(struct role *r, struct imsg *imsg)
 		} else {
 			if ((o = cJSON_CreateObject()) == NULL)
 				fatalx("out of memory");
-			cJSON_AddStringToObject(o, "decision",
-			    decisions[d.decision]);
-			control_reply(j->conn, SBX_MSG_GATES_EVALUATE,
-			    j->reqid, o);
+			if (j->verify) {
+				cJSON_AddBoolToObject(o, "valid",
+				    d.decision == 0);
+				control_reply(j->conn, SBX_MSG_GATES_VERIFY,
+				    j->reqid, o);
+			} else {
+				cJSON_AddStringToObject(o, "decision",
+				    decisions[d.decision]);
+				control_reply(j->conn, SBX_MSG_GATES_EVALUATE,
+				    j->reqid, o);
+			}
 		}
 	}
 	gjob_free(j);

@@ -388,9 +388,10 @@ struct pr_provider;
 uint32_t provider_lookup(uid_t, const struct pr_gates_lookup *,
 	    struct pr_provider *, const uint8_t **, size_t *);
 
-/* ---- gates.c: gates evaluate, routed to the provider runner ---------- */
+/* ---- gates.c: gates evaluate and verify, routed to the provider runner */
+/* The last argument: 1 for GATES_VERIFY. */
 void	 mgates_evaluate(struct ctl_conn *, uint32_t, uid_t, pid_t,
-	    const struct cJSON *, int);
+	    const struct cJSON *, int, int);
 void	 mgates_doc(struct ctl_conn *, uint32_t, int, int);
 void	 mgates_conn_gone(struct ctl_conn *);
 void	 mgates_lookup(struct role *, struct imsg *);

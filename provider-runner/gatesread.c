@@ -36,11 +36,11 @@ io_fail(struct gates_error *err, int e, const char *name)
 	return gates_fail(err, GATES_E_INPUT, "%s: %s", name, strerror(e));
 }
 
-/* A regular file's bytes, at most GATES_DOC_MAX + 1 (the cap's refusal
- * is the parser's).  The descriptor is closed. */
+/* A regular file's bytes, at most cap + 1 (the cap's refusal is the
+ * parser's).  The descriptor is closed. */
 static int
-read_regular(int fd, const char *name, unsigned char **buf, size_t *len,
-    struct gates_error *err)
+read_regular(int fd, const char *name, size_t cap, unsigned char **buf,
+    size_t *len, struct gates_error *err)
 {
 	struct stat	 st;
 	int		 e;
@@ -57,7 +57,7 @@ read_regular(int fd, const char *name, unsigned char **buf, size_t *len,
 		return gates_fail(err, GATES_E_INPUT, "%s: not a regular file",
 		    name);
 	}
-	if (prov_read_bounded(fd, GATES_DOC_MAX, buf, len) == -1) {
+	if (prov_read_bounded(fd, cap, buf, len) == -1) {
 		e = errno;
 		close(fd);
 		return io_fail(err, e, name);
@@ -75,9 +75,26 @@ gread_doc(int fd, const char *name, struct json_value **out,
 	int		 r;
 
 	*out = NULL;
-	if (read_regular(fd, name, &buf, &len, err) == -1)
+	if (read_regular(fd, name, GATES_DOC_MAX, &buf, &len, err) == -1)
 		return -1;
 	r = gates_doc_parse(buf, len, gates_path_is_json(name), out, err);
+	free(buf);
+	return r;
+}
+
+int
+gread_report(int fd, const char *name, struct json_value **out,
+    struct gates_error *err)
+{
+	unsigned char	*buf;
+	size_t		 len;
+	int		 r;
+
+	*out = NULL;
+	if (read_regular(fd, name, GATES_REPORT_TEXT_MAX, &buf, &len,
+	    err) == -1)
+		return -1;
+	r = gates_report_parse(buf, len, gates_path_is_json(name), out, err);
 	free(buf);
 	return r;
 }
@@ -171,7 +188,7 @@ load_pack_fd(int fd, const char *label, struct json_value **doc,
 	int		 r;
 
 	*doc = NULL;
-	if (read_regular(fd, label, &buf, &len, err) == -1) {
+	if (read_regular(fd, label, GATES_DOC_MAX, &buf, &len, err) == -1) {
 		gates_prefix(err, "gate pack unreadable: %s: ", label);
 		return -1;
 	}
@@ -615,7 +632,7 @@ gread_config(const struct gates_registry *reg, int fd, int err_in,
 		gates_prefix(err, "invalid gates section in aiwg.config:\n");
 		return -1;
 	}
-	if (read_regular(fd, name, &buf, &len, err) == -1) {
+	if (read_regular(fd, name, GATES_DOC_MAX, &buf, &len, err) == -1) {
 		gates_prefix(err, "invalid gates section in aiwg.config:\n");
 		return -1;
 	}

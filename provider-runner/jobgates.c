@@ -33,7 +33,14 @@
  *     depend on the order the re-runs finished in.
  *
  * The report goes to the result descriptor as the reference's pretty
- * JSON; GATES_DONE carries the decision or the refusal.  Only code the
+ * JSON; GATES_DONE carries the decision or the refusal.
+ *
+ * "sbxctl gates verify" is the same job with a REPORT document (read
+ * first) and verify set: the clock is the report's evaluatedAt, every
+ * step is the same, and step 5 is gates_verify, whose {valid, reasons}
+ * goes to the result descriptor instead.  A report that is no GateReport,
+ * or inputs the engine refuses before any re-run, start no re-run: the
+ * verdict does not depend on one.  Only code the
  * monitor issued ever runs: records files are identity tokens and data,
  * never code.
  */
@@ -107,6 +114,8 @@ struct jobgates {
 	int64_t			 clock_ms;
 	uint32_t		 timeout_ms;
 	struct json_value	*binding, *metrics, *hdoc, *holdout, *upstream;
+	struct json_value	*report;	/* verify */
+	char			*now;		/* --now, or evaluatedAt */
 	struct gates_registry	 reg;
 	struct gates_floors	 floors;
 	struct gates_provider	*extra;
@@ -208,6 +217,8 @@ job_free(struct jobgates *j)
 	json_free(j->hdoc);
 	json_free(j->holdout);
 	json_free(j->upstream);
+	json_free(j->report);
+	free(j->now);
 	free(j);
 }
 
@@ -258,7 +269,7 @@ jobgates_doc(uint32_t id, int fd, const struct pr_gates_doc *doc)
 	}
 	if (j->started || j->ndocs == PR_GATES_DOCS_MAX)
 		fatalx("gates job %u: document out of protocol", id);
-	if (doc->kind < PR_GATES_BINDING || doc->kind > PR_GATES_CONFIG ||
+	if (doc->kind < PR_GATES_BINDING || doc->kind > PR_GATES_REPORT ||
 	    (fd == -1) != (doc->err != 0) || doc->err < 0 ||
 	    memchr(doc->name, '\0', sizeof(doc->name)) == NULL ||
 	    memchr(doc->id, '\0', sizeof(doc->id)) == NULL)
@@ -612,7 +623,7 @@ eval_input(struct jobgates *j, struct gates_eval_input *in)
 	in->metrics = j->metrics;
 	in->upstream = j->upstream;
 	in->floors = &j->floors;
-	in->now = j->ev.now;
+	in->now = j->now;
 	in->attestation = "offline-cli";
 }
 
@@ -647,12 +658,17 @@ evaluate(struct jobgates *j)
 	eval_input(j, &in);
 	in.reruns = rr;
 	in.nreruns = fill_reruns(j, rr);
-	if (gates_evaluate(&j->reg, &in, &report, &err) == -1) {
+	if (j->ev.verify) {
+		/* This role is the provider runtime: bundle sections are the
+		 * re-runs', whatever the caller's metrics say. */
+		j->decision = gates_verify(&j->reg, &in, 1, j->report,
+		    &report) ? 0 : 1;
+	} else if (gates_evaluate(&j->reg, &in, &report, &err) == -1) {
 		job_finish(j, &err, 0);
 		return;
-	}
+	} else
+		j->decision = (int)gates_report_decision(report);
 	text = gates_print_pretty(report);
-	j->decision = (int)gates_report_decision(report);
 	json_free(report);
 	fd = j->outfd;
 	j->outfd = -1;
@@ -892,8 +908,19 @@ prepare(struct jobgates *j)
 	in.precheck = 1;
 	in.reruns = rr;
 	in.nreruns = fill_reruns(j, rr);
+	/* verify: a report that is none is the schema's verdict alone. */
+	if (j->ev.verify && (gates_validate_document(j->report, &err) == -1 ||
+	    !gt_str_is(json_get(j->report, "kind"), "GateReport"))) {
+		evaluate(j);
+		return;
+	}
 	if (gates_evaluate(&j->reg, &in, &none, &err) == -1) {
-		job_finish(j, &err, 0);
+		/* verify: the re-evaluation refuses the same way, re-run or
+		 * not, and the refusal is a reason of the verdict. */
+		if (j->ev.verify)
+			evaluate(j);
+		else
+			job_finish(j, &err, 0);
 		return;
 	}
 	json_free(none);
@@ -960,11 +987,12 @@ jobgates_start(uint32_t id, int fd, const struct pr_gates_eval *ev)
 {
 	struct jobgates		*j;
 	struct gates_error	 err;
-	int			 fl;
+	const char		*name;
+	int			 fl, rfd, e, r;
 
 	if ((j = job_find(id)) == NULL || j->started)
 		fatalx("gates evaluate for job %u out of protocol", id);
-	if (ev->ndocs != j->ndocs ||
+	if (ev->ndocs != j->ndocs || ev->verify > 1 ||
 	    memchr(ev->now, '\0', sizeof(ev->now)) == NULL ||
 	    memchr(ev->trusted, '\0', sizeof(ev->trusted)) == NULL)
 		fatalx("gates job %u: %u documents announced, %zu came", id,
@@ -982,8 +1010,27 @@ jobgates_start(uint32_t id, int fd, const struct pr_gates_eval *ev)
 	if (j->timeout_ms > RUNNER_TIMEOUT_MAX)
 		j->timeout_ms = RUNNER_TIMEOUT_MAX;
 	memset(&err, 0, sizeof(err));
+	if (ev->verify) {
+		/* The report first: its evaluatedAt is the clock. */
+		if (take_doc(j, PR_GATES_REPORT, &name, &rfd, &e) == -1)
+			r = gates_fail(&err, GATES_E_INPUT, "no report "
+			    "document");
+		else if (rfd == -1) {
+			gates_io_error(&err, e, "open", name);
+			r = -1;
+		} else
+			r = gread_report(rfd, name, &j->report, &err);
+		if (r == -1) {
+			job_finish(j, &err, 0);
+			return;
+		}
+		j->now = gt_cstr(json_get(j->report, "evaluatedAt"));
+		if (j->now == NULL)
+			j->now = xstrdup("");	/* the schema refuses it */
+	} else
+		j->now = xstrdup(ev->now);
 	/* The clock every re-run sees: --now, as Date.parse reads it. */
-	if (gates_date_parse(ev->now, &j->clock_ms) == -1)
+	if (gates_date_parse(j->now, &j->clock_ms) == -1)
 		j->clock_ms = 0;	/* refused by the engine (refusal 11) */
 	if (read_binding(j, &err) == -1) {
 		job_finish(j, &err, 0);

@@ -499,6 +499,9 @@ struct json_value;
 /* A document (the .json rule by name), read bounded and parsed. */
 int	 gread_doc(int, const char *, struct json_value **,
 	    struct gates_error *);
+/* A report for gates verify: the larger text cap of its indentation. */
+int	 gread_report(int, const char *, struct json_value **,
+	    struct gates_error *);
 /* The operator's gate-packs directory: BUNDLE/gate-packs/ as aiwg:. */
 int	 gread_operator_packs(struct gates_registry *, int, const char *,
 	    struct gates_error *);

@@ -529,6 +529,53 @@ descriptors_cleanup() {
 	cleanup_common
 }
 
+atf_test_case verify cleanup
+verify_head() {
+	atf_set "descr" "gates verify re-runs the pinned provider too: the" \
+	    "report evaluate made verifies over the same records, whatever" \
+	    "the caller's section says; other records or none do not"
+}
+verify_body() {
+	setup
+	load_example
+	cat > vf <<EOS
+r=\$1 m=\$2
+shift 2
+exec "$C" gates verify --report "\$r" --binding "$GX/binding.json" \\
+    --metrics "\$m" --holdout "$GX/holdout.json" \\
+    --upstream "$GX/upstream.json" \\
+    --trusted-binding-digest "\$("$C" gates digest "$GX/binding.json")" \\
+    --pack-dir "$GX/pack.json" "\$@"
+EOS
+	atf_check -s exit:0 -o save:r.json sh ev "$GX/binding.json" \
+	    "$GX/holdout.json" "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-clean.json"
+	printf '{\n  "valid": true,\n  "reasons": []\n}\n' > valid.json
+	atf_check -s exit:0 -o file:valid.json sh vf r.json "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-clean.json"
+	atf_check -o match:'"event":"gates-verify".*job [0-9]+: valid' \
+	    cat "$D/audit.jsonl"
+	# The caller's metrics are not what was evaluated for a bundle pin
+	# (the report's metricsDigest covers the re-run's section): a forged
+	# section neither counts as a mismatch nor changes the verdict.
+	forged 5 "$("$C" digest records "$GX/records-clean.json")" > alarm.json
+	atf_check -s exit:0 -o file:valid.json sh vf r.json alarm.json \
+	    --records "$PROV=$GX/records-clean.json"
+	# Other records: the re-evaluation refuses them.
+	atf_check -s exit:1 -o not-match:'report-metrics-mismatch' \
+	    -o match:"\"report-reevaluation:metric provider $PROV records do not match the pinned records digest\"" \
+	    sh vf r.json "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-failing.json"
+	# None: the section check refuses before any re-run.
+	atf_check -s exit:1 \
+	    -o match:"\"report-reevaluation:metric provider pin mismatch for $PROV\"" \
+	    sh vf r.json "$GX/metrics.json"
+	stop
+}
+verify_cleanup() {
+	cleanup_common
+}
+
 atf_init_test_cases() {
 	atf_add_test_case descriptors
 	atf_add_test_case failures
@@ -541,4 +588,5 @@ atf_init_test_cases() {
 	atf_add_test_case not_issued
 	atf_add_test_case pooled
 	atf_add_test_case large
+	atf_add_test_case verify
 }

@@ -526,6 +526,88 @@ helpers_body()
 	    "$(sbxctl)" gates list --config sbx.conf --namespace aiwg
 }
 
+atf_test_case verify cleanup
+verify_head()
+{
+	atf_set "descr" "verify, through the monitor: a report evaluate" \
+	    "printed verifies (exit 0); a tampered report or other inputs" \
+	    "give the reference's reasons in its order (exit 1); usage 2"
+}
+verify_body()
+{
+	conf
+	cat > verify <<EOS
+r=\$1 m=\${2:-passing.metrics.json} h=\${3:-holdout.json}
+shift; [ \$# -gt 0 ] && shift; [ \$# -gt 0 ] && shift
+exec "$(sbxctl)" gates verify --report "\$r" \\
+    --binding "$(fx conformance-run.binding.json)" \\
+    --metrics "$(fx)/\$m" --holdout "$(fx)/\$h" \\
+    --upstream "$(fx upstream-clean.json)" \\
+    --trusted-binding-digest "$BDIGEST" "\$@"
+EOS
+	printf '{\n  "valid": true,\n  "reasons": []\n}\n' > valid.json
+	atf_check -o save:a.json sh evaluate passing.metrics.json
+	atf_check -o file:valid.json sh verify a.json
+	D=$(cat tmpdir)
+	atf_check -o match:'"event":"gates-verify".*job 2: 5 documents' \
+	    -o match:'"event":"gates-verify".*job 2: valid' \
+	    cat "$D/audit.jsonl"
+	# Past the 256 KiB of other documents (its indentation can take
+	# an honest report there), a report is still read.
+	{ cat a.json; head -c 300000 /dev/zero | tr '\0' ' '; } > pad.json
+	atf_check -o file:valid.json sh verify pad.json
+	atf_check -o save:h.json sh evaluate fr-a12.metrics.json
+	atf_check -o file:valid.json sh verify h.json fr-a12.metrics.json
+
+	# The decision edited: the digest, the re-derivation and the
+	# decision disagree.
+	sed 's/"decision": "PROMOTE"/"decision": "HOLD"/' a.json > up.json
+	printf '{\n  "valid": false,\n  "reasons": [\n%s,\n%s,\n%s\n  ]\n}\n' \
+	    '    "report-digest-mismatch"' \
+	    '    "report-reevaluation-mismatch"' \
+	    '    "report-decision-mismatch"' > up.want
+	atf_check -s exit:1 -o file:up.want sh verify up.json
+	atf_check -o match:'"event":"gates-verify".*: not valid' \
+	    cat "$D/audit.jsonl"
+	# The honest report against other metrics.
+	atf_check -s exit:1 -o match:'"report-metrics-mismatch",' \
+	    -o match:'"report-reevaluation-mismatch",' \
+	    -o match:'"report-decision-mismatch"' \
+	    -o not-match:'report-digest-mismatch' \
+	    sh verify a.json fr-a12.metrics.json
+	# Another holdout: the re-evaluation's refusal is a reason.
+	atf_check -s exit:1 -o match:'"report-holdout-mismatch",' \
+	    -o match:'"report-reevaluation:binding froze at or after holdout access: evaluation refused"' \
+	    sh verify a.json passing.metrics.json holdout-at-freeze.json
+	# Not a report: the schema's reason alone.
+	echo '[]' > arr.json
+	atf_check -s exit:1 \
+	    -o match:'"report-schema:Gate document must be an object"' \
+	    sh verify arr.json
+	# The operator's floors are the monitor's: a report made under
+	# others does not verify.
+	conf "$(fx floor-loose.config.json)"
+	atf_check -s exit:1 -o match:'"report-floors-mismatch",' \
+	    -o match:'"report-reevaluation-mismatch"' sh verify a.json
+	conf
+	# An input that cannot be read is a refusal, not a verdict.
+	atf_check -s exit:1 -o empty -e match:'nosuch.json' \
+	    sh verify nosuch.json
+	# Usage.
+	atf_check -s exit:2 -e match:'gates verify requires --report' \
+	    "$(sbxctl)" gates verify --binding x --metrics y --holdout z \
+	    --trusted-binding-digest "$BDIGEST"
+	atf_check -s exit:2 -e match:'--now has no effect' \
+	    sh verify a.json passing.metrics.json holdout.json --now "$NOW"
+	atf_check -s exit:2 -e match:'must match' \
+	    "$(sbxctl)" gates verify --report a.json --binding x \
+	    --metrics y --holdout z --trusted-binding-digest sha256:0
+}
+verify_cleanup()
+{
+	cleanup_monitor
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case report
@@ -538,4 +620,5 @@ atf_init_test_cases()
 	atf_add_test_case list_rule
 	atf_add_test_case validate
 	atf_add_test_case helpers
+	atf_add_test_case verify
 }

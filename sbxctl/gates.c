@@ -5,6 +5,8 @@
  *	validate pack|binding|report|auto file [--pack-dir dir]...
  *	evaluate --binding f --metrics f --holdout f [--upstream f] --now t
  *	    --trusted-binding-digest d [--pack-dir dir]... [--exit-decision]
+ *	verify --report f --binding f --metrics f --holdout f [--upstream f]
+ *	    --trusted-binding-digest d [--pack-dir dir]...
  *	list [--namespace ns]		show id
  *	digest file			seal-holdout --binding f [--accessed-at t]
  *	seal-upstream file
@@ -13,10 +15,11 @@
  * argument (even one starting with "-"), the first occurrence wins,
  * --pack-dir repeats, other "-" words are ignored.
  *
- * evaluate always goes through sbx-monitor to the provider runner
- * (gatesremote.c), whose sbx.conf names the operator's packs and floors:
- * an evaluation decides, so its inputs are parsed only in the confined
- * role and its trust root is the monitor's, never the caller's files.
+ * evaluate and verify always go through sbx-monitor to the provider
+ * runner (gatesremote.c), whose sbx.conf names the operator's packs and
+ * floors: an evaluation decides, so its inputs are parsed only in the
+ * confined role and its trust root is the monitor's, never the caller's
+ * files; a verification re-evaluates, so it needs the same root.
  * The rest is inspection, offline, with the engine linked here (the
  * reference's CLI does all of it offline): validate, list and show read
  * the embedded shipped packs, the operator's gate-packs and floors named
@@ -34,6 +37,7 @@
 #include "gates/gates.h"
 
 #define GATES_EXIT_INVALID	2	/* validate: not valid */
+#define GATES_EXIT_UNVERIFIED	1	/* verify: not valid */
 #define GATES_EXIT_HOLD		10	/* evaluate --exit-decision */
 #define GATES_EXIT_ROLLBACK	11
 #define PACK_DIRS_MAX		64
@@ -44,6 +48,9 @@ const char *const cmd_gates_synopsis[] = {
 	    "[--upstream file] --now time --trusted-binding-digest digest "
 	    "[--pack-dir dir]... [--records provider=file]... "
 	    "[--exit-decision]",
+	"gates verify --report file --binding file --metrics file "
+	    "--holdout file [--upstream file] --trusted-binding-digest digest "
+	    "[--pack-dir dir]... [--records provider=file]...",
 	"gates list [--namespace ns] [--rule [rule]]",
 	"gates show id",
 	"gates digest file",
@@ -53,7 +60,7 @@ const char *const cmd_gates_synopsis[] = {
 };
 
 struct gargs {
-	const char	*binding, *metrics, *holdout, *upstream, *now;
+	const char	*report, *binding, *metrics, *holdout, *upstream, *now;
 	const char	*trusted, *ns, *accessed, *config;
 	const char	*rule;		/* list --rule's value, if any */
 	int		 has_rule;	/* --rule given */
@@ -70,6 +77,7 @@ static const struct {
 	const char	*flag;
 	size_t		 off;
 } value_flags[] = {
+	{ "--report", offsetof(struct gargs, report) },
 	{ "--binding", offsetof(struct gargs, binding) },
 	{ "--metrics", offsetof(struct gargs, metrics) },
 	{ "--holdout", offsetof(struct gargs, holdout) },
@@ -346,6 +354,54 @@ g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 	    GATES_EXIT_HOLD : GATES_EXIT_ROLLBACK;
 }
 
+/* ---- verify ----------------------------------------------------------- */
+
+/*
+ * validateGateReport through the monitor: {valid, reasons} on stdout;
+ * 0 valid, 1 not valid or refused (the inputs could not be read; the
+ * message says why), 2 usage.
+ */
+static int
+g_verify(struct sbxctl *ctx, const struct gargs *a)
+{
+	struct gates_remote	 g;
+	int			 d, r;
+
+	if (a->report == NULL || a->binding == NULL || a->metrics == NULL ||
+	    a->holdout == NULL || a->trusted == NULL)
+		return out_usage(ctx, "gates verify requires --report <file> "
+		    "--binding <file> --metrics <file> --holdout <file> "
+		    "--trusted-binding-digest <sha256:..>");
+	if (!gates_digest_ok(a->trusted))
+		return out_usage(ctx, "gates verify: --trusted-binding-digest "
+		    "must match ^sha256:[0-9a-f]{64}$");
+	/* The clock is the report's own: another one could only make an
+	 * honest report fail, or look as if it had been checked at it. */
+	if (a->now != NULL)
+		return out_usage(ctx, "gates verify: --now has no effect: the "
+		    "report is re-evaluated at its own evaluatedAt");
+	if (a->config != NULL)
+		return out_usage(ctx, "gates verify: --config has no effect: "
+		    "the monitor's sbx.conf names the gate packs and floors");
+	if (a->exit_decision)
+		return out_usage(ctx, "gates verify: --exit-decision is "
+		    "evaluate's; verify exits 0 only for a valid report");
+	memset(&g, 0, sizeof(g));
+	g.report = a->report;
+	g.binding = a->binding;
+	g.metrics = a->metrics;
+	g.holdout = a->holdout;
+	g.upstream = a->upstream;
+	g.trusted = a->trusted;
+	g.pack_dirs = a->pack_dirs;
+	g.npack_dirs = a->npack_dirs;
+	g.records = a->records;
+	g.nrecords = a->nrecords;
+	if ((r = gr_evaluate(ctx, &g, &d)) != SBXCTL_EXIT_OK)
+		return r;
+	return d == 0 ? SBXCTL_EXIT_OK : GATES_EXIT_UNVERIFIED;
+}
+
 /* ---- list, show ------------------------------------------------------- */
 
 /*
@@ -620,6 +676,7 @@ static const struct {
 } subs[] = {
 	{ "validate",		g_validate },
 	{ "evaluate",		g_evaluate },
+	{ "verify",		g_verify },
 	{ "list",		g_list },
 	{ "show",		g_show },
 	{ "digest",		g_digest },

@@ -14,6 +14,12 @@
  * upstream, pack dirs, records: a descriptor, or the errno that kept
  * this side from opening it, so that the runner refuses it in the
  * reference's order.
+ *
+ * "sbxctl gates verify" goes the same way: GATES_VERIFY, with the
+ * report's descriptor first and no clock (the report's evaluatedAt is
+ * the runner's).  It re-evaluates, so it must see the same operator's
+ * packs and floors and the same issued providers as evaluate; what comes
+ * back through the pipe is {valid, reasons}.
  */
 #include <sys/stat.h>
 
@@ -66,7 +72,7 @@ open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack)
 	int	 fd, e = 0;
 
 	if (d->n == DOCS_MAX)
-		return out_usage(ctx, "gates evaluate: too many files");
+		return out_usage(ctx, "gates: too many files");
 	d->name[d->n] = gl_abs_path(path);
 	if (pack)
 		fd = gl_open_pack_dir(path, &e);
@@ -90,15 +96,23 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 
 	if ((req = cJSON_CreateObject()) == NULL)
 		fatalx("cJSON: out of memory");
-	cJSON_AddStringToObject(req, "now", g->now);
+	if (g->report == NULL)
+		cJSON_AddStringToObject(req, "now", g->now);
 	cJSON_AddStringToObject(req, "trustedBindingDigest", g->trusted);
-	if ((r = open_doc(ctx, d, g->binding, 0)) != 0 ||
-	    (r = open_doc(ctx, d, g->metrics, 0)) != 0 ||
-	    (r = open_doc(ctx, d, g->holdout, 0)) != 0)
+	if (g->report != NULL) {
+		if ((r = open_doc(ctx, d, g->report, 0)) != 0)
+			goto out;
+		cJSON_AddStringToObject(req, "report", d->name[d->n - 1]);
+	}
+	if ((r = open_doc(ctx, d, g->binding, 0)) != 0)
 		goto out;
-	cJSON_AddStringToObject(req, "binding", d->name[0]);
-	cJSON_AddStringToObject(req, "metrics", d->name[1]);
-	cJSON_AddStringToObject(req, "holdout", d->name[2]);
+	cJSON_AddStringToObject(req, "binding", d->name[d->n - 1]);
+	if ((r = open_doc(ctx, d, g->metrics, 0)) != 0)
+		goto out;
+	cJSON_AddStringToObject(req, "metrics", d->name[d->n - 1]);
+	if ((r = open_doc(ctx, d, g->holdout, 0)) != 0)
+		goto out;
+	cJSON_AddStringToObject(req, "holdout", d->name[d->n - 1]);
 	if (g->upstream != NULL) {
 		if ((r = open_doc(ctx, d, g->upstream, 0)) != 0)
 			goto out;
@@ -118,7 +132,7 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 	for (i = 0; i < g->nrecords; i++) {
 		if ((eq = strchr(g->records[i], '=')) == NULL ||
 		    eq == g->records[i] || eq[1] == '\0') {
-			r = out_usage(ctx, "gates evaluate: --records wants "
+			r = out_usage(ctx, "gates: --records wants "
 			    "PROVIDER_ID=FILE, not \"%s\"", g->records[i]);
 			goto out;
 		}
@@ -129,7 +143,7 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 			    eq - g->records[i] + 1) == 0)
 				break;
 		if (k < i) {
-			r = out_usage(ctx, "gates evaluate: --records names "
+			r = out_usage(ctx, "gates: --records names "
 			    "provider %s twice", id);
 			free(id);
 			goto out;
@@ -178,7 +192,7 @@ refused(struct sbxctl *ctx, const struct sbx_msg *m, const char *text)
  * back to this process (exit 1, as every evaluate failure).
  */
 static struct sbx_conn *
-connect_monitor(struct sbxctl *ctx, int *status)
+connect_monitor(struct sbxctl *ctx, const char *what, int *status)
 {
 	struct sbx_conn	*c;
 	char		 err[512];
@@ -188,14 +202,16 @@ connect_monitor(struct sbxctl *ctx, int *status)
 		return c;
 	*status = out_error(ctx, SBXCTL_EXIT_ERROR, errno == EPERM ?
 	    SBXCTL_ERR_REFUSED : errno == EPROTO ? SBXCTL_ERR_PROTOCOL :
-	    SBXCTL_ERR_UNREACHABLE, "gates evaluate: %s (gate documents are "
-	    "evaluated only by sbx-monitor)", err);
+	    SBXCTL_ERR_UNREACHABLE, "%s: %s (gate documents are "
+	    "evaluated only by sbx-monitor)", what, err);
 	return NULL;
 }
 
 int
 gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 {
+	const char	*what = g->report != NULL ? "gates verify" :
+			    "gates evaluate";
 	struct sbx_conn	*c;
 	struct sbx_msg	 m;
 	struct pollfd	 pfd[2];
@@ -210,21 +226,23 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	int		 p[2], r, status = SBXCTL_EXIT_OK, done = 0, eof = 0;
 	int		 failed = 0;
 
-	*decision = 0;
+	/* verify: not valid until the monitor says it is. */
+	*decision = g->report != NULL;
 	memset(&err, 0, sizeof(err));
 	memset(&d, 0, sizeof(d));
 	if ((r = prepare(ctx, g, &d, &json)) != 0) {
 		docs_close(&d);
 		return r;
 	}
-	if ((c = connect_monitor(ctx, &status)) == NULL) {
+	if ((c = connect_monitor(ctx, what, &status)) == NULL) {
 		docs_close(&d);
 		cJSON_free(json);
 		return status;
 	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		fatal("pipe2");
-	if (sbx_send(c, SBX_MSG_GATES_EVALUATE, json, p[1], &id) == -1)
+	if (sbx_send(c, g->report != NULL ? SBX_MSG_GATES_VERIFY :
+	    SBX_MSG_GATES_EVALUATE, json, p[1], &id) == -1)
 		goto unreachable;
 	close(p[1]);
 	p[1] = -1;
@@ -256,15 +274,15 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 			if ((n = read(p[0], res + reslen, 65536)) <= 0)
 				eof = 1;
 			else if ((reslen += n) > REPORT_MAX)
-				fatalx("gates evaluate: report over %d bytes",
+				fatalx("%s: result over %d bytes", what,
 				    REPORT_MAX);
 		}
 		if (done || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		if (sbx_recv(c, &m) != 1) {
 			status = out_error(ctx, SBXCTL_EXIT_ERROR,
-			    SBXCTL_ERR_UNREACHABLE, "gates evaluate: the "
-			    "monitor went away");
+			    SBXCTL_ERR_UNREACHABLE, "%s: the monitor went "
+			    "away", what);
 			break;
 		}
  message:
@@ -281,7 +299,12 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		} else if ((rep = cJSON_ParseWithLength(m.json,
 		    m.len)) != NULL) {
 			dv = cJSON_GetObjectItemCaseSensitive(rep, "decision");
-			if (cJSON_IsString(dv) &&
+			/* verify: anything but a true "valid" is not. */
+			if (g->report != NULL)
+				*decision = !cJSON_IsTrue(
+				    cJSON_GetObjectItemCaseSensitive(rep,
+				    "valid"));
+			else if (cJSON_IsString(dv) &&
 			    strcmp(dv->valuestring, "ROLLBACK") == 0)
 				*decision = 2;
 			else if (cJSON_IsString(dv) &&
@@ -301,7 +324,7 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	} else if (status == SBXCTL_EXIT_OK) {
 		if (reslen == 0)
 			status = out_error(ctx, SBXCTL_EXIT_ERROR,
-			    SBXCTL_ERR_PROTOCOL, "gates evaluate: no report");
+			    SBXCTL_ERR_PROTOCOL, "%s: no result", what);
 		else if (fwrite(res, 1, reslen, stdout) != reslen)
 			status = SBXCTL_EXIT_ERROR;
 	}
@@ -315,5 +338,5 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	cJSON_free(json);
 	sbx_disconnect(c);
 	return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_UNREACHABLE,
-	    "gates evaluate: sending to the monitor: %s", strerror(errno));
+	    "%s: sending to the monitor: %s", what, strerror(errno));
 }

@@ -41,6 +41,10 @@
 					   metrics, holdout, upstream?,
 					   packDirs?, records?}, result fd */
 #define SBX_MSG_GATES_DOC	15	/* {}, one document's fd, in order */
+#define SBX_MSG_GATES_VERIFY	16	/* {trustedBindingDigest, report,
+					   binding, metrics, holdout,
+					   upstream?, packDirs?, records?},
+					   result fd */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 

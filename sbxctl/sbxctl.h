@@ -90,8 +90,9 @@ char	**gl_rule_packs(const char *, const char *);
 int	 gl_rule_has(char *const *, const char *);
 void	 gl_rule_free(char **);
 
-/* gatesremote.c: gates evaluate, always through sbx-monitor. */
+/* gatesremote.c: gates evaluate and verify, always through sbx-monitor. */
 struct gates_remote {
+	const char	*report;	/* verify; NULL: evaluate */
 	const char	*binding, *metrics, *holdout, *upstream;
 	const char	*now, *trusted;
 	char *const	*pack_dirs;
@@ -99,7 +100,8 @@ struct gates_remote {
 	char *const	*records;	/* "PROVIDER_ID=FILE" */
 	size_t		 nrecords;
 };
-/* The exit status; *decision is 0, 1, 2 (PROMOTE, HOLD, ROLLBACK). */
+/* The exit status; *decision is 0, 1, 2 (PROMOTE, HOLD, ROLLBACK), or
+ * for verify 0 (valid) or 1 (not). */
 int	 gr_evaluate(struct sbxctl *, const struct gates_remote *, int *);
 
 /* monitor.c: commands answered by sbx-monitor. */
