@@ -253,12 +253,17 @@ $(B)/regress/helpers/%: $(O)/regress/helpers/%.o $(LIBSBX_A) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ALL_LIBS)
 
-# The probe runs as a sandbox's payload, a foreign program there: in a
-# sanitizer build it stays uninstrumented, because ASan's shadow
-# reservation exceeds any RLIMIT_AS a sandbox sets (it links nothing of
-# ours, so no instrumented object comes with it).
-$(O)/regress/helpers/probe.o: CFLAGS := $(filter-out -fsanitize=%,$(CFLAGS))
-$(B)/regress/helpers/probe: LDFLAGS := $(filter-out -fsanitize=%,$(LDFLAGS))
+# Helpers that run as a sandbox's payload are foreign programs there: in
+# a sanitizer build they stay uninstrumented, because ASan's shadow
+# reservation exceeds any RLIMIT_AS a sandbox sets and LeakSanitizer's
+# exit check needs ptrace, which the payload filters refuse.  They link
+# nothing of ours (only headers), so no instrumented object comes with
+# them.
+PAYLOAD_HELPERS :=	probe tunnels fuzzpeer
+$(PAYLOAD_HELPERS:%=$(O)/regress/helpers/%.o): \
+	CFLAGS := $(filter-out -fsanitize=%,$(CFLAGS))
+$(PAYLOAD_HELPERS:%=$(B)/regress/helpers/%): \
+	LDFLAGS := $(filter-out -fsanitize=%,$(LDFLAGS))
 
 # Helpers named gates_* exercise the gate engine and link its archive,
 # which needs libsbxcommon after it (gates_eval_bench: digests, dates).
