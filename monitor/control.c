@@ -405,8 +405,7 @@ ctl_close(struct ctl_conn *c)
 		msb_conn_gone(c);
 		selftest_conn_gone(c);
 		egress_conn_gone(c);
-		provider_conn_gone(c);
-		mgates_conn_gone(c);
+		rjob_conn_gone(c);
 	}
 	if (event_initialized(&c->ev))
 		event_del(&c->ev);
@@ -971,11 +970,6 @@ static const struct ctl_field pload_fields[] = {
 static void
 ctl_pload(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
-	if (fd == -1) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider load: the "
-		    "bundle directory descriptor is missing");
-		return;
-	}
 	provider_load(c, id, c->uid, c->pid, req, fd);
 }
 
@@ -1012,11 +1006,6 @@ static const struct ctl_field pinvoke_fields[] = {
 static void
 ctl_pinvoke(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
-	if (fd == -1) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider invoke: "
-		    "the records descriptor is missing");
-		return;
-	}
 	provider_invoke(c, id, c->uid, c->pid, req, fd);
 }
 
@@ -1024,11 +1013,6 @@ static void
 ctl_poutput(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
 	(void)req;
-	if (fd == -1) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider output: "
-		    "the descriptor is missing");
-		return;
-	}
 	provider_output(c, id, fd);
 }
 
@@ -1048,11 +1032,6 @@ static const struct ctl_field gevaluate_fields[] = {
 static void
 ctl_gevaluate(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
-	if (fd == -1) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: the "
-		    "result descriptor is missing");
-		return;
-	}
 	mgates_evaluate(c, id, c->uid, c->pid, req, fd, 0);
 }
 
@@ -1072,11 +1051,6 @@ static const struct ctl_field gverify_fields[] = {
 static void
 ctl_gverify(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
-	if (fd == -1) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates verify: the "
-		    "result descriptor is missing");
-		return;
-	}
 	mgates_evaluate(c, id, c->uid, c->pid, req, fd, 1);
 }
 
@@ -1113,46 +1087,57 @@ ctl_gdoc(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 
 /*
  * The closed dispatch table: message type, the state it is permitted in,
- * whether it may carry a descriptor, its schema, and its handler.
+ * whether it may carry a descriptor and, when it must, what the
+ * descriptor is (for the error that says it is missing), its schema,
+ * and its handler.  "fd" and "gates doc" check their own: a missing
+ * descriptor there ends the connection, or an errno stands in for it.
  */
+#define FD_NO		0, NULL
+#define FD_MAY		1, NULL
+#define FD_MUST(what)	1, (what)
 static const struct ctl_handler {
 	uint32_t		 type;
 	const char		*name;
 	enum ctl_state		 state;
 	int			 takes_fd;
+	const char		*needs_fd;
 	const struct ctl_field	*fields;
 	size_t			 nfields;
 	void			(*fn)(struct ctl_conn *, uint32_t, cJSON *,
 				    int);
 } ctl_table[] = {
-	{ SBX_MSG_HELLO, "hello", CTL_NEW, 0, hello_fields,
+	{ SBX_MSG_HELLO, "hello", CTL_NEW, FD_NO, hello_fields,
 	  nitems(hello_fields), ctl_hello },
-	{ SBX_MSG_PING, "ping", CTL_READY, 0, NULL, 0, ctl_ping },
-	{ SBX_MSG_STATUS, "status", CTL_READY, 0, NULL, 0, ctl_status },
-	{ SBX_MSG_PRIVS, "privs", CTL_READY, 0, privs_fields,
+	{ SBX_MSG_PING, "ping", CTL_READY, FD_NO, NULL, 0, ctl_ping },
+	{ SBX_MSG_STATUS, "status", CTL_READY, FD_NO, NULL, 0, ctl_status },
+	{ SBX_MSG_PRIVS, "privs", CTL_READY, FD_NO, privs_fields,
 	  nitems(privs_fields), ctl_privs },
-	{ SBX_MSG_RUN, "run", CTL_READY, 0, run_fields,
+	{ SBX_MSG_RUN, "run", CTL_READY, FD_NO, run_fields,
 	  nitems(run_fields), ctl_run },
-	{ SBX_MSG_FD, "fd", CTL_READY, 1, fd_fields,
+	{ SBX_MSG_FD, "fd", CTL_READY, FD_MAY, fd_fields,
 	  nitems(fd_fields), ctl_fd },
-	{ SBX_MSG_SIGNAL, "signal", CTL_READY, 0, signal_fields,
+	{ SBX_MSG_SIGNAL, "signal", CTL_READY, FD_NO, signal_fields,
 	  nitems(signal_fields), ctl_signal },
-	{ SBX_MSG_PROVIDER_LOAD, "provider load", CTL_READY, 1, pload_fields,
-	  nitems(pload_fields), ctl_pload },
-	{ SBX_MSG_PROVIDER_LIST, "provider list", CTL_READY, 0, NULL, 0,
+	{ SBX_MSG_PROVIDER_LOAD, "provider load", CTL_READY,
+	  FD_MUST("bundle directory"), pload_fields, nitems(pload_fields),
+	  ctl_pload },
+	{ SBX_MSG_PROVIDER_LIST, "provider list", CTL_READY, FD_NO, NULL, 0,
 	  ctl_plist },
-	{ SBX_MSG_PROVIDER_INSPECT, "provider inspect", CTL_READY, 0,
+	{ SBX_MSG_PROVIDER_INSPECT, "provider inspect", CTL_READY, FD_NO,
 	  pinspect_fields, nitems(pinspect_fields), ctl_pinspect },
-	{ SBX_MSG_PROVIDER_INVOKE, "provider invoke", CTL_READY, 1,
-	  pinvoke_fields, nitems(pinvoke_fields), ctl_pinvoke },
-	{ SBX_MSG_PROVIDER_OUTPUT, "provider output", CTL_READY, 1, NULL, 0,
-	  ctl_poutput },
-	{ SBX_MSG_GATES_EVALUATE, "gates evaluate", CTL_READY, 1,
-	  gevaluate_fields, nitems(gevaluate_fields), ctl_gevaluate },
-	{ SBX_MSG_GATES_DOC, "gates doc", CTL_READY, 1, gdoc_fields,
+	{ SBX_MSG_PROVIDER_INVOKE, "provider invoke", CTL_READY,
+	  FD_MUST("records"), pinvoke_fields, nitems(pinvoke_fields),
+	  ctl_pinvoke },
+	{ SBX_MSG_PROVIDER_OUTPUT, "provider output", CTL_READY,
+	  FD_MUST("output"), NULL, 0, ctl_poutput },
+	{ SBX_MSG_GATES_EVALUATE, "gates evaluate", CTL_READY,
+	  FD_MUST("result"), gevaluate_fields, nitems(gevaluate_fields),
+	  ctl_gevaluate },
+	{ SBX_MSG_GATES_DOC, "gates doc", CTL_READY, FD_MAY, gdoc_fields,
 	  nitems(gdoc_fields), ctl_gdoc },
-	{ SBX_MSG_GATES_VERIFY, "gates verify", CTL_READY, 1,
-	  gverify_fields, nitems(gverify_fields), ctl_gverify },
+	{ SBX_MSG_GATES_VERIFY, "gates verify", CTL_READY,
+	  FD_MUST("result"), gverify_fields, nitems(gverify_fields),
+	  ctl_gverify },
 };
 
 static void
@@ -1210,6 +1195,12 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 			close(fd);
 		cJSON_Delete(req);
 		control_error(c, id, 1, SBX_E_BAD_REQUEST, "%s: %s", h->name, why);
+		return;
+	}
+	if (fd == -1 && h->needs_fd != NULL) {
+		cJSON_Delete(req);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: the %s "
+		    "descriptor is missing", h->name, h->needs_fd);
 		return;
 	}
 	h->fn(c, id, req, fd);

@@ -326,6 +326,20 @@ scenario(const char *name, int count)
 			    p[0] : p[1]);
 		return outcome(fd, 2);
 	}
+	/* Requests that need a descriptor, sent without one. */
+	if (strcmp(name, "invoke-no-fd") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_PROVIDER_INVOKE, "{\"provider\":\"prv-0\","
+		    "\"clockMs\":1}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "verify-no-fd") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_GATES_VERIFY, "{\"trustedBindingDigest\":"
+		    "\"x\",\"report\":\"r\",\"binding\":\"b\","
+		    "\"metrics\":\"m\",\"holdout\":\"h\"}");
+		return outcome(fd, 2);
+	}
 	if (strcmp(name, "silent") == 0) {
 		/* Say nothing; the caller runs other clients meanwhile and
 		 * then kills us.  Print once connected. */
