@@ -47,24 +47,16 @@ struct gdoc {
 	int			 fd;
 };
 
+/* An evaluation or a verification; r first (rjob.c's table holds it). */
 struct gjob {
-	TAILQ_ENTRY(gjob)	 entry;
-	uint32_t		 id;		/* the runner's job */
-	struct ctl_conn		*conn;		/* NULL: the agent is gone */
-	uint32_t		 reqid;
-	uid_t			 uid;
-	pid_t			 peerpid;
+	struct rjob		 r;
 	int			 outfd;
 	struct gdoc		 docs[PR_GATES_DOCS_MAX];
 	size_t			 ndocs;		/* announced */
 	size_t			 have;		/* descriptors so far */
 	struct pr_gates_eval	 ev;
-	int			 sent;
 	int			 verify;
 };
-TAILQ_HEAD(gjobs, gjob);
-
-static struct gjobs	 gjobs = TAILQ_HEAD_INITIALIZER(gjobs);
 
 static struct role *
 runner(void)
@@ -73,11 +65,11 @@ runner(void)
 }
 
 static void
-gjob_free(struct gjob *j)
+gjob_release(struct rjob *r)
 {
-	size_t	 i;
+	struct gjob	*j = (struct gjob *)r;
+	size_t		 i;
 
-	TAILQ_REMOVE(&gjobs, j, entry);
 	for (i = 0; i < j->ndocs; i++)
 		if (j->docs[i].fd != -1)
 			close(j->docs[i].fd);
@@ -89,29 +81,7 @@ gjob_free(struct gjob *j)
 static struct gjob *
 gjob_find(uint32_t id)
 {
-	struct gjob	*j;
-
-	TAILQ_FOREACH(j, &gjobs, entry)
-		if (j->id == id)
-			return j;
-	return NULL;
-}
-
-void
-mgates_conn_gone(struct ctl_conn *c)
-{
-	struct gjob	*j, *next;
-
-	for (j = TAILQ_FIRST(&gjobs); j != NULL; j = next) {
-		next = TAILQ_NEXT(j, entry);
-		if (j->conn != c)
-			continue;
-		/* Sent jobs finish in the runner; their answer is dropped. */
-		if (j->sent)
-			j->conn = NULL;
-		else
-			gjob_free(j);
-	}
+	return (struct gjob *)rjob_find(id, RJOB_MASK(RJOB_GATES));
 }
 
 /* A name from the request: a string that fits, no NUL inside. */
@@ -228,7 +198,7 @@ parallel(void)
 static void
 gjob_compose(struct gjob *j, const struct pr_gates_doc *d, int fd)
 {
-	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_DOC, j->id, 0, fd, d,
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_DOC, j->r.id, 0, fd, d,
 	    sizeof(*d)) == -1)
 		fatal("%s: compose", __func__);
 }
@@ -246,9 +216,10 @@ gjob_send(struct gjob *j)
 	    (fd = open(monitor_conf->gate_packs, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1) {
 		/* Fail closed: the operator's packs may hold floors. */
-		control_error(j->conn, j->reqid, 0, "gates-input", "gate-packs "
-		    "%s: %s", monitor_conf->gate_packs, strerror(errno));
-		gjob_free(j);
+		control_error(j->r.conn, j->r.reqid, 0, "gates-input",
+		    "gate-packs %s: %s", monitor_conf->gate_packs,
+		    strerror(errno));
+		rjob_free(&j->r);
 		return;
 	}
 	for (i = 0; i < j->ndocs; i++) {
@@ -273,11 +244,11 @@ gjob_send(struct gjob *j)
 	gjob_compose(j, &od, fd);
 	n++;
 	j->ev.ndocs = (uint32_t)n;
-	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_EVAL, j->id, 0,
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_EVAL, j->r.id, 0,
 	    j->outfd, &j->ev, sizeof(j->ev)) == -1)
 		fatal("%s: compose", __func__);
 	j->outfd = -1;
-	j->sent = 1;
+	j->r.sent = 1;
 	proc_event_add(runner());
 }
 
@@ -327,18 +298,13 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	j->ev.timeout_ms = monitor_conf->provider_timeout;
 	j->ev.max_records = monitor_conf->provider_max_records;
 	j->ev.parallel = parallel();
-	j->id = provider_job_id();
-	j->conn = c;
-	j->reqid = id;
-	j->uid = uid;
-	j->peerpid = pid;
-	TAILQ_INSERT_TAIL(&gjobs, j, entry);
+	rjob_add(&j->r, RJOB_GATES, c, id, uid, pid, gjob_release);
 	if (verify)
-		audit("gates-verify", uid, pid, "job %u: %zu documents", j->id,
-		    j->ndocs);
+		audit("gates-verify", uid, pid, "job %u: %zu documents",
+		    j->r.id, j->ndocs);
 	else
 		audit("gates-evaluate", uid, pid, "job %u: now %s, %zu "
-		    "documents", j->id, j->ev.now, j->ndocs);
+		    "documents", j->r.id, j->ev.now, j->ndocs);
 	/* The documents' descriptors follow (GATES_DOC). */
 	return;
  bad:
@@ -353,9 +319,7 @@ mgates_doc(struct ctl_conn *c, uint32_t id, int fd, int err)
 {
 	struct gjob	*j;
 
-	TAILQ_FOREACH(j, &gjobs, entry)
-		if (j->conn == c && j->reqid == id && !j->sent)
-			break;
+	j = (struct gjob *)rjob_waiting(c, id, RJOB_MASK(RJOB_GATES));
 	if (j == NULL) {
 		close(fd);
 		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: no "
@@ -381,7 +345,7 @@ mgates_lookup(struct role *r, struct imsg *imsg)
 
 	(void)r;
 	if (imsg_get_data(imsg, &l, sizeof(l)) == -1 ||
-	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->sent)
+	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->r.sent)
 		fatalx("runner: gates lookup for job %u out of protocol",
 		    imsg_get_id(imsg));
 #define TERM(f)	(f)[sizeof(f) - 1] = '\0'
@@ -392,22 +356,23 @@ mgates_lookup(struct role *r, struct imsg *imsg)
 #undef TERM
 	memset(&gi, 0, sizeof(gi));
 	gi.index = l.index;
-	gi.match = provider_lookup(j->uid, &l, &gi.p, &blob, &bloblen);
+	gi.match = provider_lookup(j->r.uid, &l, &gi.p, &blob, &bloblen);
 	/* Exactly the bytes issued; the runner re-digests them. */
 	for (off = 0; off < bloblen; off += n) {
 		n = bloblen - off > PR_CHUNK ? PR_CHUNK : bloblen - off;
-		if (imsg_compose(&runner()->ibuf, IMSG_PR_BLOB, j->id, 0, -1,
+		if (imsg_compose(&runner()->ibuf, IMSG_PR_BLOB, j->r.id, 0, -1,
 		    blob + off, n) == -1)
 			fatal("%s: compose", __func__);
 	}
-	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_ISSUED, j->id, 0, -1,
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_GATES_ISSUED, j->r.id, 0, -1,
 	    &gi, sizeof(gi)) == -1)
 		fatal("%s: compose", __func__);
 	proc_event_add(runner());
 	if (gi.match != PR_GATES_EXACT)
-		audit("gates-lookup", j->uid, j->peerpid, "job %u: %s %s: %s",
-		    j->id, l.id, l.code_digest, gi.match == PR_GATES_NONE ?
-		    "not issued" : "issued with another identity");
+		audit("gates-lookup", j->r.uid, j->r.peerpid,
+		    "job %u: %s %s: %s", j->r.id, l.id, l.code_digest,
+		    gi.match == PR_GATES_NONE ? "not issued" :
+		    "issued with another identity");
 }
 
 void
@@ -418,15 +383,15 @@ mgates_rerun(struct role *r, struct imsg *imsg)
 
 	(void)r;
 	if (imsg_get_data(imsg, &a, sizeof(a)) == -1 ||
-	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->sent)
+	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->r.sent)
 		fatalx("runner: gates re-run for job %u out of protocol",
 		    imsg_get_id(imsg));
 	a.id[sizeof(a.id) - 1] = '\0';
 	a.code_digest[sizeof(a.code_digest) - 1] = '\0';
 	a.records_digest[sizeof(a.records_digest) - 1] = '\0';
 	a.msg[sizeof(a.msg) - 1] = '\0';
-	audit("gates-rerun", j->uid, j->peerpid, "job %u: provider %s "
-	    "codeDigest %s recordsDigest %s %u ms: %s%s%s", j->id, a.id,
+	audit("gates-rerun", j->r.uid, j->r.peerpid, "job %u: provider %s "
+	    "codeDigest %s recordsDigest %s %u ms: %s%s%s", j->r.id, a.id,
 	    a.code_digest, a.records_digest, a.duration_ms,
 	    a.code == 0 ? "ok" : prov_code_name(a.code), a.code ? ": " : "",
 	    a.msg);
@@ -444,46 +409,47 @@ mgates_done(struct role *r, struct imsg *imsg)
 
 	(void)r;
 	if (imsg_get_data(imsg, &d, sizeof(d)) == -1 ||
-	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->sent ||
+	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->r.sent ||
 	    (d.status == PR_GATES_OK && d.decision >= nitems(decisions)))
 		fatalx("runner: gates done for job %u out of protocol",
 		    imsg_get_id(imsg));
 	d.kind[sizeof(d.kind) - 1] = '\0';
 	d.msg[sizeof(d.msg) - 1] = '\0';
 	if (j->verify && d.status == PR_GATES_OK && d.decision > 1)
-		fatalx("runner: gates verify job %u: verdict %u", j->id,
+		fatalx("runner: gates verify job %u: verdict %u", j->r.id,
 		    d.decision);
 	if (j->verify && d.status == PR_GATES_OK)
-		audit("gates-verify", j->uid, j->peerpid, "job %u: %s", j->id,
-		    d.decision == 0 ? "valid" : "not valid");
+		audit("gates-verify", j->r.uid, j->r.peerpid, "job %u: %s",
+		    j->r.id, d.decision == 0 ? "valid" : "not valid");
 	else if (j->verify)
-		audit("gates-verify", j->uid, j->peerpid, "job %u: refused "
-		    "(%s): %s", j->id, d.kind, d.msg);
+		audit("gates-verify", j->r.uid, j->r.peerpid, "job %u: refused "
+		    "(%s): %s", j->r.id, d.kind, d.msg);
 	else if (d.status == PR_GATES_OK)
-		audit("gates-evaluate", j->uid, j->peerpid, "job %u: %s",
-		    j->id, decisions[d.decision]);
+		audit("gates-evaluate", j->r.uid, j->r.peerpid, "job %u: %s",
+		    j->r.id, decisions[d.decision]);
 	else
-		audit("gates-evaluate", j->uid, j->peerpid, "job %u: refused "
-		    "(%s): %s", j->id, d.kind, d.msg);
-	if (j->conn != NULL) {
+		audit("gates-evaluate", j->r.uid, j->r.peerpid, "job %u: "
+		    "refused (%s): %s", j->r.id, d.kind, d.msg);
+	if (j->r.conn != NULL) {
 		if (d.status != PR_GATES_OK) {
 			snprintf(code, sizeof(code), "gates-%s", d.kind);
-			control_error(j->conn, j->reqid, 0, code, "%s", d.msg);
+			control_error(j->r.conn, j->r.reqid, 0, code, "%s",
+			    d.msg);
 		} else {
 			if ((o = cJSON_CreateObject()) == NULL)
 				fatalx("out of memory");
 			if (j->verify) {
 				cJSON_AddBoolToObject(o, "valid",
 				    d.decision == 0);
-				control_reply(j->conn, SBX_MSG_GATES_VERIFY,
-				    j->reqid, o);
+				control_reply(j->r.conn, SBX_MSG_GATES_VERIFY,
+				    j->r.reqid, o);
 			} else {
 				cJSON_AddStringToObject(o, "decision",
 				    decisions[d.decision]);
-				control_reply(j->conn, SBX_MSG_GATES_EVALUATE,
-				    j->reqid, o);
+				control_reply(j->r.conn, SBX_MSG_GATES_EVALUATE,
+				    j->r.reqid, o);
 			}
 		}
 	}
-	gjob_free(j);
+	rjob_free(&j->r);
 }

@@ -362,12 +362,36 @@ int	 runtime_ok(char *, size_t);
 int	 runtime_spec(uint32_t, int, uint8_t *, size_t, size_t *, char *,
 	    size_t);
 
+/* ---- rjob.c: the requests handed to the provider runner ---------------- */
+enum rjob_kind {
+	RJOB_LOAD,		/* provider.c */
+	RJOB_INVOKE,
+	RJOB_GATES		/* gates.c: evaluate and verify */
+};
+#define RJOB_MASK(k)	(1U << (k))
+struct rjob {
+	TAILQ_ENTRY(rjob)	 entry;
+	uint32_t		 id;		/* the runner's job */
+	enum rjob_kind		 kind;
+	struct ctl_conn		*conn;		/* NULL: the agent is gone */
+	uint32_t		 reqid;		/* the agent's request */
+	uid_t			 uid;
+	pid_t			 peerpid;
+	int			 sent;		/* the runner has it */
+	void			(*release)(struct rjob *); /* frees all */
+};
+void	 rjob_add(struct rjob *, enum rjob_kind, struct ctl_conn *, uint32_t,
+	    uid_t, pid_t, void (*)(struct rjob *));
+struct rjob *rjob_find(uint32_t, unsigned int);
+struct rjob *rjob_waiting(struct ctl_conn *, uint32_t, unsigned int);
+void	 rjob_free(struct rjob *);
+void	 rjob_conn_gone(struct ctl_conn *);
+
 /* ---- provider.c: the registry and provider requests ------------------ */
 void	 provider_allowlist_send(void);
 void	 provider_allowlist_startup(void);
 #define PROVIDER_STARTUP_WAIT	10	/* seconds for the allowlist verdict */
 void	 provider_allowlist_ok(struct role *, struct imsg *);
-void	 provider_conn_gone(struct ctl_conn *);
 void	 provider_load(struct ctl_conn *, uint32_t, uid_t, pid_t,
 	    const struct cJSON *, int);
 void	 provider_list(struct ctl_conn *, uint32_t, uid_t);
@@ -382,7 +406,6 @@ void	 provider_spawn_stdout(struct role *, struct imsg *);
 void	 provider_spawn(struct role *, struct imsg *);
 void	 provider_arm(struct role *, struct imsg *);
 void	 provider_pool_send(void);
-uint32_t provider_job_id(void);
 struct pr_gates_lookup;
 struct pr_provider;
 uint32_t provider_lookup(uid_t, const struct pr_gates_lookup *,
@@ -393,7 +416,6 @@ uint32_t provider_lookup(uid_t, const struct pr_gates_lookup *,
 void	 mgates_evaluate(struct ctl_conn *, uint32_t, uid_t, pid_t,
 	    const struct cJSON *, int, int);
 void	 mgates_doc(struct ctl_conn *, uint32_t, int, int);
-void	 mgates_conn_gone(struct ctl_conn *);
 void	 mgates_lookup(struct role *, struct imsg *);
 void	 mgates_rerun(struct role *, struct imsg *);
 void	 mgates_done(struct role *, struct imsg *);

@@ -42,19 +42,9 @@ struct issued {
 };
 TAILQ_HEAD(issueds, issued);
 
-enum job_type {
-	JOB_LOAD,
-	JOB_INVOKE
-};
-
+/* A load or an invoke; r first (rjob.c's table holds it). */
 struct job {
-	TAILQ_ENTRY(job)	 entry;
-	uint32_t		 id;
-	enum job_type		 type;
-	struct ctl_conn		*conn;		/* NULL: the agent is gone */
-	uint32_t		 reqid;
-	uid_t			 uid;
-	pid_t			 peerpid;
+	struct rjob		 r;
 	uint8_t			*blob;		/* load: chunks arriving */
 	size_t			 bloblen;
 	cJSON			*issued;	/* load: the reply's list */
@@ -62,14 +52,10 @@ struct job {
 	int			 recfd;
 	struct issued		*prov;
 	struct pr_invoke	 inv;
-	int			 sent;
 };
-TAILQ_HEAD(jobs, job);
 
 static struct issueds	 registry = TAILQ_HEAD_INITIALIZER(registry);
 static size_t		 nissued;
-static struct jobs	 jobs = TAILQ_HEAD_INITIALIZER(jobs);
-static uint32_t		 nextjob = 1;
 static int		 allowlist_ok;
 static int		 allowlist_pending;	/* sent, no verdict yet */
 static char		 allowlist_why[PR_MSG_MAX] = "not sent yet";
@@ -173,50 +159,11 @@ provider_allowlist_ok(struct role *r, struct imsg *imsg)
 
 /* ---- jobs ------------------------------------------------------------ */
 
-/* Job ids are one space for every job the runner serves (gates.c too). */
-uint32_t
-provider_job_id(void)
-{
-	uint32_t	 id = nextjob++;
-
-	if (nextjob == 0)
-		nextjob = 1;
-	return id;
-}
-
-static struct job *
-job_new(enum job_type type, struct ctl_conn *c, uint32_t reqid, uid_t uid,
-    pid_t peerpid)
-{
-	struct job	*j;
-
-	j = xcalloc(1, sizeof(*j));
-	j->id = provider_job_id();
-	j->type = type;
-	j->conn = c;
-	j->reqid = reqid;
-	j->uid = uid;
-	j->peerpid = peerpid;
-	j->recfd = -1;
-	TAILQ_INSERT_TAIL(&jobs, j, entry);
-	return j;
-}
-
-static struct job *
-job_find(uint32_t id)
-{
-	struct job	*j;
-
-	TAILQ_FOREACH(j, &jobs, entry)
-		if (j->id == id)
-			return j;
-	return NULL;
-}
-
 static void
-job_free(struct job *j)
+job_release(struct rjob *r)
 {
-	TAILQ_REMOVE(&jobs, j, entry);
+	struct job	*j = (struct job *)r;
+
 	if (j->recfd != -1)
 		close(j->recfd);
 	free(j->blob);
@@ -224,21 +171,22 @@ job_free(struct job *j)
 	free(j);
 }
 
-void
-provider_conn_gone(struct ctl_conn *c)
+static struct job *
+job_new(enum rjob_kind kind, struct ctl_conn *c, uint32_t reqid, uid_t uid,
+    pid_t peerpid)
 {
-	struct job	*j, *next;
+	struct job	*j;
 
-	for (j = TAILQ_FIRST(&jobs); j != NULL; j = next) {
-		next = TAILQ_NEXT(j, entry);
-		if (j->conn != c)
-			continue;
-		/* Sent jobs finish in the runner; their answer is dropped. */
-		if (j->sent)
-			j->conn = NULL;
-		else
-			job_free(j);
-	}
+	j = xcalloc(1, sizeof(*j));
+	j->recfd = -1;
+	rjob_add(&j->r, kind, c, reqid, uid, peerpid, job_release);
+	return j;
+}
+
+static struct job *
+job_find(uint32_t id, enum rjob_kind kind)
+{
+	return (struct job *)rjob_find(id, RJOB_MASK(kind));
 }
 
 /* ---- agent requests --------------------------------------------------- */
@@ -298,7 +246,7 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 		    "is not a directory");
 		return;
 	}
-	j = job_new(JOB_LOAD, c, id, uid, pid);
+	j = job_new(RJOB_LOAD, c, id, uid, pid);
 	if ((j->issued = cJSON_CreateArray()) == NULL)
 		fatalx("out of memory");
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -306,12 +254,12 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	pl.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	pl.timeout_ms = monitor_conf->provider_timeout;
 	pl.max_output = (uint32_t)monitor_conf->provider_max_output;
-	if (imsg_compose(&runner()->ibuf, IMSG_PR_LOAD, j->id, 0, fd, &pl,
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_LOAD, j->r.id, 0, fd, &pl,
 	    sizeof(pl)) == -1)
 		fatal("%s: compose", __func__);
-	j->sent = 1;
+	j->r.sent = 1;
 	proc_event_add(runner());
-	audit("provider-load", uid, pid, "job %u", j->id);
+	audit("provider-load", uid, pid, "job %u", j->r.id);
 }
 
 /*
@@ -424,8 +372,8 @@ invoke_send(struct job *j, int outfd)
 	size_t		 off, n;
 
 	memset(&pj, 0, sizeof(pj));
-	pj.job = j->id;
-	if (imsg_compose(&runner()->ibuf, IMSG_PR_OUTPUT, j->id, 0, outfd,
+	pj.job = j->r.id;
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_OUTPUT, j->r.id, 0, outfd,
 	    &pj, sizeof(pj)) == -1)
 		fatal("%s: compose", __func__);
 	/* Exactly the bytes issued; the runner re-digests them. */
@@ -433,15 +381,15 @@ invoke_send(struct job *j, int outfd)
 		n = j->prov->bloblen - off;
 		if (n > PR_CHUNK)
 			n = PR_CHUNK;
-		if (imsg_compose(&runner()->ibuf, IMSG_PR_BLOB, j->id, 0, -1,
+		if (imsg_compose(&runner()->ibuf, IMSG_PR_BLOB, j->r.id, 0, -1,
 		    j->prov->blob + off, n) == -1)
 			fatal("%s: compose", __func__);
 	}
-	if (imsg_compose(&runner()->ibuf, IMSG_PR_INVOKE, j->id, 0, j->recfd,
+	if (imsg_compose(&runner()->ibuf, IMSG_PR_INVOKE, j->r.id, 0, j->recfd,
 	    &j->inv, sizeof(j->inv)) == -1)
 		fatal("%s: compose", __func__);
 	j->recfd = -1;
-	j->sent = 1;
+	j->r.sent = 1;
 	proc_event_add(runner());
 }
 
@@ -494,7 +442,7 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 		    (unsigned long long)monitor_conf->provider_max_output);
 		return;
 	}
-	j = job_new(JOB_INVOKE, c, id, uid, pid);
+	j = job_new(RJOB_INVOKE, c, id, uid, pid);
 	j->prov = p;
 	j->recfd = fd;
 	j->inv.blob_len = (uint32_t)p->bloblen;
@@ -511,7 +459,7 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	    monitor_conf->provider_max_records;
 	j->inv.max_output = mo != NULL ? (uint32_t)mo->valuedouble :
 	    (uint32_t)monitor_conf->provider_max_output;
-	audit("provider-invoke", uid, pid, "job %u: %s %s", j->id, p->p.id,
+	audit("provider-invoke", uid, pid, "job %u: %s %s", j->r.id, p->p.id,
 	    p->p.code_digest);
 	/* The output descriptor follows (SBX_MSG_PROVIDER_OUTPUT). */
 }
@@ -522,10 +470,7 @@ provider_output(struct ctl_conn *c, uint32_t id, int fd)
 	struct job	*j;
 	int		 fl;
 
-	TAILQ_FOREACH(j, &jobs, entry)
-		if (j->conn == c && j->reqid == id && j->type == JOB_INVOKE &&
-		    !j->sent)
-			break;
+	j = (struct job *)rjob_waiting(c, id, RJOB_MASK(RJOB_INVOKE));
 	if (j == NULL) {
 		close(fd);
 		control_error(c, id, 0, SBX_E_BAD_REQUEST, "output: no invoke "
@@ -552,7 +497,7 @@ provider_blob(struct role *r, struct imsg *imsg)
 	size_t		 len = imsg_get_len(imsg);
 
 	(void)r;
-	if ((j = job_find(imsg_get_id(imsg))) == NULL || j->type != JOB_LOAD ||
+	if ((j = job_find(imsg_get_id(imsg), RJOB_LOAD)) == NULL ||
 	    len == 0 || len > PR_CHUNK || j->bloblen + len > PR_BLOB_MAX)
 		fatalx("runner: blob chunk for job %u out of protocol",
 		    imsg_get_id(imsg));
@@ -580,7 +525,7 @@ provider_issued(struct role *r, struct imsg *imsg)
 	struct job	*j;
 
 	(void)r;
-	if ((j = job_find(imsg_get_id(imsg))) == NULL || j->type != JOB_LOAD)
+	if ((j = job_find(imsg_get_id(imsg), RJOB_LOAD)) == NULL)
 		fatalx("runner: provider for job %u out of protocol",
 		    imsg_get_id(imsg));
 	p = xcalloc(1, sizeof(*p));
@@ -609,11 +554,11 @@ provider_issued(struct role *r, struct imsg *imsg)
 		return;
 	}
 	handle_new(p->handle);
-	p->uid = j->uid;
+	p->uid = j->r.uid;
 	TAILQ_INSERT_TAIL(&registry, p, entry);
 	nissued++;
 	cJSON_AddItemToArray(j->issued, issued_json(p, 1));
-	audit("provider-issued", j->uid, j->peerpid, "%s %s@%s %s",
+	audit("provider-issued", j->r.uid, j->r.peerpid, "%s %s@%s %s",
 	    p->handle, p->p.id, p->p.version, p->p.code_digest);
 }
 
@@ -628,34 +573,36 @@ provider_done(struct role *r, struct imsg *imsg)
 	if (imsg_get_data(imsg, &d, sizeof(d)) == -1)
 		fatalx("%s: bad size", __func__);
 	d.msg[sizeof(d.msg) - 1] = '\0';
-	if ((j = job_find(imsg_get_id(imsg))) == NULL || !j->sent)
+	j = (struct job *)rjob_find(imsg_get_id(imsg), RJOB_MASK(RJOB_LOAD) |
+	    RJOB_MASK(RJOB_INVOKE));
+	if (j == NULL || !j->r.sent)
 		fatalx("runner: done for job %u out of protocol",
 		    imsg_get_id(imsg));
-	audit(j->type == JOB_LOAD ? "provider-load" : "provider-invoke",
-	    j->uid, j->peerpid, "job %u: %s%s%s", j->id, d.code == 0 ? "ok" :
-	    prov_code_name(d.code), d.code ? ": " : "", d.msg);
-	if (j->conn != NULL) {
+	audit(j->r.kind == RJOB_LOAD ? "provider-load" : "provider-invoke",
+	    j->r.uid, j->r.peerpid, "job %u: %s%s%s", j->r.id, d.code == 0 ?
+	    "ok" : prov_code_name(d.code), d.code ? ": " : "", d.msg);
+	if (j->r.conn != NULL) {
 		if (d.code != 0 && sbx_limit_name(d.limit) != NULL)
-			control_error_limit(j->conn, j->reqid,
+			control_error_limit(j->r.conn, j->r.reqid,
 			    prov_code_name(d.code), sbx_limit_name(d.limit),
 			    "%s", d.msg);
 		else if (d.code != 0)
-			control_error(j->conn, j->reqid, 0,
+			control_error(j->r.conn, j->r.reqid, 0,
 			    prov_code_name(d.code), "%s", d.msg);
 		else {
 			if ((o = cJSON_CreateObject()) == NULL)
 				fatalx("out of memory");
-			if (j->type == JOB_LOAD) {
+			if (j->r.kind == RJOB_LOAD) {
 				cJSON_AddItemToObject(o, "providers",
 				    j->issued);
 				j->issued = NULL;
 			}
-			control_reply(j->conn, j->type == JOB_LOAD ?
+			control_reply(j->r.conn, j->r.kind == RJOB_LOAD ?
 			    SBX_MSG_PROVIDER_LOAD : SBX_MSG_PROVIDER_INVOKE,
-			    j->reqid, o);
+			    j->r.reqid, o);
 		}
 	}
-	job_free(j);
+	rjob_free(&j->r);
 }
 
 /*
