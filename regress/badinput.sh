@@ -174,15 +174,7 @@ proxy_fuzz_head() {
 proxy_fuzz_body() {
 	sbx_test_paths
 	sbx_test_dir sbxfuzz
-	python3 "$S/top/regress/proxy-upstream.py" "$D/up.port" > up.log 2>&1 &
-	echo $! > up.pid
-	i=0
-	until [ -s "$D/up.port" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || atf_fail "upstream did not start: $(cat up.log)"
-		sleep 0.1
-	done
-	UP=$(cat "$D/up.port")
+	sbx_upstream_test "$D/up.port"
 	mkdir "$D/helpers"
 	cp "$S/helpers/fuzzpeer" "$D/helpers/"
 	chmod 755 "$D/helpers" "$D/helpers/fuzzpeer"
@@ -242,7 +234,7 @@ EOF
 	wait "$(cat mon.pid)" || atf_fail "monitor exit"
 }
 proxy_fuzz_cleanup() {
-	[ -f up.pid ] && kill "$(cat up.pid)" 2>/dev/null
+	[ -f upstream.pid ] && kill "$(cat upstream.pid)" 2>/dev/null
 	pt_cleanup
 }
 

@@ -16,15 +16,7 @@ setup() {
 	command -v curl > /dev/null || atf_fail "curl is missing (scripts/deps installs it)"
 	command -v python3 > /dev/null || atf_fail "python3 is missing (scripts/deps installs it)"
 	sbx_test_dir sbxegress
-	python3 "$TOP/regress/proxy-upstream.py" "$D/up.port" > up.log 2>&1 &
-	echo $! > up.pid
-	i=0
-	until [ -s "$D/up.port" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || atf_fail "upstream did not start: $(cat up.log)"
-		sleep 0.1
-	done
-	UP=$(cat "$D/up.port")
+	sbx_upstream_test "$D/up.port"
 	# The probe where the sandbox's user can reach it.
 	mkdir "$D/helpers"
 	cp "$PROBE" "$D/helpers/probe"
@@ -69,7 +61,7 @@ stop_monitor() {
 }
 
 cleanup() {
-	for f in mon.pid up.pid bg.pid; do
+	for f in mon.pid upstream.pid bg.pid; do
 		[ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
 	done
 	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"

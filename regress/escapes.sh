@@ -26,13 +26,8 @@ export SBX_ESCAPE_CANARY=$CANARY
 listener() {
 	node "$TOP/regress/escapes.mjs" listen port listen.log &
 	echo $! > listen.pid
-	i=0
-	until [ -s port ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || atf_fail "listener did not start"
-		sleep 0.1
-	done
-	PORT=$(cat port)
+	sbx_wait_port listen port
+	PORT=$sbx_port
 	node "$TOP/regress/escapes.mjs" connect "$PORT" ||
 	    atf_fail "control connection to the listener failed"
 	i=0

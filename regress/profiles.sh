@@ -77,7 +77,7 @@ caller_dir() {
 
 cleanup() {
 	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
-	[ -f up.pid ] && kill -9 "$(cat up.pid)" 2>/dev/null
+	[ -f upstream.pid ] && kill -9 "$(cat upstream.pid)" 2>/dev/null
 	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
 	return 0
 }
@@ -142,16 +142,8 @@ every_profile_body() {
 
 	# fetch: through sbx-proxy only, to what its rules allow: the
 	# local upstream by its allow-cidr, not private.example.com.
-	python3 "$S/top/regress/proxy-upstream.py" "$D/up.port" \
-	    > up.log 2>&1 &
-	echo $! > up.pid
-	i=0
-	until [ -s "$D/up.port" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || atf_fail "upstream did not start"
-		sleep 0.1
-	done
-	up=$(cat "$D/up.port")
+	sbx_upstream_test "$D/up.port"
+	up=$UP
 	atf_check -s exit:0 -o match:"^path /fetched$" \
 	    $AS "$CU" -s "$SOCK" run -p fetch -- /usr/bin/curl -sS -m 10 \
 	    "http://127.0.0.1:$up/fetched"

@@ -7,6 +7,8 @@
 # through a hosts file of the test's own (SBX_PROXY_HOSTS), and every
 # target is a loopback address.  Runs as root and as an unprivileged user.
 
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
+
 px_init() {
 	S=$(atf_get_srcdir)
 	B=$S/..
@@ -16,15 +18,7 @@ px_init() {
 	RAW=$B/regress/helpers/rawhttp
 	command -v curl > /dev/null || atf_skip "curl is not installed"
 	command -v python3 > /dev/null || atf_skip "python3 is not installed"
-	python3 "$TOP/regress/proxy-upstream.py" up.port > up.log 2>&1 &
-	echo $! > up.pid
-	i=0
-	until [ -s up.port ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || atf_fail "upstream did not start: $(cat up.log)"
-		sleep 0.1
-	done
-	UP=$(cat up.port)
+	sbx_upstream_test up.port
 	cat > hosts <<-HOSTS
 	127.0.0.1 allowed.test a.wild.test wild.test deny.wild.test porty.test
 	::1 six.test
@@ -64,7 +58,7 @@ px_stop() {
 
 px_cleanup() {
 	[ -f run.pid ] && kill "$(cat run.pid)" 2>/dev/null
-	[ -f up.pid ] && kill "$(cat up.pid)" 2>/dev/null
+	[ -f upstream.pid ] && kill "$(cat upstream.pid)" 2>/dev/null
 	return 0
 }
 
@@ -454,12 +448,7 @@ dns_body() {
 	px_init
 	python3 "$TOP/regress/proxy-dns.py" dns.port > dns.log 2>&1 &
 	echo $! > dns.pid
-	i=0
-	until [ -s dns.port ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || atf_fail "name server did not start"
-		sleep 0.1
-	done
+	sbx_wait_port dns dns.port
 	echo "nameserver 127.0.0.1:$(cat dns.port)" > resolv.conf
 	px_start -a '*.dns.test' -a nowhere.test
 	refused "http://www.dns.test:$UP/" "127.0.0.1 is loopback"
@@ -481,11 +470,7 @@ s.bind(("127.0.0.1", 0))
 open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
 time.sleep(60)' silent.port &
 	echo $! > silent.pid
-	i=0
-	until [ -s silent.port ]; do
-		i=$((i + 1)); [ $i -lt 100 ] || atf_fail "no silent server"
-		sleep 0.1
-	done
+	sbx_wait_port silent silent.port
 	echo "nameserver 127.0.0.1:$(cat silent.port)" > resolv.conf
 	px_start -a '*.dns.test' -C 1000
 	status 504 "http://www.dns.test:$UP/"
@@ -601,11 +586,7 @@ s.listen(2048)
 open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
 time.sleep(120)' sink.port &
 	echo $! > sink.pid
-	i=0
-	until [ -s sink.port ]; do
-		i=$((i + 1)); [ $i -lt 100 ] || atf_fail "no sink listener"
-		sleep 0.1
-	done
+	sbx_wait_port sink sink.port
 	"$TUN" -n -h 60 -p "$P7" 127.0.0.1 "$(cat sink.port)" 1000 > t7.out 2>&1 &
 	echo $! > t7.pid
 	i=0
