@@ -319,6 +319,8 @@ demo: deps all
 	@sh scripts/demo $(B)
 
 bench: deps all $(HELPER_BINS)
+	@sh scripts/deps bench || echo "bench: the peers' packages are" \
+	    "missing (above); their rows say so"
 	@sh regress/bench/run $(B)
 
 # ---- fuzzing (clang, libFuzzer) ---------------------------------------

@@ -16,6 +16,17 @@
 # relay, a bare tunnel relay with no policy and no event library, by
 # splice(2) (what sbx-proxy's tunnels do) and by read/write: a third
 # process relaying costs that much on this machine whatever it does.
+#
+# On loopback the kernel's TCP work is the bottleneck, and a relay doubles
+# it (two connections carry each byte instead of one), so no relay reaches
+# direct's figure there: the CPU-s per GB rows show what each path costs
+# the machine, and with CPUs shared by both ends and the relay, a path
+# that costs twice as much moves half as much.  The shaped-link rows put the upstream where a
+# real one is, behind a link: a network namespace joined by a veth pair
+# (198.18.0.0/30, the benchmarking range of RFC 2544) whose two ends are
+# rate-limited by tbf to each of LINK_RATES; direct, sbx-proxy and
+# tinyproxy cross the same link.  They need root (ip netns); otherwise
+# they say so and are skipped.
 # A benchmark is not a test: figures are printed, nothing is asserted.
 set -u
 B=${1:-build}
@@ -29,6 +40,9 @@ BULK_BYTES=${BULK_BYTES:-100000000}
 BULK_N=${BULK_N:-5}
 GET_BYTES=${GET_BYTES:-100}
 GET_N=${GET_N:-20000}
+LINK_RATES=${LINK_RATES:-1gbit 4gbit}
+LINK_BYTES=${LINK_BYTES:-100000000}
+LINK_N=${LINK_N:-2}
 
 die() { echo "b_proxy: $*" >&2; exit 1; }
 
@@ -39,8 +53,10 @@ done
 D=$(mktemp -d /tmp/sbx-bench-proxy.XXXXXX) || die "mktemp failed"
 chmod 755 "$D"
 pids=
+NS=
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
+	[ -n "$NS" ] && ip netns del "$NS" 2>/dev/null
 	exec 3>&- 2>/dev/null
 	rm -rf "$D"
 }
@@ -62,11 +78,37 @@ pids="$pids $!"
 wait_for "$D/up.port"
 UP=$(cat "$D/up.port")
 
+# The shaped link: namespace and veth names carry our pid, so that two
+# runs do not meet; deleting the namespace removes the pair.
+LUP= LINK_WHY=
+if [ "$(id -u)" -ne 0 ]; then
+	LINK_WHY="needs root (ip netns, tc)"
+elif ! command -v ip > /dev/null 2>&1 || ! command -v tc > /dev/null 2>&1; then
+	LINK_WHY="ip or tc is missing (iproute2)"
+else
+	NS=sbxb$$
+	if ip netns add "$NS" &&
+	    ip link add "${NS}a" type veth peer name "${NS}b" &&
+	    ip link set "${NS}b" netns "$NS" &&
+	    ip addr add 198.18.0.1/30 dev "${NS}a" &&
+	    ip link set "${NS}a" up &&
+	    ip -n "$NS" addr add 198.18.0.2/30 dev "${NS}b" &&
+	    ip -n "$NS" link set "${NS}b" up &&
+	    ip -n "$NS" link set lo up; then
+		ip netns exec "$NS" "$T" serve "$D/lup.port" 198.18.0.2 &
+		pids="$pids $!"
+		wait_for "$D/lup.port"
+		LUP=$(cat "$D/lup.port")
+	else
+		LINK_WHY="could not set up the namespace and veth pair"
+	fi
+fi
+
 mkfifo "$D/ctl"
 echo "127.0.0.1 bench.test" > "$D/hosts"
 echo "nameserver 127.0.0.1" > "$D/resolv.conf"
 SBX_PROXY_HOSTS=$D/hosts SBX_PROXY_RESOLV_CONF=$D/resolv.conf \
-    "$RUN" -a bench.test -c 127.0.0.1/32 -O 600000 "$PROXY" \
+    "$RUN" -a bench.test -c 127.0.0.1/32 -c 198.18.0.2/32 -O 600000 "$PROXY" \
     < "$D/ctl" > "$D/run.out" 2> "$D/proxy.log" &
 pids="$pids $!"
 exec 3> "$D/ctl"
@@ -110,7 +152,7 @@ if command -v tinyproxy > /dev/null 2>&1; then
 		TINY=
 	}
 else
-	echo "tinyproxy is not installed (apt-get install tinyproxy); skipped"
+	echo "tinyproxy is not installed (scripts/deps bench: tinyproxy-bin); skipped"
 fi
 
 # median FIELD CMD...: run CMD RUNS times, print the median of FIELD
@@ -135,6 +177,24 @@ row() {
 	printf '%-34s %s\n' "$1" "$2"
 }
 
+# busy: the machine's busy CPU time so far, in ticks of USER_HZ (all
+# CPUs, everything but idle and iowait, from /proc/stat).
+busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# cpu_per_gb CMD...: CPU-seconds the whole machine spent per GB while
+# CMD moved BULK_N x BULK_BYTES (one run; on a quiet machine that is the
+# cost of the transfer, whoever pays it).
+cpu_per_gb() {
+	b0=$(busy)
+	"$@" > /dev/null 2>&1 || { echo "failed"; return; }
+	b1=$(busy)
+	awk -v t=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" \
+	    -v gb="$(awk -v b="$BULK_BYTES" -v n="$BULK_N" 'BEGIN { print b * n / 1e9 }')" \
+	    'BEGIN { printf "%.2f\n", t / hz / gb }'
+}
+
 echo "loopback, $RUNS runs each, median; $(nproc) CPUs shared"
 row "CONNECT bulk, MB/s:" ""
 row "  direct" "$(median MBps "$T" get "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
@@ -145,6 +205,13 @@ row "  sbx-proxy" "$(median MBps "$T" get -t -x "$SBX" "$UP" 127.0.0.1 "$BULK_BY
     row "  bare relay, splice" "$(median MBps "$T" get -t -x "$RS" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 [ -n "$RC" ] &&
     row "  bare relay, read/write" "$(median MBps "$T" get -t -x "$RC" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+row "CONNECT bulk, CPU-s per GB:" ""
+row "  direct" "$(cpu_per_gb "$T" get "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+row "  sbx-proxy" "$(cpu_per_gb "$T" get -t -x "$SBX" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+[ -n "$RS" ] &&
+    row "  bare relay, splice" "$(cpu_per_gb "$T" get -t -x "$RS" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+[ -n "$RC" ] &&
+    row "  bare relay, read/write" "$(cpu_per_gb "$T" get -t -x "$RC" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 row "absolute-URI bulk, MB/s:" ""
 row "  sbx-proxy" "$(median MBps "$T" get -x "$SBX" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 row "  sbx-proxy (name, hosts file)" "$(median MBps "$T" get -x "$SBX" "$UP" bench.test "$BULK_BYTES" "$BULK_N")"
@@ -157,5 +224,24 @@ row "  sbx-proxy (name, hosts file)" "$(median rps "$T" get -x "$SBX" "$UP" benc
 row "  sbx-proxy in a tunnel" "$(median rps "$T" get -t -x "$SBX" "$UP" 127.0.0.1 "$GET_BYTES" "$GET_N")"
 [ -n "$TINY" ] &&
     row "  tinyproxy" "$(median rps "$T" get -x "$TINY" "$UP" 127.0.0.1 "$GET_BYTES" $((GET_N / 10)))"
+if [ -n "$LUP" ]; then
+	for rate in $LINK_RATES; do
+		# Both directions: the answers come from the namespace's end.
+		if ! tc qdisc replace dev "${NS}a" root tbf rate "$rate" \
+		    burst 1mb latency 20ms ||
+		    ! tc -n "$NS" qdisc replace dev "${NS}b" root tbf \
+		    rate "$rate" burst 1mb latency 20ms; then
+			row "shaped link $rate:" "tc refused the rate; skipped"
+			continue
+		fi
+		row "CONNECT bulk over a $rate link, MB/s:" ""
+		row "  direct" "$(median MBps "$T" get "$LUP" 198.18.0.2 "$LINK_BYTES" "$LINK_N")"
+		row "  sbx-proxy" "$(median MBps "$T" get -t -x "$SBX" "$LUP" 198.18.0.2 "$LINK_BYTES" "$LINK_N")"
+		[ -n "$TINY" ] &&
+		    row "  tinyproxy" "$(median MBps "$T" get -t -x "$TINY" "$LUP" 198.18.0.2 "$LINK_BYTES" "$LINK_N")"
+	done
+else
+	row "CONNECT bulk over a shaped link:" "skipped: $LINK_WHY"
+fi
 row "sbx-proxy peak resident set" "$(awk '/^VmHWM/ { print $2, $3 }' "/proc/$SBXPID/status")"
 exit 0

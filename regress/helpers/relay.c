@@ -5,10 +5,10 @@
  * head, so what it measures is the cost of a third process relaying the
  * bytes, nothing of sbx-proxy's own.
  *
- *	relay splice|copy PORTFILE UPSTREAMPORT
+ *	relay splice|copy PORTFILE UPSTREAMPORT [UPSTREAMADDR]
  *		listen on 127.0.0.1 (ephemeral port, written to PORTFILE);
  *		for each connection: read the CONNECT head, connect to
- *		127.0.0.1:UPSTREAMPORT, answer 200, then relay both ways
+ *		UPSTREAMADDR (IPv4, default 127.0.0.1) port UPSTREAMPORT, answer 200, then relay both ways
  *		with splice(2) through a pipe per direction, or with
  *		read/write through a 256 KiB buffer, until both sides end.
  */
@@ -40,6 +40,7 @@ struct dir {
 };
 
 static int	 use_splice;
+static struct in_addr upaddr;
 
 /* -1 when a socket failed; the direction is then over. */
 static int
@@ -105,7 +106,7 @@ tunnel(int c, int upport)
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(upport);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_addr = upaddr;
 	if ((u = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
 	    connect(u, (struct sockaddr *)&sin, sizeof(sin)) == -1)
 		err(1, "connect");
@@ -158,9 +159,13 @@ main(int argc, char *argv[])
 	FILE		*f;
 	int		 s, c;
 
-	if (argc != 4 || (strcmp(argv[1], "splice") != 0 &&
+	if ((argc != 4 && argc != 5) || (strcmp(argv[1], "splice") != 0 &&
 	    strcmp(argv[1], "copy") != 0))
-		errx(2, "usage: relay splice|copy PORTFILE UPSTREAMPORT");
+		errx(2, "usage: relay splice|copy PORTFILE UPSTREAMPORT "
+		    "[UPSTREAMADDR]");
+	upaddr.s_addr = htonl(INADDR_LOOPBACK);
+	if (argc == 5 && inet_pton(AF_INET, argv[4], &upaddr) != 1)
+		errx(2, "%s is not an IPv4 address", argv[4]);
 	use_splice = strcmp(argv[1], "splice") == 0;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;

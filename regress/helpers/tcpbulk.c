@@ -2,13 +2,14 @@
  * tcpbulk: both ends of the proxy benchmark, in C so that the ends are
  * never what is measured.
  *
- *	tcpbulk serve PORTFILE
- *		HTTP/1.1 on 127.0.0.1 (ephemeral port, written to PORTFILE):
- *		"GET /N" answers N bytes, keep-alive; one process per
- *		connection.
+ *	tcpbulk serve PORTFILE [ADDR]
+ *		HTTP/1.1 on 127.0.0.1, or the IPv4 address ADDR (ephemeral
+ *		port, written to PORTFILE): "GET /N" answers N bytes,
+ *		keep-alive; one process per connection.
  *	tcpbulk get [-x PROXYPORT] [-t] PORT HOST BYTES COUNT
  *		COUNT keep-alive GETs of BYTES bytes each from HOST:PORT
- *		(connecting to 127.0.0.1), directly, through the proxy at
+ *		(connecting to HOST when it is an IPv4 literal, else to
+ *		127.0.0.1), directly, through the proxy at
  *		127.0.0.1:PROXYPORT with absolute URIs, or (-t) through a
  *		CONNECT tunnel of that proxy; prints "requests N seconds S
  *		rps R MBps M reconnects K" (a proxy that closes after each
@@ -123,7 +124,7 @@ serve_one(int fd)
 }
 
 static int
-serve(const char *portfile)
+serve(const char *portfile, const char *addr)
 {
 	struct sockaddr_in	 sin;
 	socklen_t		 len = sizeof(sin);
@@ -137,6 +138,8 @@ serve(const char *portfile)
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (addr != NULL && inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		errx(1, "serve: %s is not an IPv4 address", addr);
 	if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
 	    listen(s, 128) == -1 ||
 	    getsockname(s, (struct sockaddr *)&sin, &len) == -1)
@@ -160,8 +163,9 @@ serve(const char *portfile)
 	}
 }
 
+/* A proxy, or HOST itself when it is an IPv4 literal, else loopback. */
 static int
-dial(int port)
+dial(int port, const char *host)
 {
 	struct sockaddr_in	 sin;
 	int			 fd, one = 1;
@@ -172,6 +176,8 @@ dial(int port)
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (host != NULL && inet_pton(AF_INET, host, &sin.sin_addr) != 1)
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
 		err(1, "connect to port %d", port);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -185,7 +191,7 @@ open_path(int port, int proxy, int tunnel, const char *host)
 	size_t	 have = 0, len;
 	int	 fd, rl;
 
-	fd = dial(proxy ? proxy : port);
+	fd = proxy ? dial(proxy, NULL) : dial(port, host);
 	if (!tunnel)
 		return fd;
 	rl = snprintf(req, sizeof(req), "CONNECT %s:%d HTTP/1.1\r\n"
@@ -279,9 +285,9 @@ get(int argc, char *argv[])
 int
 main(int argc, char *argv[])
 {
-	if (argc == 3 && strcmp(argv[1], "serve") == 0)
-		return serve(argv[2]);
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "serve") == 0)
+		return serve(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc >= 2 && strcmp(argv[1], "get") == 0)
 		return get(argc - 1, argv + 1);
-	errx(1, "usage: tcpbulk serve portfile | tcpbulk get ...");
+	errx(1, "usage: tcpbulk serve portfile [addr] | tcpbulk get ...");
 }
