@@ -773,24 +773,34 @@ kw_path(struct parser *p, const struct keyword *kw)
 	return 0;
 }
 
+/*
+ * One word of a closed list: its index in words (n of them) into *dst.
+ * what is the list as the error says it ("yes or no").
+ */
+static int
+choice(struct parser *p, const struct keyword *kw, const char *what,
+    const char *const *words, int n, int *dst)
+{
+	char	 v[SBX_CONF_MAXTOKEN + 1];
+	int	 i;
+
+	if (value(p, kw->name, what, v, sizeof(v)) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strcmp(v, words[i]) == 0) {
+			*dst = i;
+			return 0;
+		}
+	perr(p, p->line, "%s: \"%s\" is not %s", kw->name, show(p, v), what);
+	return -1;
+}
+
 static int
 kw_yesno(struct parser *p, const struct keyword *kw)
 {
-	char	 v[SBX_CONF_MAXTOKEN + 1];
-	int	*dst = field(p, kw);
+	static const char *const words[] = { "no", "yes" };
 
-	if (value(p, kw->name, "yes or no", v, sizeof(v)) == -1)
-		return -1;
-	if (strcmp(v, "yes") == 0)
-		*dst = 1;
-	else if (strcmp(v, "no") == 0)
-		*dst = 0;
-	else {
-		perr(p, p->line, "%s: \"%s\" is not yes or no", kw->name,
-		    show(p, v));
-		return -1;
-	}
-	return 0;
+	return choice(p, kw, "yes or no", words, nitems(words), field(p, kw));
 }
 
 /* A user or group by number or by name; names resolve at start-up. */
@@ -975,40 +985,28 @@ kw_include(struct parser *p, const struct keyword *kw)
 static int
 kw_network(struct parser *p, const struct keyword *kw)
 {
-	char	 v[SBX_CONF_MAXTOKEN + 1];
+	static const char *const words[] = { "none", "proxy" };
+	static const int	 nets[] = { CONF_NET_NONE, CONF_NET_PROXY };
+	int			 i;
 
-	if (value(p, kw->name, "none or proxy", v, sizeof(v)) == -1)
+	if (choice(p, kw, "none or proxy", words, nitems(words), &i) == -1)
 		return -1;
-	if (strcmp(v, "none") == 0)
-		p->prof->network = CONF_NET_NONE;
-	else if (strcmp(v, "proxy") == 0)
-		p->prof->network = CONF_NET_PROXY;
-	else {
-		perr(p, p->line, "%s: \"%s\" is not none or proxy", kw->name,
-		    show(p, v));
-		return -1;
-	}
+	p->prof->network = nets[i];
 	return 0;
 }
 
 static int
 kw_identity(struct parser *p, const struct keyword *kw)
 {
-	char	 v[SBX_CONF_MAXTOKEN + 1];
+	static const char *const words[] = { "caller", "service", "range" };
+	static const int	 ids[] = { CONF_IDENTITY_CALLER,
+				    CONF_IDENTITY_SERVICE, CONF_IDENTITY_RANGE };
+	int			 i;
 
-	if (value(p, kw->name, "caller, service or range", v, sizeof(v)) == -1)
+	if (choice(p, kw, "caller, service or range", words, nitems(words),
+	    &i) == -1)
 		return -1;
-	if (strcmp(v, "caller") == 0)
-		p->prof->identity = CONF_IDENTITY_CALLER;
-	else if (strcmp(v, "service") == 0)
-		p->prof->identity = CONF_IDENTITY_SERVICE;
-	else if (strcmp(v, "range") == 0)
-		p->prof->identity = CONF_IDENTITY_RANGE;
-	else {
-		perr(p, p->line, "%s: \"%s\" is not caller, service or range",
-		    kw->name, show(p, v));
-		return -1;
-	}
+	p->prof->identity = ids[i];
 	p->prof->identity_set = 1;
 	return 0;
 }

@@ -325,6 +325,8 @@ static const struct {
 	/* profile keywords */
 	{ "profile \"p\" {\n\tnetwork maybe\n}\n",
 	    "t.conf:2: network: \"maybe\" is not none or proxy" },
+	{ "profile \"p\" {\n\tidentity user\n}\n",
+	    "t.conf:2: identity: \"user\" is not caller, service or range" },
 	{ "profile \"p\" {\n\tnetwork none\n\tnetwork proxy\n}\n",
 	    "t.conf:3: network: duplicate keyword (first given at t.conf:2)" },
 	{ "profile \"p\" {\n\tro \"usr\"\n}\n",
