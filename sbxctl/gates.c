@@ -317,6 +317,22 @@ g_validate(struct sbxctl *ctx, const struct gargs *a)
 
 /* ---- evaluate --------------------------------------------------------- */
 
+/* The documents both evaluate and verify send, from the command line. */
+static void
+remote_docs(struct gates_remote *g, const struct gargs *a)
+{
+	memset(g, 0, sizeof(*g));
+	g->binding = a->binding;
+	g->metrics = a->metrics;
+	g->holdout = a->holdout;
+	g->upstream = a->upstream;
+	g->trusted = a->trusted;
+	g->pack_dirs = a->pack_dirs;
+	g->npack_dirs = a->npack_dirs;
+	g->records = a->records;
+	g->nrecords = a->nrecords;
+}
+
 static int
 g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 {
@@ -336,17 +352,8 @@ g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 	if (a->config != NULL)
 		return out_usage(ctx, "gates evaluate: --config has no effect: "
 		    "the monitor's sbx.conf names the gate packs and floors");
-	memset(&g, 0, sizeof(g));
-	g.binding = a->binding;
-	g.metrics = a->metrics;
-	g.holdout = a->holdout;
-	g.upstream = a->upstream;
+	remote_docs(&g, a);
 	g.now = a->now;
-	g.trusted = a->trusted;
-	g.pack_dirs = a->pack_dirs;
-	g.npack_dirs = a->npack_dirs;
-	g.records = a->records;
-	g.nrecords = a->nrecords;
 	if ((r = gr_evaluate(ctx, &g, &d)) != SBXCTL_EXIT_OK ||
 	    !a->exit_decision)
 		return r;
@@ -386,17 +393,8 @@ g_verify(struct sbxctl *ctx, const struct gargs *a)
 	if (a->exit_decision)
 		return out_usage(ctx, "gates verify: --exit-decision is "
 		    "evaluate's; verify exits 0 only for a valid report");
-	memset(&g, 0, sizeof(g));
+	remote_docs(&g, a);
 	g.report = a->report;
-	g.binding = a->binding;
-	g.metrics = a->metrics;
-	g.holdout = a->holdout;
-	g.upstream = a->upstream;
-	g.trusted = a->trusted;
-	g.pack_dirs = a->pack_dirs;
-	g.npack_dirs = a->npack_dirs;
-	g.records = a->records;
-	g.nrecords = a->nrecords;
 	if ((r = gr_evaluate(ctx, &g, &d)) != SBXCTL_EXIT_OK)
 		return r;
 	return d == 0 ? SBXCTL_EXIT_OK : GATES_EXIT_UNVERIFIED;
