@@ -11,7 +11,7 @@
 # a v1 hierarchy) each case skips and says exactly why; the v2 code
 # paths are tested against a fake tree by unittests/t_cgroup.
 
-. "$(atf_get_srcdir)/top/regress/monitor.subr"
+. "$(atf_get_srcdir)/top/regress/limits.subr"
 
 # require_v2: MNT, the cgroup2 mount, or skip with the reason.
 require_v2() {
@@ -39,34 +39,9 @@ setup() {
 	BASE=$MNT/sbx-test.$$
 	echo "$BASE" > cgbase
 	mkdir "$BASE" || atf_fail "mkdir $BASE"
-	{
-		echo "socket \"$SOCK\""
-		echo "user \"nobody\""
-		echo "log-file \"$D/audit.jsonl\""
-		echo "cgroup-root \"$BASE\""
-		echo "profile \"small\" {"
-		echo "	ro \"/usr\""
-		echo "	memory 128M"
-		echo "	pids 32"
-		echo "	timeout 120"
-		echo "}"
-		echo "profile \"short\" {"
-		echo "	ro \"/usr\""
-		echo "	timeout 1"
-		echo "}"
-	} > "$D/sbx.conf"
-	chmod 644 "$D/sbx.conf"
+	limits_conf "$D/sbx.conf" "cgroup-root \"$BASE\""
 	U=$(id -u nobody)
 	SUB=$BASE/sbx.$U
-}
-
-start_monitor() {
-	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
-}
-
-stop_monitor() {
-	kill -TERM "$(cat mon.pid)"
-	wait "$(cat mon.pid)" || { cat mon.log; atf_fail "monitor exit"; }
 }
 
 # The sandboxes' cgroups ("sbx.PID.N") in the test's subtree.
@@ -88,19 +63,6 @@ cleanup() {
 	fi
 	return 0
 }
-
-BOMB='import os, time
-pids = []
-for i in range(6):
-    p = os.fork()
-    if p == 0:
-        b = bytearray(60 * 1024 * 1024)
-        for j in range(0, len(b), 4096):
-            b[j] = 1
-        time.sleep(1)
-        os._exit(0)
-    pids.append(p)
-print(sum(1 for p in pids if os.waitpid(p, 0)[1] != 0), "killed")'
 
 atf_test_case memory cleanup
 memory_head() {
@@ -132,16 +94,7 @@ pids_head() {
 pids_body() {
 	setup
 	start_monitor
-	out=$("$C" -s "$SOCK" --json run -p small -- /bin/sh -c '
-		n=0
-		while [ $n -lt 100 ]; do
-			/bin/sleep 5 &
-			n=$((n + 1))
-			echo "forked $n"
-		done' 2>report)
-	n=$(echo "$out" | sed -n 's/^forked \([0-9]*\)$/\1/p' | tail -n 1)
-	[ -n "$n" ] || atf_fail "no count from the payload: $out"
-	[ "$n" -lt 32 ] || atf_fail "forked $n processes under pids 32"
+	forkbomb
 	atf_check -o match:'"limit":"pids"' -o match:'"cgroup":"v2"' \
 	    cat report
 	stop_monitor

@@ -8,46 +8,18 @@
 # cgroups to be had) the caps are rlimits, and status and the exit
 # report say that instead.
 
-. "$(atf_get_srcdir)/top/regress/monitor.subr"
+. "$(atf_get_srcdir)/top/regress/limits.subr"
 
 setup() {
 	sbx_test_paths
 	sbx_test_dir sbxlim
-	{
-		echo "socket \"$SOCK\""
-		echo "user \"nobody\""
-		echo "log-file \"$D/audit.jsonl\""
-		echo "profile \"small\" {"
-		echo "	ro \"/usr\""
-		echo "	memory 128M"
-		echo "	pids 32"
-		echo "	timeout 120"
-		echo "}"
-		echo "profile \"short\" {"
-		echo "	ro \"/usr\""
-		echo "	timeout 1"
-		echo "}"
-		echo "profile \"files\" {"
-		echo "	ro \"/usr\""
-		echo "	tmpfs \"/tmp\" size 8M"
-		echo "	fsize 1M"
-		echo "}"
-	} > "$D/sbx.conf"
-	chmod 644 "$D/sbx.conf"
+	limits_conf "$D/sbx.conf" 'profile "files" {' '	ro "/usr"' \
+	    '	tmpfs "/tmp" size 8M' '	fsize 1M' '}'
 	U=$(id -u nobody)
 	[ "$(id -u)" -eq 0 ] || U=$(id -u)
 	CG=
 	[ "$(id -u)" -eq 0 ] && [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
 	    [ -d /sys/fs/cgroup/pids ] && CG=1
-}
-
-start_monitor() {
-	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
-}
-
-stop_monitor() {
-	kill -TERM "$(cat mon.pid)"
-	wait "$(cat mon.pid)" || { cat mon.log; atf_fail "monitor exit"; }
 }
 
 # cgroups: the sandboxes' cgroups of this test's launcher ("sbx.PID.N";
@@ -62,20 +34,6 @@ cleanup() {
 	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
 	return 0
 }
-
-# Six children of 60 MB each under a 128M cap.
-BOMB='import os, time
-pids = []
-for i in range(6):
-    p = os.fork()
-    if p == 0:
-        b = bytearray(60 * 1024 * 1024)
-        for j in range(0, len(b), 4096):
-            b[j] = 1
-        time.sleep(1)
-        os._exit(0)
-    pids.append(p)
-print(sum(1 for p in pids if os.waitpid(p, 0)[1] != 0), "killed")'
 
 atf_test_case memory cleanup
 memory_head() {
@@ -117,19 +75,7 @@ pids_head() {
 pids_body() {
 	setup
 	start_monitor
-	# dash gives up at the first fork it cannot make: the last count
-	# it printed is how many it made.
-	out=$("$C" -s "$SOCK" --json run -p small -- /bin/sh -c '
-		n=0
-		while [ $n -lt 100 ]; do
-			/bin/sleep 5 &
-			n=$((n + 1))
-			echo "forked $n"
-		done' 2>report)
-	n=$(echo "$out" | sed -n 's/^forked \([0-9]*\)$/\1/p' | tail -n 1)
-	[ -n "$n" ] || atf_fail "no count from the payload: $out"
-	[ "$n" -lt 32 ] || atf_fail "forked $n processes under pids 32"
-	[ "$n" -gt 0 ] || atf_fail "could not fork at all"
+	forkbomb
 	if [ -n "$CG" ]; then
 		atf_check -o match:'"limit":"pids"' -o match:'"cgroup":"v1"' \
 		    cat report
