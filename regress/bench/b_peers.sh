@@ -49,6 +49,7 @@ set -u
 B=${1:-build}
 top=$(pwd)
 . "$top/regress/monitor.subr"
+. "$top/regress/bench/plan.subr"
 M=$top/$B/sbin/sbx-monitor
 C=$top/$B/bin/sbxctl
 R=$top/$B/regress/helpers/benchrun
@@ -140,31 +141,6 @@ fi
 monpid=$sbx_monitor_pid
 
 # ---- the reference launch plan's binds -----------------------------------
-# plan_binds PROGRAM TARGET: "target source" lines for PROGRAM bound at
-# TARGET, every library it maps at its real path, the soname aliases
-# beside each that resolve to the same file, and the ELF interpreter at
-# its PT_INTERP path (b_run.sh does the same for /bin/true).
-plan_binds() {
-	real=$(readlink -f "$1")
-	echo "$2 $real"
-	ldd "$real" | while read -r a b c rest; do
-		case "$b" in
-		"=>")	lib=$c ;;
-		*)	lib=$a ;;
-		esac
-		case "$lib" in /*) ;; *) continue ;; esac
-		r=$(readlink -f "$lib")
-		echo "$r $r"
-		[ "$b" = "=>" ] || echo "$lib $r"
-		dir=${r%/*} base=${r##*/} short=$base
-		while case "$short" in *.so.*) true ;; *) false ;; esac; do
-			short=${short%.*}
-			[ "$(readlink -f "$dir/$short" 2>/dev/null)" = "$r" ] &&
-			    echo "$dir/$short $r"
-		done
-	done
-}
-
 # The argv prefixes of the two bwrap tools, as files (one word a line),
 # read back into "$@" by with_prefix.
 BWRAP=$(command -v bwrap) || BWRAP=

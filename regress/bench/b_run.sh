@@ -29,6 +29,7 @@ set -u
 B=${1:-build}
 top=$(pwd)
 . "$top/regress/monitor.subr"
+. "$top/regress/bench/plan.subr"
 M=$top/$B/sbin/sbx-monitor
 C=$top/$B/bin/sbxctl
 R=$top/$B/regress/helpers/benchrun
@@ -100,32 +101,9 @@ monpid=$sbx_monitor_pid
 "$C" -s "$SOCK" run -- "$TRUE" || die "sbxctl run -- $TRUE failed"
 
 # ---- bwrap's argv, per the launch plan ---------------------------------
-# Runtime binds as "target source": the program at /aiwg/bin/true; every
-# library it maps, at its mapped (real) path; soname aliases in the same
-# directory that resolve to the same file; the ELF interpreter at its
-# PT_INTERP path.  ldd lists the libraries and, on its one line without
-# "=>", the interpreter.
-real=$(readlink -f "$TRUE")
-{
-	echo "/aiwg/bin/true $real"
-	ldd "$real" | while read -r a b c rest; do
-		case "$b" in
-		"=>")	lib=$c ;;
-		*)	lib=$a ;;
-		esac
-		case "$lib" in /*) ;; *) continue ;; esac
-		r=$(readlink -f "$lib")
-		echo "$r $r"
-		[ "$b" = "=>" ] || echo "$lib $r"
-		# X.so.A.B.C: the shorter X.so.A.B, X.so.A, X.so beside it.
-		dir=${r%/*} base=${r##*/} short=$base
-		while case "$short" in *.so.*) true ;; *) false ;; esac; do
-			short=${short%.*}
-			[ "$(readlink -f "$dir/$short" 2>/dev/null)" = "$r" ] &&
-			    echo "$dir/$short $r"
-		done
-	done
-} | LC_ALL=C sort -u -k1,1 > "$D/binds"
+# Runtime binds as "target source" (plan.subr): the program at
+# /aiwg/bin/true with its libraries and interpreter.
+plan_binds "$TRUE" /aiwg/bin/true | LC_ALL=C sort -u -k1,1 > "$D/binds"
 set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
     --die-with-parent --new-session --clearenv --cap-drop ALL
 while read -r tgt src; do
