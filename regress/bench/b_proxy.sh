@@ -156,7 +156,7 @@ else
 fi
 
 # median FIELD CMD...: run CMD RUNS times, print the median of FIELD
-# (the word after it) and the last run's reconnects.
+# (the word after it) and the last run's reconnects, if it counts them.
 median() {
 	field=$1
 	shift
@@ -170,7 +170,7 @@ median() {
 	done
 	m=$(sort -n "$D/runs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 	rc=$(awk '{ for (i = 1; i < NF; i++) if ($i == "reconnects") print $(i + 1) }' "$D/one")
-	echo "$m (reconnects $rc)"
+	if [ -n "$rc" ]; then echo "$m (reconnects $rc)"; else echo "$m"; fi
 }
 
 row() {
@@ -183,35 +183,36 @@ busy() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
 }
 
-# cpu_per_gb CMD...: CPU-seconds the whole machine spent per GB while
-# CMD moved BULK_N x BULK_BYTES (one run; on a quiet machine that is the
-# cost of the transfer, whoever pays it).
-cpu_per_gb() {
+# cpu_run CMD...: run CMD, which moves BULK_N x BULK_BYTES, and print
+# "cpugb X": CPU-seconds the whole machine spent per GB meanwhile (on a
+# quiet machine, the cost of the transfer, whoever pays it).
+cpu_run() {
 	b0=$(busy)
-	"$@" > /dev/null 2>&1 || { echo "failed"; return; }
+	"$@" > /dev/null 2>&1 || return 1
 	b1=$(busy)
-	awk -v t=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" \
-	    -v gb="$(awk -v b="$BULK_BYTES" -v n="$BULK_N" 'BEGIN { print b * n / 1e9 }')" \
-	    'BEGIN { printf "%.2f\n", t / hz / gb }'
+	awk -v t=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" -v b="$BULK_BYTES" \
+	    -v n="$BULK_N" 'BEGIN { printf "cpugb %.2f\n", t / hz / (b * n / 1e9) }'
+}
+
+# connect_rows FIELD [WRAPPER]: one row for each CONNECT path there is
+# (direct, sbx-proxy, tinyproxy, the bare relays), the median of FIELD
+# of its runs (run through WRAPPER when one is given).
+connect_rows() {
+	f=$1
+	shift
+	row "  direct" "$(median "$f" "$@" "$T" get "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+	for px in "sbx-proxy=$SBX" "tinyproxy=$TINY" \
+	    "bare relay, splice=$RS" "bare relay, read/write=$RC"; do
+		[ -n "${px#*=}" ] || continue
+		row "  ${px%%=*}" "$(median "$f" "$@" "$T" get -t -x "${px#*=}" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+	done
 }
 
 echo "loopback, $RUNS runs each, median; $(nproc) CPUs shared"
 row "CONNECT bulk, MB/s:" ""
-row "  direct" "$(median MBps "$T" get "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
-row "  sbx-proxy" "$(median MBps "$T" get -t -x "$SBX" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
-[ -n "$TINY" ] &&
-    row "  tinyproxy" "$(median MBps "$T" get -t -x "$TINY" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
-[ -n "$RS" ] &&
-    row "  bare relay, splice" "$(median MBps "$T" get -t -x "$RS" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
-[ -n "$RC" ] &&
-    row "  bare relay, read/write" "$(median MBps "$T" get -t -x "$RC" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+connect_rows MBps
 row "CONNECT bulk, CPU-s per GB:" ""
-row "  direct" "$(cpu_per_gb "$T" get "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
-row "  sbx-proxy" "$(cpu_per_gb "$T" get -t -x "$SBX" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
-[ -n "$RS" ] &&
-    row "  bare relay, splice" "$(cpu_per_gb "$T" get -t -x "$RS" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
-[ -n "$RC" ] &&
-    row "  bare relay, read/write" "$(cpu_per_gb "$T" get -t -x "$RC" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
+connect_rows cpugb cpu_run
 row "absolute-URI bulk, MB/s:" ""
 row "  sbx-proxy" "$(median MBps "$T" get -x "$SBX" "$UP" 127.0.0.1 "$BULK_BYTES" "$BULK_N")"
 row "  sbx-proxy (name, hosts file)" "$(median MBps "$T" get -x "$SBX" "$UP" bench.test "$BULK_BYTES" "$BULK_N")"
