@@ -1000,7 +1000,7 @@ kw_identity(struct parser *p, const struct keyword *kw)
 {
 	static const char *const words[] = { "caller", "service", "range" };
 	static const int	 ids[] = { CONF_IDENTITY_CALLER,
-				    CONF_IDENTITY_SERVICE, CONF_IDENTITY_RANGE };
+	    CONF_IDENTITY_SERVICE, CONF_IDENTITY_RANGE };
 	int			 i;
 
 	if (choice(p, kw, "caller, service or range", words, nitems(words),

@@ -7,7 +7,8 @@
  * Backpressure is the pipe itself: a direction reads from its source
  * only while its pipe has room, and the pipe drains only as fast as the
  * destination's socket takes it, so a slow reader at either end holds
- * at most one pipe's worth (RELAY_PIPE) in the kernel and nothing here.
+ * at most one pipe's worth (64 or 256 KiB, below) in the kernel and
+ * nothing here.
  * A direction whose source said EOF half-closes its destination once the
  * pipe is empty; the relay is done when both have.
  */
@@ -26,19 +27,29 @@
 #include "proxy.h"
 
 /*
- * The pipe keeps the kernel's default of 16 pages.  Larger pipes (F_
- * SETPIPE_SZ) were not clearly faster on this loaded machine, and every
- * pipe page is charged to the user's pipe-user-pages-soft budget, which
- * the sandboxes of the same host user share: past it, their new pipes
- * get two pages.  This is only the most one splice asks for.
+ * A pipe has the kernel's default of 16 pages (RELAY_PIPE), or, for the
+ * first RELAY_BIG_PIPES pipes open at a time, RELAY_BIG: on a quiet
+ * machine a relay with 256 KiB pipes moved bulk about 20% faster than
+ * with 64 KiB ones (fewer splices and wake-ups per byte; 1 MiB gained
+ * little more).  Why only some: every pipe page is charged to the user's
+ * pipe-user-pages-soft budget (default 64 MiB), which sandboxes of the
+ * same host user share, and past it their new pipes get two pages.  The
+ * big ones take at most 8 MiB of it, and a pipe the kernel will not
+ * grow (EPERM past the user's budget) keeps its default: only speed
+ * depends on it.
  */
 #define RELAY_PIPE	65536
+#define RELAY_BIG	(256 * 1024)
+#define RELAY_BIG_PIPES	32
 #define RELAY_ROUNDS	4		/* per event: other tunnels get a turn */
+
+static int	 relay_big_open;	/* RELAY_BIG pipes open now */
 
 struct relay_dir {
 	struct relay	*r;
 	int		 src, dst;
 	int		 p[2];		/* [0] read end, [1] write end */
+	size_t		 pipesz;	/* its capacity */
 	size_t		 inpipe;	/* bytes in the pipe */
 	int		 eof;		/* the source said EOF */
 	int		 shut;		/* and the destination was told */
@@ -81,6 +92,12 @@ relay_new(int cfd, int ufd, uint64_t *up, uint64_t *down, uint64_t *last_io,
 			relay_free(r);
 			return NULL;
 		}
+		r->d[i].pipesz = RELAY_PIPE;
+		if (relay_big_open < RELAY_BIG_PIPES &&
+		    fcntl(r->d[i].p[1], F_SETPIPE_SZ, RELAY_BIG) >= RELAY_BIG) {
+			r->d[i].pipesz = RELAY_BIG;
+			relay_big_open++;
+		}
 		if ((r->d[i].rev = event_new(role_base(), r->d[i].src,
 		    EV_READ | EV_PERSIST, relay_event, &r->d[i])) == NULL ||
 		    (r->d[i].wev = event_new(role_base(), r->d[i].dst,
@@ -98,6 +115,8 @@ relay_free(struct relay *r)
 	if (r == NULL)
 		return;
 	for (i = 0; i < 2; i++) {
+		if (r->d[i].pipesz == RELAY_BIG)
+			relay_big_open--;
 		if (r->d[i].rev != NULL)
 			event_free(r->d[i].rev);
 		if (r->d[i].wev != NULL)
@@ -136,7 +155,7 @@ pump(struct relay_dir *d)
 		progress = 0;
 		full = 0;
 		if (!d->eof) {
-			n = splice(d->src, NULL, d->p[1], NULL, RELAY_PIPE,
+			n = splice(d->src, NULL, d->p[1], NULL, d->pipesz,
 			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (n > 0) {
 				d->inpipe += (size_t)n;

@@ -8,9 +8,10 @@
  *	relay splice|copy PORTFILE UPSTREAMPORT [UPSTREAMADDR]
  *		listen on 127.0.0.1 (ephemeral port, written to PORTFILE);
  *		for each connection: read the CONNECT head, connect to
- *		UPSTREAMADDR (IPv4, default 127.0.0.1) port UPSTREAMPORT, answer 200, then relay both ways
- *		with splice(2) through a pipe per direction, or with
- *		read/write through a 256 KiB buffer, until both sides end.
+ *		UPSTREAMADDR (IPv4, default 127.0.0.1) port UPSTREAMPORT,
+ *		answer 200, then relay both ways with splice(2) through a
+ *		256 KiB pipe per direction, or with read/write through a
+ *		256 KiB buffer, until both sides end.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -121,7 +122,9 @@ tunnel(int c, int upport)
 	d[0].dst = d[1].src = u;
 	for (i = 0; i < 2; i++) {
 		if (use_splice) {
-			if (pipe2(d[i].p, O_NONBLOCK) == -1)
+			/* 256 KiB, as sbx-proxy's first tunnels have. */
+			if (pipe2(d[i].p, O_NONBLOCK) == -1 ||
+			    fcntl(d[i].p[1], F_SETPIPE_SZ, BUFSZ) == -1)
 				err(1, "pipe2");
 		} else if ((d[i].buf = malloc(BUFSZ)) == NULL)
 			err(1, "malloc");
