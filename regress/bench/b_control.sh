@@ -41,7 +41,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 SOCK=$D/run/sbx.sock
 cat > "$D/sbx.conf" <<EOF

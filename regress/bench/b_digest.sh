@@ -37,7 +37,7 @@ NODE=$(command -v node) || die "node is missing (scripts/deps)"
 
 D=$(mktemp -d /tmp/sbx-bench-digest.XXXXXX) || die "mktemp failed"
 trap 'rm -rf "$D"' EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 for n in 4096 50000; do
 	"$NODE" "$REF" records "$SEED" "$n" "$D/r$n.json" ||

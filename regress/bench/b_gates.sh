@@ -53,7 +53,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 # ---- the routed evaluation --------------------------------------------
 cp -R "$FX/gate-packs" "$D/gate-packs"

@@ -48,7 +48,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 # ---- the example and three copies, reviewed and allowlisted ------------
 entries=$(sed -n '/"bundleId"/,/"reviewedAt"/p' "$EXT/providers.json" |

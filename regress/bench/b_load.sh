@@ -37,7 +37,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 cp -R "$FIX" "$D/bundle" && chmod -R go+rX "$D/bundle" || die "copy"
 dg=$("$C" digest bundle "$D/bundle" gate-providers/example.mjs) ||

@@ -83,7 +83,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 # unavail TOOL REASON: the visible line for a tool left out, on one line
 # (REASON may be written over several).

@@ -70,7 +70,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 # ---- the example bundle, allowlisted by the digest sbx computes -------
 cp -R "$FIX" "$D/bundle" && chmod -R go+rX "$D/bundle" || die "copy"

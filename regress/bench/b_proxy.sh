@@ -61,7 +61,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 # wait_for FILE: until it exists and is not empty (5 s at most).
 wait_for() {

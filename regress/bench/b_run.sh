@@ -57,7 +57,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 # report FILE LABEL: benchrun's lines as a table, the ratio and the
 # target (sbx's median at or below bwrap's).
