@@ -45,6 +45,7 @@ ATF_TC_WITHOUT_HEAD(ids_and_kinds);
 ATF_TC_BODY(ids_and_kinds, tc)
 {
 	struct rjob	*l, *i, *g;
+	uint32_t	 gid;
 
 	l = add(RJOB_LOAD, A, 1);
 	i = add(RJOB_INVOKE, A, 2);
@@ -62,12 +63,13 @@ ATF_TC_BODY(ids_and_kinds, tc)
 	ATF_CHECK_EQ(rjob_find(i->id, RJOB_MASK(RJOB_LOAD) |
 	    RJOB_MASK(RJOB_INVOKE)), i);
 	ATF_CHECK_EQ(rjob_find(g->id + 1000, ~0U), NULL);
+	gid = g->id;
 	released = 0;
 	rjob_free(l);
 	rjob_free(i);
 	rjob_free(g);
 	ATF_CHECK_EQ(released, 3);
-	ATF_CHECK_EQ(rjob_find(g->id, ~0U), NULL);
+	ATF_CHECK_EQ(rjob_find(gid, ~0U), NULL);
 }
 
 ATF_TC_WITHOUT_HEAD(waiting);
