@@ -704,11 +704,69 @@ control_status_reply(struct ctl_conn *c, uint32_t id)
 	egress_status(c, id);
 }
 
+/*
+ * Who sees what in STATUS: root and the monitor's own user see every
+ * tenant; any other peer only what connections of its own uid started.
+ * The service's own state (roles, self-test, pool, limits) is no
+ * tenant's and is shown to all.
+ */
+static int
+ctl_sees_all(const struct ctl_conn *c)
+{
+	return c->uid == 0 || c->uid == getuid();
+}
+
+/* Admitted connections of one uid. */
+static unsigned
+ctl_conns_uid(uid_t uid)
+{
+	struct ctl_conn	*c;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(c, &conns, entry)
+		if (!c->refused && c->uid == uid)
+			n++;
+	return n;
+}
+
+/*
+ * The proxy's figures as a peer that sees only its own may have them:
+ * its own live tunnels and their number.  The service-wide totals
+ * (connections, requests, denials, bytes) add up every tenant's traffic
+ * and are left out, as is every tunnel of a sandbox another uid started
+ * (its host, address and bytes).  Takes proxy; returns the new object.
+ */
+static cJSON *
+ctl_proxy_own(cJSON *proxy, uid_t uid)
+{
+	cJSON	*o, *own, *live, *t, *next, *sb;
+	uid_t	 owner;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    (own = cJSON_CreateArray()) == NULL)
+		fatalx("out of memory");
+	live = cJSON_GetObjectItemCaseSensitive(proxy, "live");
+	for (t = live != NULL ? live->child : NULL; t != NULL; t = next) {
+		next = t->next;
+		sb = cJSON_GetObjectItemCaseSensitive(t, "sandbox");
+		if (!cJSON_IsNumber(sb) || sb->valuedouble < 0 ||
+		    sb->valuedouble > UINT32_MAX ||
+		    msb_owner((uint32_t)sb->valuedouble, &owner) == -1 ||
+		    owner != uid)
+			continue;
+		cJSON_AddItemToArray(own, cJSON_DetachItemViaPointer(live, t));
+	}
+	cJSON_AddNumberToObject(o, "tunnels", cJSON_GetArraySize(own));
+	cJSON_AddItemToObject(o, "live", own);
+	cJSON_Delete(proxy);
+	return o;
+}
+
 void
 control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 {
 	cJSON	*o, *arr, *r;
-	int	 i;
+	int	 i, all = ctl_sees_all(c);
 
 	o = ctl_object();
 	cJSON_AddStringToObject(o, "version", SBX_VERSION);
@@ -726,8 +784,12 @@ control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 		cJSON_AddStringToObject(r, "user", roles[i].user);
 		cJSON_AddItemToArray(arr, r);
 	}
-	cJSON_AddNumberToObject(o, "connections", nconns);
-	cJSON_AddNumberToObject(o, "sandboxes", msb_count());
+	/* "own": connections, sandboxes and proxy are the peer's only. */
+	cJSON_AddStringToObject(o, "scope", all ? "all" : "own");
+	cJSON_AddNumberToObject(o, "connections", all ? nconns :
+	    ctl_conns_uid(c->uid));
+	cJSON_AddNumberToObject(o, "sandboxes", all ? msb_count() :
+	    msb_count_uid(c->uid));
 	/* Pooled provider sandboxes booted and waiting for a run. */
 	if ((r = cJSON_AddObjectToObject(o, "provider_pool")) == NULL)
 		fatalx("out of memory");
@@ -744,7 +806,8 @@ control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 		    (strcmp(cgroups_mechanism(), "cgroup v2") == 0 ?
 		    SBX_LIMIT_CGV2 : 0));
 	cJSON_AddItemToObject(o, "selftest", selftest_json());
-	cJSON_AddItemToObject(o, "proxy", proxy);
+	cJSON_AddItemToObject(o, "proxy", all ? proxy :
+	    ctl_proxy_own(proxy, c->uid));
 	control_reply(c, SBX_MSG_STATUS, id, o);
 }
 
