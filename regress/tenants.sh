@@ -143,6 +143,61 @@ status_own_cleanup() {
 	status_cleanup_common
 }
 
+atf_test_case example_no_loopback
+example_no_loopback_head() {
+	atf_set "descr" "no profile of etc/sbx.conf allows the host's loopback, private or link-local ranges (127/8, ::1, 10/8, 172.16/12, 192.168/16, 169.254/16, fc00::/7), as the configuration check resolves it"
+}
+example_no_loopback_body() {
+	sbx_test_paths
+	command -v python3 > /dev/null || atf_fail "python3 is missing (scripts/deps installs it)"
+	atf_check -s exit:0 -o save:dump -e inline:"configuration OK\n" \
+	    "$M" -n -v -f "$S/top/etc/sbx.conf"
+	grep -q '^profile "fetch" {' dump || atf_fail "no fetch profile in the dump"
+	sed -n 's/^[[:space:]]*allow-cidr "\(.*\)"$/\1/p' dump > cidrs
+	atf_check -s exit:0 -o empty python3 -c '
+import ipaddress, sys
+host = [ipaddress.ip_network(n) for n in ("127.0.0.0/8", "::1/128",
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+    "fc00::/7", "fe80::/10", "::ffff:0:0/96")]
+bad = 0
+for line in open("cidrs"):
+    net = ipaddress.ip_network(line.strip(), strict=False)
+    for h in host:
+        if net.version == h.version and net.overlaps(h):
+            print("allow-cidr %s reaches %s" % (net, h), file=sys.stderr)
+            bad = 1
+sys.exit(bad)'
+}
+
+atf_test_case socket_shared_dir cleanup
+socket_shared_dir_head() {
+	atf_set "descr" "started as root, the monitor refuses a socket directory another user can write (where a name swapped after bind could be handed to the service user), and creates nothing there"
+}
+socket_shared_dir_body() {
+	[ "$(id -u)" -eq 0 ] ||
+	    atf_skip "needs root: only root creates the socket for another user (t_sockcreate covers a user's monitor)"
+	sbx_test_paths
+	sbx_test_dir sbxtenants
+	mkdir "$D/run"
+	chown nobody "$D/run"
+	chmod 777 "$D/run"
+	printf 'socket "%s"\nuser "nobody"\n' "$SOCK" > "$D/sbx.conf"
+	atf_check -s exit:1 -o empty \
+	    -e match:"socket directory $D/run: mode 0777 is writable by its group or by others" \
+	    "$M" -d -f "$D/sbx.conf"
+	[ -e "$SOCK" ] && atf_fail "a socket was made in $D/run"
+	# Made safe (the service user's, 0755): it starts.
+	chmod 755 "$D/run"
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	atf_check -o inline:"nobody\n" stat -c %U "$SOCK"
+	kill -TERM "$(cat mon.pid)"
+	wait "$(cat mon.pid)" 2>/dev/null
+	return 0
+}
+socket_shared_dir_cleanup() {
+	status_cleanup_common
+}
+
 atf_init_test_cases() {
 	# set-id and ids
 	:
@@ -155,4 +210,6 @@ atf_init_test_cases() {
 	# status, example
 	atf_add_test_case status_two_users
 	atf_add_test_case status_own
+	atf_add_test_case example_no_loopback
+	atf_add_test_case socket_shared_dir
 }
