@@ -257,7 +257,11 @@ control_open(const struct sbx_conf *c, uid_t owner)
 		    owner != (uid_t)-1 ? (gid_t)c->user_gid : (gid_t)-1;
 	}
 	if (sock_bind(fd, dfd, name, fsuid, gid, c->socket_mode) == -1) {
-		log_warn("socket %s: bind", c->socket);
+		if (errno == ENOENT && access("/proc/self/fd", X_OK) == -1)
+			log_warnx("socket %s: bind through /proc/self/fd: "
+			    "/proc is not mounted", c->socket);
+		else
+			log_warn("socket %s: bind", c->socket);
 		close(fd);
 		goto fail_dir;
 	}
