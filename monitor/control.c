@@ -8,6 +8,7 @@
  * monitor and every other client carry on.
  */
 #include <sys/types.h>
+#include <sys/fsuid.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include <event.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,11 +77,6 @@ static void	 ctl_event_add(struct ctl_conn *);
 
 /* ---- the socket ------------------------------------------------------ */
 
-/*
- * Open the control socket.  A socket file left by a dead monitor is
- * removed, but only after making sure no monitor answers on it: two
- * monitors on one socket would split the agents between them.
- */
 /* Any exit of the monitor, fatal() included, takes the socket with it. */
 static pid_t	 sockowner;
 
@@ -90,13 +87,116 @@ control_atexit(void)
 		(void)unlink(sockpath);
 }
 
+/*
+ * Check the socket's directory, pinned by dfd: as root, only root and the
+ * service's user (owner) may be able to add, remove or rename names in
+ * it.  Anyone else could swap the socket's name for another file, or
+ * stand in for the monitor, between or after the steps below.
+ */
+static int
+sockdir_check(const char *dir, int dfd, uid_t owner)
+{
+	struct stat	 st;
+
+	if (fstat(dfd, &st) == -1) {
+		log_warn("socket directory %s", dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		log_warnx("socket directory %s: not a directory", dir);
+		return -1;
+	}
+	if (geteuid() != 0)
+		return 0;
+	if (st.st_uid != 0 && st.st_uid != owner) {
+		log_warnx("socket directory %s: owned by uid %u, neither root "
+		    "nor the service's user; refusing to create the socket "
+		    "where another user can swap names", dir,
+		    (unsigned)st.st_uid);
+		return -1;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		log_warnx("socket directory %s: mode %04o is writable by its "
+		    "group or by others; refusing to create the socket where "
+		    "another user can swap names", dir,
+		    (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * bind(2) through the pinned directory with this process's file system
+ * ids set to uid and gid and the umask to mode's complement: the kernel
+ * creates the socket's inode with its final owner, group and mode in one
+ * step, so that nothing is ever changed by path afterwards (a chown or
+ * chmod by path would follow a symlink swapped in after the bind).
+ * Single-threaded: the file system ids and the umask are the process's.
+ */
+static int
+sock_bind(int fd, int dfd, const char *name, uid_t uid, gid_t gid,
+    mode_t mode)
+{
+	struct sockaddr_un	 sun;
+	mode_t			 old;
+	int			 r, saved;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path),
+	    "/proc/self/fd/%d/%s", dfd, name) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (gid != (gid_t)-1) {
+		(void)setfsgid(gid);
+		if ((gid_t)setfsgid(gid) != gid)
+			fatalx("setfsgid %u", (unsigned)gid);
+	}
+	if (uid != (uid_t)-1) {
+		(void)setfsuid(uid);
+		if ((uid_t)setfsuid(uid) != uid)
+			fatalx("setfsuid %u", (unsigned)uid);
+	}
+	old = umask(~mode & 0777);
+	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	saved = errno;
+	umask(old);
+	/* Back to the effective ids (and with root's, its capabilities). */
+	if (uid != (uid_t)-1) {
+		(void)setfsuid(geteuid());
+		if ((uid_t)setfsuid(geteuid()) != geteuid())
+			fatalx("setfsuid %u", (unsigned)geteuid());
+	}
+	if (gid != (gid_t)-1) {
+		(void)setfsgid(getegid());
+		if ((gid_t)setfsgid(getegid()) != getegid())
+			fatalx("setfsgid %u", (unsigned)getegid());
+	}
+	errno = saved;
+	return r;
+}
+
+/*
+ * Open the control socket.  A socket file left by a dead monitor is
+ * removed, but only after making sure no monitor answers on it: two
+ * monitors on one socket would split the agents between them.
+ *
+ * As root, the socket is made by the kernel as owner and the socket's
+ * group with its mode (sock_bind) in a directory only root and owner can
+ * write (sockdir_check), and only checked afterwards: nothing is changed
+ * by a path a user could redirect.  In a directory of owner's it is
+ * created with owner's file system uid; in one of root's, with root's.
+ */
 int
 control_open(const struct sbx_conf *c, uid_t owner)
 {
 	struct sockaddr_un	 sun;
-	struct stat		 st;
-	mode_t			 old;
-	int			 fd, probe;
+	struct stat		 st, dst;
+	char			 dir[PATH_MAX], *name;
+	uid_t			 fsuid = (uid_t)-1;
+	gid_t			 gid = (gid_t)-1;
+	int			 fd, probe, dfd;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -105,62 +205,95 @@ control_open(const struct sbx_conf *c, uid_t owner)
 		log_warnx("socket %s: path too long", c->socket);
 		return -1;
 	}
+	if (strlcpy(dir, c->socket, sizeof(dir)) >= sizeof(dir) ||
+	    (name = strrchr(dir, '/')) == NULL || name[1] == '\0') {
+		log_warnx("socket %s: not an absolute path to a file",
+		    c->socket);
+		return -1;
+	}
+	*name++ = '\0';
+	if ((dfd = open(dir[0] != '\0' ? dir : "/",
+	    O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		log_warn("socket directory %s", dir);
+		return -1;
+	}
+	if (sockdir_check(dir[0] != '\0' ? dir : "/", dfd, owner) == -1 ||
+	    fstat(dfd, &dst) == -1)
+		goto fail_dir;
 	if ((probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		fatal("socket");
 	if (connect(probe, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
 		close(probe);
 		log_warnx("socket %s: another monitor is answering on it",
 		    c->socket);
-		return -1;
+		goto fail_dir;
 	}
 	close(probe);
 	/* Only ever replace a socket: a typo in sbx.conf must not delete
 	 * whatever file happens to sit at that path. */
-	if (lstat(c->socket, &st) == 0) {
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			log_warnx("socket %s: exists and is not a socket; "
 			    "not replacing it", c->socket);
-			return -1;
+			goto fail_dir;
 		}
-		if (unlink(c->socket) == -1) {
+		if (unlinkat(dfd, name, 0) == -1) {
 			log_warn("socket %s: cannot remove stale socket",
 			    c->socket);
-			return -1;
+			goto fail_dir;
 		}
 	} else if (errno != ENOENT) {
 		log_warn("socket %s", c->socket);
-		return -1;
+		goto fail_dir;
 	}
 
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0)) == -1)
 		fatal("socket");
-	/* Create it with no access at all, then open it up as configured:
-	 * there is no window in which the umask decides. */
-	old = umask(0777);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		umask(old);
-		log_warn("socket %s: bind", c->socket);
-		close(fd);
-		return -1;
+	if (geteuid() == 0) {
+		if (owner != (uid_t)-1 && dst.st_uid == owner)
+			fsuid = owner;
+		gid = c->socket_group.set ? (gid_t)c->socket_group.id :
+		    owner != (uid_t)-1 ? (gid_t)c->user_gid : (gid_t)-1;
 	}
-	umask(old);
-	if ((owner != (uid_t)-1 || c->socket_group.set) &&
-	    chown(c->socket, owner, c->socket_group.set ?
-	    (gid_t)c->socket_group.id : (gid_t)-1) == -1) {
+	if (sock_bind(fd, dfd, name, fsuid, gid, c->socket_mode) == -1) {
+		if (errno == ENOENT && access("/proc/self/fd", X_OK) == -1)
+			log_warnx("socket %s: bind through /proc/self/fd: "
+			    "/proc is not mounted", c->socket);
+		else
+			log_warn("socket %s: bind", c->socket);
+		close(fd);
+		goto fail_dir;
+	}
+	/* Not root: only the caller's own rights are at stake, and its own
+	 * group is all it can give; not following a symlink all the same. */
+	if (geteuid() != 0 && c->socket_group.set &&
+	    fchownat(dfd, name, (uid_t)-1, (gid_t)c->socket_group.id,
+	    AT_SYMLINK_NOFOLLOW) == -1) {
 		log_warn("socket %s: chgrp %u", c->socket,
 		    (unsigned)c->socket_group.id);
 		goto fail;
 	}
-	if (chmod(c->socket, c->socket_mode) == -1) {
-		log_warn("socket %s: chmod %04o", c->socket,
-		    (unsigned)c->socket_mode);
+	/* What was made is what was meant (a set-gid directory imposes its
+	 * group): checked, never corrected by path. */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		log_warn("socket %s", c->socket);
+		goto fail;
+	}
+	if (!S_ISSOCK(st.st_mode) || (st.st_mode & 07777) != c->socket_mode ||
+	    (fsuid != (uid_t)-1 && st.st_uid != fsuid) ||
+	    (gid != (gid_t)-1 && st.st_gid != gid)) {
+		log_warnx("socket %s: created as uid %u gid %u mode %04o, "
+		    "not as configured (a set-gid directory?)", c->socket,
+		    (unsigned)st.st_uid, (unsigned)st.st_gid,
+		    (unsigned)(st.st_mode & 07777));
 		goto fail;
 	}
 	if (listen(fd, 128) == -1) {
 		log_warn("socket %s: listen", c->socket);
 		goto fail;
 	}
+	close(dfd);
 	strlcpy(sockpath, c->socket, sizeof(sockpath));
 	sockowner = getpid();
 	atexit(control_atexit);
@@ -168,8 +301,10 @@ control_open(const struct sbx_conf *c, uid_t owner)
 	ctlconf = (struct sbx_conf *)c;
 	return 0;
  fail:
-	unlink(c->socket);
+	(void)unlinkat(dfd, name, 0);
 	close(fd);
+ fail_dir:
+	close(dfd);
 	return -1;
 }
 
@@ -704,11 +839,69 @@ control_status_reply(struct ctl_conn *c, uint32_t id)
 	egress_status(c, id);
 }
 
+/*
+ * Who sees what in STATUS: root and the monitor's own user see every
+ * tenant; any other peer only what connections of its own uid started.
+ * The service's own state (roles, self-test, pool, limits) is no
+ * tenant's and is shown to all.
+ */
+static int
+ctl_sees_all(const struct ctl_conn *c)
+{
+	return c->uid == 0 || c->uid == getuid();
+}
+
+/* Admitted connections of one uid. */
+static unsigned
+ctl_conns_uid(uid_t uid)
+{
+	struct ctl_conn	*c;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(c, &conns, entry)
+		if (!c->refused && c->uid == uid)
+			n++;
+	return n;
+}
+
+/*
+ * The proxy's figures as a peer that sees only its own may have them:
+ * its own live tunnels and their number.  The service-wide totals
+ * (connections, requests, denials, bytes) add up every tenant's traffic
+ * and are left out, as is every tunnel of a sandbox another uid started
+ * (its host, address and bytes).  Takes proxy; returns the new object.
+ */
+static cJSON *
+ctl_proxy_own(cJSON *proxy, uid_t uid)
+{
+	cJSON	*o, *own, *live, *t, *next, *sb;
+	uid_t	 owner;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    (own = cJSON_CreateArray()) == NULL)
+		fatalx("out of memory");
+	live = cJSON_GetObjectItemCaseSensitive(proxy, "live");
+	for (t = live != NULL ? live->child : NULL; t != NULL; t = next) {
+		next = t->next;
+		sb = cJSON_GetObjectItemCaseSensitive(t, "sandbox");
+		if (!cJSON_IsNumber(sb) || sb->valuedouble < 0 ||
+		    sb->valuedouble > UINT32_MAX ||
+		    msb_owner((uint32_t)sb->valuedouble, &owner) == -1 ||
+		    owner != uid)
+			continue;
+		cJSON_AddItemToArray(own, cJSON_DetachItemViaPointer(live, t));
+	}
+	cJSON_AddNumberToObject(o, "tunnels", cJSON_GetArraySize(own));
+	cJSON_AddItemToObject(o, "live", own);
+	cJSON_Delete(proxy);
+	return o;
+}
+
 void
 control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 {
 	cJSON	*o, *arr, *r;
-	int	 i;
+	int	 i, all = ctl_sees_all(c);
 
 	o = ctl_object();
 	cJSON_AddStringToObject(o, "version", SBX_VERSION);
@@ -726,8 +919,12 @@ control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 		cJSON_AddStringToObject(r, "user", roles[i].user);
 		cJSON_AddItemToArray(arr, r);
 	}
-	cJSON_AddNumberToObject(o, "connections", nconns);
-	cJSON_AddNumberToObject(o, "sandboxes", msb_count());
+	/* "own": connections, sandboxes and proxy are the peer's only. */
+	cJSON_AddStringToObject(o, "scope", all ? "all" : "own");
+	cJSON_AddNumberToObject(o, "connections", all ? nconns :
+	    ctl_conns_uid(c->uid));
+	cJSON_AddNumberToObject(o, "sandboxes", all ? msb_count() :
+	    msb_count_uid(c->uid));
 	/* Pooled provider sandboxes booted and waiting for a run. */
 	if ((r = cJSON_AddObjectToObject(o, "provider_pool")) == NULL)
 		fatalx("out of memory");
@@ -744,7 +941,8 @@ control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 		    (strcmp(cgroups_mechanism(), "cgroup v2") == 0 ?
 		    SBX_LIMIT_CGV2 : 0));
 	cJSON_AddItemToObject(o, "selftest", selftest_json());
-	cJSON_AddItemToObject(o, "proxy", proxy);
+	cJSON_AddItemToObject(o, "proxy", all ? proxy :
+	    ctl_proxy_own(proxy, c->uid));
 	control_reply(c, SBX_MSG_STATUS, id, o);
 }
 

@@ -281,9 +281,11 @@ main(int argc, char *argv[])
 	if (audit_open(monitor_conf->log_file) == -1)
 		exit(1);
 	/*
-	 * The socket is made before root is given up (DESIGN 1): chgrp to a
-	 * socket-group the run-as user is not in needs root.  It is then
-	 * owned by the run-as user, who removes it at exit.
+	 * The socket is made before root is given up (DESIGN 1): a
+	 * socket-group the run-as user is not in needs root.  bind(2) makes
+	 * it owned by the run-as user (when that user owns the directory,
+	 * so it can remove it at exit), in that group, with its mode, and
+	 * nothing is changed by path after (control_open).
 	 */
 	proc_open_all();
 	if (geteuid() == 0) {

@@ -338,6 +338,8 @@ void	 msb_conn_gone(struct ctl_conn *);
 void	 msb_started(struct role *, struct imsg *);
 void	 msb_exited(struct role *, struct imsg *);
 unsigned msb_count(void);
+unsigned msb_count_uid(uid_t);
+int	 msb_owner(uint32_t, uid_t *);
 void	 msb_new_runner(uint32_t, const uint8_t *, size_t, int, int,
 	    uint32_t);
 int	 msb_arm(uint32_t, uint32_t);

@@ -71,7 +71,7 @@ msb_limits(void)
 	return limits_seen;
 }
 
-static unsigned
+unsigned
 msb_count_uid(uid_t uid)
 {
 	struct msb	*s;
@@ -92,6 +92,19 @@ msb_byid(uint32_t id)
 		if (s->id == id)
 			return s;
 	return NULL;
+}
+
+/* The uid whose connection started sandbox id (a provider run's: the
+ * service's own); -1 when there is no such sandbox. */
+int
+msb_owner(uint32_t id, uid_t *uid)
+{
+	struct msb	*s;
+
+	if ((s = msb_byid(id)) == NULL)
+		return -1;
+	*uid = s->uid;
+	return 0;
 }
 
 static void

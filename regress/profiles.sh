@@ -7,8 +7,8 @@
 # is the example's "_sbx" (scripts/check creates both), as a user both
 # are that user.  Each profile starts a dynamic program; "build" compiles
 # a C program in a 0700 project of the caller's and runs it, and what it
-# made belongs to the caller; "fetch" reaches a local upstream through
-# sbx-proxy and is refused its denied name.
+# made belongs to the caller; "fetch" goes through sbx-proxy, which
+# refuses it a local upstream on 127.0.0.1 and its denied name.
 
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
@@ -140,13 +140,15 @@ every_profile_body() {
 	atf_check -s exit:126 -o empty -e match:"Permission denied" \
 	    $AS "$CU" -s "$SOCK" run -p strict -w "$D/open" -- /work/t
 
-	# fetch: through sbx-proxy only, to what its rules allow: the
-	# local upstream by its allow-cidr, not private.example.com.
+	# fetch: through sbx-proxy only, to what its rules allow: not the
+	# host's loopback (the example has no such allow-cidr: it reaches
+	# no host service), not private.example.com.
 	sbx_upstream_test "$D/up.port"
 	up=$UP
-	atf_check -s exit:0 -o match:"^path /fetched$" \
+	atf_check -s exit:0 -o match:"^HTTP/1.1 403" \
+	    -o match:"^X-Sbx-Error: .*address 127.0.0.1 is not a name and no allow-cidr covers it" \
 	    $AS "$CU" -s "$SOCK" run -p fetch -- /usr/bin/curl -sS -m 10 \
-	    "http://127.0.0.1:$up/fetched"
+	    -D - -o /dev/null "http://127.0.0.1:$up/fetched"
 	atf_check -s exit:0 -o match:"^HTTP/1.1 403" \
 	    -o match:"^X-Sbx-Error: .*deny-domain" \
 	    $AS "$CU" -s "$SOCK" run -p fetch -- /usr/bin/curl -sS -m 10 \

@@ -146,19 +146,24 @@ cmd_ping(struct sbxctl *ctx, int argc, char **argv)
 
 /* The proxy's live tunnels and its totals since it started. */
 static void
-status_proxy(const cJSON *p)
+status_proxy(const cJSON *p, int own)
 {
 	const cJSON	*live, *t;
 	double		 listed = 0;
 
 	if (p == NULL)
 		return;
-	printf("proxy %.0f connections, %.0f tunnels; since start %.0f "
-	    "connections (%.0f over a cap), %.0f requests, %.0f denied, "
-	    "%.0f bytes up, %.0f down\n", num(p, "connections"),
-	    num(p, "tunnels"), num(p, "accepted"), num(p, "over_cap"),
-	    num(p, "requests"), num(p, "denied"), num(p, "bytes_up"),
-	    num(p, "bytes_down"));
+	if (own)
+		printf("proxy %.0f tunnels of yours (the service's totals "
+		    "are shown to root only)\n", num(p, "tunnels"));
+	else
+		printf("proxy %.0f connections, %.0f tunnels; since start "
+		    "%.0f connections (%.0f over a cap), %.0f requests, %.0f "
+		    "denied, %.0f bytes up, %.0f down\n",
+		    num(p, "connections"), num(p, "tunnels"),
+		    num(p, "accepted"), num(p, "over_cap"),
+		    num(p, "requests"), num(p, "denied"), num(p, "bytes_up"),
+		    num(p, "bytes_down"));
 	live = cJSON_GetObjectItemCaseSensitive(p, "live");
 	cJSON_ArrayForEach(t, live) {
 		printf("tunnel sandbox %-6.0f %s:%.0f (%s) up %.0f down %.0f "
@@ -178,7 +183,7 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 	struct sbx_conn	*c;
 	const cJSON	*r, *roles, *st;
 	cJSON		*o;
-	int		 status = SBXCTL_EXIT_OK;
+	int		 status = SBXCTL_EXIT_OK, own;
 
 	if ((status = args_operands(ctx, "status", &argc, &argv)) != 0)
 		return status;
@@ -193,9 +198,12 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 			printf("sbx-monitor %s, pid %.0f, user %s, up %.0f s\n",
 			    str(o, "version"), num(o, "pid"), str(o, "user"),
 			    num(o, "uptime"));
-			printf("connections %.0f, sandboxes %.0f, memory and "
+			/* A peer other than root sees its own only. */
+			own = strcmp(str(o, "scope"), "own") == 0;
+			printf("connections %.0f, sandboxes %.0f%s, memory and "
 			    "pids limits by %s%s%s\n", num(o, "connections"),
-			    num(o, "sandboxes"), str(o, "limits"),
+			    num(o, "sandboxes"), own ? " (yours)" : "",
+			    str(o, "limits"),
 			    cJSON_HasObjectItem(o, "cgroup") ? " " : "",
 			    cJSON_HasObjectItem(o, "cgroup") ? str(o, "cgroup") :
 			    "");
@@ -218,7 +226,7 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 				    str(r, "name"), num(r, "pid"),
 				    str(r, "user"));
 			status_proxy(cJSON_GetObjectItemCaseSensitive(o,
-			    "proxy"));
+			    "proxy"), own);
 		}
 		cJSON_Delete(o);
 	}
