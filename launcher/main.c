@@ -2,10 +2,9 @@
  * sbx-launcher: the only process that creates namespaces.  The monitor
  * sends a sandbox as SPEC (the serialised spec), one FD per descriptor and
  * START; the launcher clones it, reports STARTED, watches its pidfd and
- * deadline, and reports EXIT.  Like every role it applies its privilege
- * file (launcher/launcher.priv, a deny-list: everything the shim and the
- * payload need passes through it) before it reads anything, and any
- * message outside its table ends it.
+ * deadline, and reports EXIT.  It forks its spawner and mapper (split.c)
+ * and applies its privilege file (launcher/launcher.priv, an allow-list)
+ * before it reads anything, and any message outside its table ends it.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -355,11 +354,19 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	 * credentials; idmap_check() refuses host root again here.
 	 */
 	conf = lconf;
+	conf.identity = ls.identity;
 	switch (ls.identity) {
 	case SBX_IDENTITY_SERVICE:
-		if (ls.host_uid != 0 || ls.host_gid != 0)
+		/* sandbox-user: the dedicated user's ids, mapped like any
+		 * other (the mapper allows that pair); 0/0: our own. */
+		if ((ls.host_uid != 0) != (ls.host_gid != 0))
 			fatalx("sandbox %u: identity service with host ids "
 			    "%u/%u", l->id, ls.host_uid, ls.host_gid);
+		if (ls.host_uid != 0) {
+			conf.map_host = 1;
+			conf.host_uid = ls.host_uid;
+			conf.host_gid = ls.host_gid;
+		}
 		break;
 	case SBX_IDENTITY_CALLER:
 	case SBX_IDENTITY_RANGE:
@@ -493,6 +500,13 @@ main(int argc, char *argv[])
 	lconf.sandbox_uid = SANDBOX_UID_DEFAULT;
 	lconf.sandbox_gid = SANDBOX_UID_DEFAULT;
 	lconf.child_scrub = launch_scrub;
+	/*
+	 * Before launcher.priv and before anything is read: fork the mapper
+	 * (it alone keeps the monitor's policy socket) and the spawner, and
+	 * drop every capability (split.c).
+	 */
+	role_keep_fd(LAUNCH_POLICY_FD);
+	role_before_priv(split_start);
 	role_init(argc, argv, "launcher", &priv_table_launcher, &ibuf);
 	/* Memory and pids caps for whole sandboxes where the service made
 	 * this launcher cgroups (v2 first, then v1); rlimits otherwise, and
