@@ -50,7 +50,10 @@ idmap_privileged(void)
 int
 idmap_can_map(void)
 {
-	return split_mapper() != -1 || idmap_privileged();
+	/* Split, the front holds nothing and asks nothing (no capget). */
+	if (split_spawner() != -1)
+		return split_mapper() != -1;
+	return idmap_privileged();
 }
 
 static int
