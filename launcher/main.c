@@ -48,9 +48,42 @@ static struct launcher_conf	 lconf;
 static struct imsgbuf		*chan;
 static struct launch		*spawning;	/* in sandbox_spawn, or NULL */
 static struct event		 spare_ev;	/* make the next cgroups */
+static struct event		 part_ev[2];	/* spawner, mapper */
 static struct event		 term_ev;
 
 static void	 launch_free(struct launch *);
+
+/*
+ * The spawner's and the mapper's sockets are read only for an answer
+ * the front waits for; readable otherwise means the part is gone (or
+ * said something unasked): the launcher ends, and the monitor with it,
+ * as for any lost role.
+ */
+static void
+part_lost(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	fatalx("the launcher's %s is gone or spoke unasked",
+	    (const char *)arg);
+}
+
+static void
+part_watch(void)
+{
+	static const char	*names[2] = { "spawner", "mapper" };
+	int			 fds[2], i;
+
+	fds[0] = split_spawner();
+	fds[1] = split_mapper();
+	for (i = 0; i < 2; i++) {
+		if (fds[i] == -1)
+			continue;
+		event_set(&part_ev[i], fds[i], EV_READ | EV_PERSIST,
+		    part_lost, (void *)(uintptr_t)names[i]);
+		event_add(&part_ev[i], NULL);
+	}
+}
 
 /*
  * SIGTERM, the monitor's orderly stop: every sandbox is killed and reaped
@@ -528,6 +561,7 @@ main(int argc, char *argv[])
 	if (shim_filters_init(err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	chan = &ibuf;
+	part_watch();
 	evtimer_set(&spare_ev, spare_make, NULL);
 	spare_later();
 	signal_set(&term_ev, SIGTERM, launch_term, NULL);

@@ -398,14 +398,23 @@ idmap_policy_check(const struct idmap_policy *pol, uint32_t identity,
 	}
 	switch (identity) {
 	case SBX_IDENTITY_SERVICE:
+		/* With a sandbox-user, no sandbox runs as the service user
+		 * (which owns the socket, the roles and every sandbox's
+		 * namespaces); without one, its own pair is all there is. */
+		if (pol->sandbox_user_uid != 0) {
+			if (uid == (uid_t)pol->sandbox_user_uid &&
+			    gid == (gid_t)pol->sandbox_user_gid)
+				return 0;
+			snprintf(err, errlen, "identity service: host uid/gid "
+			    "%u/%u is not sandbox-user's %u/%u", (unsigned)uid,
+			    (unsigned)gid, pol->sandbox_user_uid,
+			    pol->sandbox_user_gid);
+			return -1;
+		}
 		if (uid == self_uid && gid == self_gid)
 			return 0;
-		if (pol->sandbox_user_uid != 0 &&
-		    uid == (uid_t)pol->sandbox_user_uid &&
-		    gid == (gid_t)pol->sandbox_user_gid)
-			return 0;
 		snprintf(err, errlen, "identity service: host uid/gid %u/%u "
-		    "is neither the service's own pair nor sandbox-user's",
+		    "is not the service's own pair (no sandbox-user)",
 		    (unsigned)uid, (unsigned)gid);
 		return -1;
 	case SBX_IDENTITY_RANGE:

@@ -211,6 +211,33 @@ launcher_policy_fd_cleanup() {
 	ids_cleanup_common
 }
 
+atf_test_case launcher_part_lost cleanup
+launcher_part_lost_head() {
+	atf_set "descr" "kill -9 of the launcher's spawner or mapper ends the launcher and so the monitor (fail closed), as for any lost role"
+	atf_set "timeout" "120"
+}
+launcher_part_lost_body() {
+	parts=spawner
+	[ "$(id -u)" -eq 0 ] && parts="spawner mapper"
+	for part in $parts; do
+		ids_setup
+		launcher_procs
+		[ "$part" = spawner ] && victim=$spawner || victim=$mapper
+		kill -9 "$victim"
+		i=0
+		while kill -0 "$mon" 2>/dev/null; do
+			i=$((i + 1))
+			[ $i -lt 300 ] || atf_fail "monitor alive after its $part died"
+			sleep 0.1
+		done
+		atf_check -o match:"launcher's $part is gone" cat mon.log
+		rm -rf "$(cat tmpdir)" mon.pid tmpdir
+	done
+}
+launcher_part_lost_cleanup() {
+	ids_cleanup_common
+}
+
 # ---- bounded connections (flood_*) ----
 
 # ---- passed descriptors, the socket, provider loads (fd_*, socket_*, load_*) ----
@@ -227,6 +254,7 @@ atf_init_test_cases() {
 	atf_add_test_case launcher_caps
 	atf_add_test_case launcher_filters
 	atf_add_test_case launcher_policy_fd
+	atf_add_test_case launcher_part_lost
 	# floods
 	:
 	# descriptors, socket, loads

@@ -150,10 +150,12 @@ ATF_TC_BODY(service, tc)
 	ACCEPTED(&p, SBX_IDENTITY_SERVICE, SELF_UID, SELF_GID);
 	REFUSED(&p, SBX_IDENTITY_SERVICE, SELF_UID, 100, "own pair");
 	REFUSED(&p, SBX_IDENTITY_SERVICE, 1001, 100, "own pair");
-	/* sandbox-user: that pair, below caller-min-uid, and no other */
+	/* sandbox-user: that pair, below caller-min-uid, and no other --
+	 * not even the service's own any more */
 	p.sandbox_user_uid = 995;
 	p.sandbox_user_gid = 994;
 	ACCEPTED(&p, SBX_IDENTITY_SERVICE, 995, 994);
+	REFUSED(&p, SBX_IDENTITY_SERVICE, SELF_UID, SELF_GID, "sandbox-user");
 	REFUSED(&p, SBX_IDENTITY_SERVICE, 995, 42, "sandbox-user");
 	REFUSED(&p, SBX_IDENTITY_SERVICE, 990, 42, "sandbox-user");
 	/* ... and not as a caller either */
