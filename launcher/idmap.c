@@ -45,6 +45,7 @@ idmap_privileged(void)
 	want = (1U << CAP_SETUID) | (1U << CAP_SETGID);
 	return (data[0].effective & want) == want;
 }
+
 /* Maps onto other host ids can be written: by the mapper (split), or
  * by this process itself (the unit tests, run as root). */
 int
