@@ -238,6 +238,27 @@ launcher_part_lost_cleanup() {
 	ids_cleanup_common
 }
 
+atf_test_case launcher_mapper_refuses cleanup
+launcher_mapper_refuses_head() {
+	atf_set "descr" "a caller whose gid is a system group it is not the primary member of (here daemon, gid 1) gets no sandbox: the launcher's mapper refuses the map on its own, and logs it"
+}
+launcher_mapper_refuses_body() {
+	[ "$(id -u)" -eq 0 ] || atf_skip "a second user and a system gid need root"
+	getent group daemon >/dev/null || atf_skip "no group daemon"
+	ids_setup
+	atf_check -s exit:125 -o empty \
+	    -e match:"id map refused: host gid [0-9]*: a system group" \
+	    runuser -u "$CALLER" -g daemon -- "$CU" -s "$SOCK" run -p caller \
+	    -w "$D/w" -- /bin/true
+	atf_check -o match:"mapper: refused to map pid [0-9]* onto" cat mon.log
+	# and its own primary group is fine
+	atf_check -o inline:"1000\n" $AS "$CU" -s "$SOCK" run -p caller \
+	    -w "$D/w" -- /usr/bin/id -g
+}
+launcher_mapper_refuses_cleanup() {
+	ids_cleanup_common
+}
+
 # ---- bounded connections (flood_*) ----
 
 # ---- passed descriptors, the socket, provider loads (fd_*, socket_*, load_*) ----
@@ -255,6 +276,7 @@ atf_init_test_cases() {
 	atf_add_test_case launcher_filters
 	atf_add_test_case launcher_policy_fd
 	atf_add_test_case launcher_part_lost
+	atf_add_test_case launcher_mapper_refuses
 	# floods
 	:
 	# descriptors, socket, loads
