@@ -336,7 +336,7 @@ __ubsan_default_options(void)						\
 /* The compiled tables (libsbxpriv.a), one per DIR/NAME.priv file. */
 #define PRIV_TABLES(X)							\
 	X(command) X(launcher) X(monitor) X(provider) X(provider_runner) \
-	X(proxy) X(shim)
+	X(proxy) X(shim) X(spawner) X(mapper)
 #define PRIV_TABLE_DECLARE(n)	extern const struct priv_table priv_table_##n;
 PRIV_TABLES(PRIV_TABLE_DECLARE)
 
@@ -969,6 +969,30 @@ struct launch_listener {
 	uint32_t	 family;	/* AF_INET or AF_INET6 */
 };
 
+/*
+ * The id-map policy (issue 20).  The monitor gives the launcher a second
+ * descriptor at exec, LAUNCH_POLICY_FD, a SOCK_SEQPACKET socket whose
+ * other end it keeps; only the launcher's mapper (launcher/mapper.c)
+ * keeps it, and the monitor writes one struct idmap_policy on it at start
+ * and after each reload.  The policy so never passes through the part of
+ * the launcher that reads what sandboxes send.
+ */
+#define LAUNCH_POLICY_FD	4
+#define IDMAP_POLICY_VERSION	1
+#define IDMAP_ALLOW_MAX		64	/* "allow uid" lines passed on */
+
+struct idmap_policy {
+	uint32_t	 version;	/* IDMAP_POLICY_VERSION */
+	uint32_t	 caller_min_uid;
+	uint32_t	 range_set;
+	uint32_t	 range_start;
+	uint32_t	 range_count;
+	uint32_t	 sandbox_user_uid;	/* 0: none */
+	uint32_t	 sandbox_user_gid;
+	uint32_t	 nallow;
+	uint32_t	 allow_uid[IDMAP_ALLOW_MAX];
+};
+
 struct launch_started {
 	int32_t		 pid;		/* in the launcher's namespace */
 	uint32_t	 limits;	/* SBX_LIMIT_* in force */
@@ -1014,6 +1038,7 @@ struct role_handler {
  * applied (once the event base, role_base(), exists). */
 struct event_base;
 void	 role_before_priv(void (*)(void));
+void	 role_keep_fd(int);	/* one more descriptor survives role_init */
 struct event_base *role_base(void);
 void	 role_init(int, char *[], const char *, const struct priv_table *,
 	    struct imsgbuf *);

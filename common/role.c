@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <errno.h>
 #include <event.h>
@@ -34,6 +35,15 @@ static short			 role_events;
 static const char		*role_name;
 static struct event_base	*role_evbase;
 static void			(*role_prepare)(void);
+static int			 role_kept = -1;
+
+/* A descriptor above ROLE_FD that role_init must not close (the
+ * launcher's LAUNCH_POLICY_FD, for its mapper). */
+void
+role_keep_fd(int fd)
+{
+	role_kept = fd;
+}
 
 /*
  * What a role must do with the host's file system and sockets still in
@@ -109,7 +119,13 @@ role_init(int argc, char *argv[], const char *name,
 		fatal("prctl(PR_SET_PDEATHSIG)");
 	if (getppid() != parent || parent == 1)
 		fatalx("the monitor is gone");
-	closefrom(ROLE_FD + 1);
+	if (role_kept > ROLE_FD) {
+		if (role_kept > ROLE_FD + 1)
+			(void)syscall(SYS_close_range, ROLE_FD + 1,
+			    role_kept - 1, 0);
+		closefrom(role_kept + 1);
+	} else
+		closefrom(ROLE_FD + 1);
 	/* Non-blocking whoever made the socketpair: role_dispatch reads on
 	 * until the channel is empty, which must end in EAGAIN, never in a
 	 * wait. */

@@ -11,9 +11,10 @@
  *   - the requesting peer's uid/gid (identity caller) or a dedicated id
  *     of sandbox-uid-range (identity range), which the monitor decided.
  *     Writing a map onto another host id needs CAP_SETUID and CAP_SETGID
- *     in the initial user namespace: the launcher of a service started
- *     as root keeps exactly those two (monitor/caps.c).  Host id 0 is
- *     never mapped, whatever the monitor asks.
+ *     in the initial user namespace: in a service started as root only
+ *     the launcher's mapper holds them (split.c), and it writes every
+ *     map, by its own policy (idmap_policy_check), whatever the front
+ *     asks.  Host id 0 is never mapped.
  */
 #include <sys/types.h>
 #include <sys/syscall.h>
@@ -44,6 +45,18 @@ idmap_privileged(void)
 	want = (1U << CAP_SETUID) | (1U << CAP_SETGID);
 	return (data[0].effective & want) == want;
 }
+
+/* Maps onto other host ids can be written: by the mapper (split), or
+ * by this process itself (the unit tests, run as root). */
+int
+idmap_can_map(void)
+{
+	/* Split, the front holds nothing and asks nothing (no capget). */
+	if (split_spawner() != -1)
+		return split_mapper() != -1;
+	return idmap_privileged();
+}
+
 static int
 write_file(pid_t pid, const char *name, const char *data, char *err,
     size_t errlen)
@@ -92,7 +105,7 @@ idmap_check(const struct launcher_conf *conf, char *err, size_t errlen)
 		    (unsigned)conf->host_uid, (unsigned)conf->host_gid);
 		return -1;
 	}
-	if (!idmap_privileged()) {
+	if (!idmap_can_map()) {
 		snprintf(err, errlen, "host uid/gid %u/%u: the launcher runs "
 		    "as uid %u without CAP_SETUID and CAP_SETGID and can map "
 		    "only its own id (the service must be started as root to "
@@ -105,13 +118,13 @@ idmap_check(const struct launcher_conf *conf, char *err, size_t errlen)
 }
 
 int
-idmap_write(pid_t pid, const struct launcher_conf *conf, char *err,
-    size_t errlen)
+idmap_write(pid_t pid, int pidfd, const struct launcher_conf *conf,
+    char *err, size_t errlen)
 {
 	char	 map[64];
 	uid_t	 hostuid;
 	gid_t	 hostgid;
-	int	 priv = idmap_privileged();
+	int	 priv = idmap_can_map();
 
 	if (idmap_check(conf, err, errlen) == -1)
 		return -1;
@@ -122,6 +135,11 @@ idmap_write(pid_t pid, const struct launcher_conf *conf, char *err,
 		hostuid = geteuid();
 		hostgid = getegid();
 	}
+	/* The mapper checks the request against the monitor's policy. */
+	if (split_mapper() != -1)
+		return mapper_request(pid, pidfd, conf->map_host ?
+		    conf->identity : SBX_IDENTITY_SERVICE, conf->sandbox_uid,
+		    conf->sandbox_gid, hostuid, hostgid, err, errlen);
 	if (!priv && write_file(pid, "setgroups", "deny", err, errlen) == -1)
 		return -1;
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)conf->sandbox_uid,

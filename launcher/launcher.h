@@ -28,6 +28,7 @@ struct launcher_conf {
 	 * Needs CAP_SETUID and CAP_SETGID; host id 0 is always refused.
 	 */
 	int		 map_host;
+	uint32_t	 identity;	/* SBX_IDENTITY_*, for the mapper */
 	uid_t		 host_uid;
 	gid_t		 host_gid;
 	/* cgroup v2, when cgv2 is set: the delegated directory the monitor
@@ -89,14 +90,75 @@ struct sandbox {
 	int		 reaped;
 };
 
+/*
+ * The launcher's split (split.c).  The front asks its spawner for a
+ * clone and its mapper for id maps over SOCK_SEQPACKET socketpairs.
+ */
+struct spawn_args {
+	int		 fds[SBX_SHIM_NFDS];	/* -1: leave closed */
+	int		 lifeline_w;	/* the front's end (local clone only) */
+	uid_t		 uid;		/* ids inside */
+	gid_t		 gid;
+	int		 dropgroups;
+	int		 keep_suid;
+	const struct sbx_spec *spec;
+	void		(*scrub)(void);
+};
+
+/* front -> spawner, + the descriptors of fdmask (SCM_RIGHTS) */
+struct spawn_msg {
+	uint32_t	 uid;
+	uint32_t	 gid;
+	uint32_t	 dropgroups;
+	uint32_t	 keep_suid;
+	uint32_t	 fdmask;	/* bit per SBX_SHIM_FD_* sent */
+	uint32_t	 cgroup;	/* sbx_spec's, which the wire omits */
+	uint32_t	 cgroup_wait;
+	uint32_t	 speclen;	/* serialised spec bytes that follow */
+};
+
+/* spawner -> front, + the pidfd when pid > 0 */
+struct spawn_reply {
+	int32_t		 pid;
+	int32_t		 error;		/* errno of the clone */
+};
+
+/* front -> mapper, + the target's pidfd */
+struct map_req {
+	int32_t		 pid;
+	uint32_t	 identity;	/* SBX_IDENTITY_* */
+	uint32_t	 uid_inside;
+	uint32_t	 gid_inside;
+	uint32_t	 host_uid;
+	uint32_t	 host_gid;
+};
+
+struct map_reply {
+	int32_t		 ok;
+	char		 why[SANDBOX_ERRLEN];
+};
+
+/* split.c */
+void	 split_start(void);
+void	 split_caps_only(uint64_t);
+int	 split_spawner(void);
+int	 split_mapper(void);
+pid_t	 spawner_request(const struct spawn_args *, int *);
+int	 mapper_request(pid_t, int, uint32_t, uid_t, gid_t, uid_t, gid_t,
+	    char *, size_t);
+int	 idmap_policy_check(const struct idmap_policy *, uint32_t, uid_t,
+	    gid_t, uid_t, gid_t, const char *, char *, size_t);
+
 /* spawn.c */
+pid_t	 spawn_clone(const struct spawn_args *, int, int *);
 int	 sandbox_spawn(struct sandbox *, const struct launcher_conf *,
 	    const struct sbx_spec *, const struct sandbox_io *,
 	    char *err, size_t errlen);
 
 /* idmap.c */
 int	 idmap_check(const struct launcher_conf *, char *, size_t);
-int	 idmap_write(pid_t, const struct launcher_conf *, char *, size_t);
+int	 idmap_write(pid_t, int, const struct launcher_conf *, char *, size_t);
+int	 idmap_can_map(void);
 int	 idmap_privileged(void);
 
 /* listener.c: the proxy listeners pid 1 hands out (network proxy) */

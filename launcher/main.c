@@ -2,10 +2,9 @@
  * sbx-launcher: the only process that creates namespaces.  The monitor
  * sends a sandbox as SPEC (the serialised spec), one FD per descriptor and
  * START; the launcher clones it, reports STARTED, watches its pidfd and
- * deadline, and reports EXIT.  Like every role it applies its privilege
- * file (launcher/launcher.priv, a deny-list: everything the shim and the
- * payload need passes through it) before it reads anything, and any
- * message outside its table ends it.
+ * deadline, and reports EXIT.  It forks its spawner and mapper (split.c)
+ * and applies its privilege file (launcher/launcher.priv, an allow-list)
+ * before it reads anything, and any message outside its table ends it.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -49,9 +48,42 @@ static struct launcher_conf	 lconf;
 static struct imsgbuf		*chan;
 static struct launch		*spawning;	/* in sandbox_spawn, or NULL */
 static struct event		 spare_ev;	/* make the next cgroups */
+static struct event		 part_ev[2];	/* spawner, mapper */
 static struct event		 term_ev;
 
 static void	 launch_free(struct launch *);
+
+/*
+ * The spawner's and the mapper's sockets are read only for an answer
+ * the front waits for; readable otherwise means the part is gone (or
+ * said something unasked): the launcher ends, and the monitor with it,
+ * as for any lost role.
+ */
+static void
+part_lost(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	fatalx("the launcher's %s is gone or spoke unasked",
+	    (const char *)arg);
+}
+
+static void
+part_watch(void)
+{
+	static const char	*names[2] = { "spawner", "mapper" };
+	int			 fds[2], i;
+
+	fds[0] = split_spawner();
+	fds[1] = split_mapper();
+	for (i = 0; i < 2; i++) {
+		if (fds[i] == -1)
+			continue;
+		event_set(&part_ev[i], fds[i], EV_READ | EV_PERSIST,
+		    part_lost, (void *)(uintptr_t)names[i]);
+		event_add(&part_ev[i], NULL);
+	}
+}
 
 /*
  * SIGTERM, the monitor's orderly stop: every sandbox is killed and reaped
@@ -355,11 +387,19 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	 * credentials; idmap_check() refuses host root again here.
 	 */
 	conf = lconf;
+	conf.identity = ls.identity;
 	switch (ls.identity) {
 	case SBX_IDENTITY_SERVICE:
-		if (ls.host_uid != 0 || ls.host_gid != 0)
+		/* sandbox-user: the dedicated user's ids, mapped like any
+		 * other (the mapper allows that pair); 0/0: our own. */
+		if ((ls.host_uid != 0) != (ls.host_gid != 0))
 			fatalx("sandbox %u: identity service with host ids "
 			    "%u/%u", l->id, ls.host_uid, ls.host_gid);
+		if (ls.host_uid != 0) {
+			conf.map_host = 1;
+			conf.host_uid = ls.host_uid;
+			conf.host_gid = ls.host_gid;
+		}
 		break;
 	case SBX_IDENTITY_CALLER:
 	case SBX_IDENTITY_RANGE:
@@ -493,6 +533,13 @@ main(int argc, char *argv[])
 	lconf.sandbox_uid = SANDBOX_UID_DEFAULT;
 	lconf.sandbox_gid = SANDBOX_UID_DEFAULT;
 	lconf.child_scrub = launch_scrub;
+	/*
+	 * Before launcher.priv and before anything is read: fork the mapper
+	 * (it alone keeps the monitor's policy socket) and the spawner, and
+	 * drop every capability (split.c).
+	 */
+	role_keep_fd(LAUNCH_POLICY_FD);
+	role_before_priv(split_start);
 	role_init(argc, argv, "launcher", &priv_table_launcher, &ibuf);
 	/* Memory and pids caps for whole sandboxes where the service made
 	 * this launcher cgroups (v2 first, then v1); rlimits otherwise, and
@@ -514,6 +561,7 @@ main(int argc, char *argv[])
 	if (shim_filters_init(err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	chan = &ibuf;
+	part_watch();
 	evtimer_set(&spare_ev, spare_make, NULL);
 	spare_later();
 	signal_set(&term_ev, SIGTERM, launch_term, NULL);

@@ -55,18 +55,6 @@ static const int shim_caps[] = {
 /* Above any fixed shim descriptor, so the dup2 pass cannot collide. */
 #define CHILD_FD_HIGH		64
 
-struct child {
-	int			 fds[SBX_SHIM_NFDS];	/* -1: leave closed */
-	int			 lifeline_w;	/* parent's end; close it */
-	int			 status;	/* where setup errors go */
-	uid_t			 uid;
-	gid_t			 gid;
-	int			 dropgroups;
-	int			 keep_suid;	/* cgroup v1: see below */
-	const struct sbx_spec	*spec;		/* parsed, checked */
-	void			(*scrub)(void);
-};
-
 static __dead void
 child_fail(int statusfd, const char *step)
 {
@@ -117,16 +105,18 @@ child_caps(void)
 }
 
 static __dead void
-child_main(const struct child *c)
+child_main(const struct spawn_args *c)
 {
 	int	 hi[SBX_SHIM_NFDS];
-	int	 sfd = c->status;
+	int	 sfd = c->fds[SBX_SHIM_FD_STATUS];
 	char	 go;
 	int	 i;
 
-	/* If the launcher dies before the shim runs, so does the child. */
+	/* If the launcher dies before the shim runs, so does the child
+	 * (the front: cloned by the spawner, the child is the front's). */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL);
-	(void)close(c->lifeline_w);
+	if (c->lifeline_w != -1)
+		(void)close(c->lifeline_w);
 	child_reset_signals();
 	if (c->scrub != NULL)
 		c->scrub();
@@ -182,23 +172,37 @@ child_main(const struct child *c)
 /*
  * No CLONE_INTO_CGROUP: the launcher's own filter answers clone3 with
  * ENOSYS, and pid 1 joins its cgroup before its release instead (below).
+ * parent: CLONE_PARENT, the spawner cloning for the front (split.c).
  */
 static pid_t
-do_clone(int *pidfd)
+do_clone(int *pidfd, int parent)
 {
 	struct clone_args	 ca;
+	unsigned long		 flags;
 	pid_t			 pid;
 
+	flags = SANDBOX_CLONE_FLAGS | CLONE_PIDFD |
+	    (parent ? CLONE_PARENT : 0);
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = SANDBOX_CLONE_FLAGS | CLONE_PIDFD;
+	ca.flags = flags;
 	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
 	ca.exit_signal = SIGCHLD;
 	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	/* A filter may answer ENOSYS for clone3; clone has the same flags. */
 	if (pid == -1 && errno == ENOSYS)
-		pid = (pid_t)syscall(SYS_clone, (unsigned long)
-		    (SANDBOX_CLONE_FLAGS | CLONE_PIDFD | SIGCHLD), NULL,
+		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL,
 		    pidfd, NULL, NULL);
+	return pid;
+}
+
+/* Clone one sandbox whose pid 1 runs the shim; its pid, or -1 (errno). */
+pid_t
+spawn_clone(const struct spawn_args *a, int parent, int *pidfd)
+{
+	pid_t	 pid;
+
+	if ((pid = do_clone(pidfd, parent)) == 0)
+		child_main(a);
 	return pid;
 }
 
@@ -305,7 +309,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
     size_t errlen)
 {
 	struct sbx_spec	 sp;
-	struct child	 c;
+	struct spawn_args c;
 	char		 why[SBX_SPEC_ERRLEN];
 	int		 spipe[2] = { -1, -1 }, life[2] = { -1, -1 };
 	int		 psock[2] = { -1, -1 };
@@ -372,25 +376,33 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[SBX_SHIM_FD_WORKDIR] = io->workdir;
 	c.fds[SBX_SHIM_FD_PROXY] = psock[1];
 	c.lifeline_w = life[1];
-	c.status = spipe[1];
 	c.uid = conf->sandbox_uid;
 	c.gid = conf->sandbox_gid;
 	/* v2 checks no uid of the process moved, only the writer's
 	 * access to the cgroups' files. */
 	c.keep_suid = sp.cgroup_wait && !conf->cgv2;
-	c.dropgroups = idmap_privileged();
+	/* Maps written with CAP_SETUID/CAP_SETGID leave setgroups allowed:
+	 * pid 1 drops the service's groups, and payloads own theirs. */
+	c.dropgroups = idmap_can_map();
 	/* The child's copy of sp: the strings point into the caller's
 	 * buffers, which the child's copy of memory holds too. */
 	c.spec = &sp;
 	c.scrub = conf->child_scrub;
 
-	if ((pid = do_clone(&pidfd)) == -1) {
+	/*
+	 * Split (split.c): the spawner clones, under the payload floor's
+	 * filter and without capabilities; the sandbox is still our child.
+	 * Otherwise (the unit tests) this process clones itself.
+	 */
+	if (split_spawner() != -1)
+		pid = spawner_request(&c, &pidfd);
+	else
+		pid = spawn_clone(&c, 0, &pidfd);
+	if (pid == -1) {
 		saved = errno;
 		nsdiag_explain(saved, err, errlen);
 		goto fail;
 	}
-	if (pid == 0)
-		child_main(&c);
 
 	sb->pid = pid;
 	sb->pidfd = pidfd;
@@ -408,7 +420,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		sandbox_release(sb);
 		return -1;
 	}
-	if (idmap_write(pid, conf, err, errlen) == -1) {
+	if (idmap_write(pid, sb->pidfd, conf, err, errlen) == -1) {
 		/* Never let a sandbox start without its maps. */
 		sandbox_release(sb);
 		return -1;

@@ -15,10 +15,12 @@
  *				effective in the monitor;
  *	caps_launcher_child()	in the launcher's fork child, just before
  *				execveat(): shrink the bounding set to
- *				SETUID and SETGID (SETPCAP does that) and
- *				raise both as ambient, the only way a
- *				non-root exec keeps a capability without
- *				file capabilities;
+ *				SETUID, SETGID and SETPCAP and raise the
+ *				three as ambient, the only way a non-root
+ *				exec keeps a capability without file
+ *				capabilities; the launcher splits at once
+ *				and only its mapper keeps SETUID and SETGID
+ *				(launcher/split.c);
  *	caps_role_child()	every other role: nothing;
  *	caps_drop()		once the roles run: the monitor holds none,
  *				and cannot regain root.
@@ -106,16 +108,24 @@ caps_launcher_child(void)
 		    0UL) == -1)
 			break;
 	for (c = 0; c <= (unsigned long)last; c++) {
-		if (c == CAP_SETUID || c == CAP_SETGID)
+		if (c == CAP_SETUID || c == CAP_SETGID || c == CAP_SETPCAP)
 			continue;
 		if (prctl(PR_CAPBSET_DROP, c, 0UL, 0UL, 0UL) == -1)
 			_exit(127);
 	}
-	if (capset3(0, BIT(CAP_SETUID) | BIT(CAP_SETGID),
-	    BIT(CAP_SETUID) | BIT(CAP_SETGID)) == -1 ||
+	/*
+	 * SETPCAP too, for the launcher's own start-up only: its front and
+	 * spawner drop SETUID and SETGID from their bounding sets with it,
+	 * its mapper keeps those two alone, and all of them drop SETPCAP
+	 * before they read anything (launcher/split.c).
+	 */
+	if (capset3(0, BIT(CAP_SETUID) | BIT(CAP_SETGID) | BIT(CAP_SETPCAP),
+	    BIT(CAP_SETUID) | BIT(CAP_SETGID) | BIT(CAP_SETPCAP)) == -1 ||
 	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SETUID, 0UL,
 	    0UL) == -1 ||
 	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SETGID, 0UL,
+	    0UL) == -1 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SETPCAP, 0UL,
 	    0UL) == -1)
 		_exit(127);
 }

@@ -122,6 +122,7 @@ monitor_reload(void)
 	/* The trust root may have changed: the runner re-validates it. */
 	provider_allowlist_send();
 	provider_pool_send();
+	proc_policy_send(monitor_conf);
 	proc_watchdog_arm();
 	audit("reload", getuid(), getpid(), "configuration %s reloaded",
 	    conffile);
@@ -321,6 +322,7 @@ main(int argc, char *argv[])
 	signal_add(&ev_sigterm, NULL);
 	signal_add(&ev_sigint, NULL);
 	proc_start_all(debug, verbose);
+	proc_policy_send(monitor_conf);
 	caps_drop();
 
 	/* Everything this process will ever open is open: from here on

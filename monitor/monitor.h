@@ -176,6 +176,10 @@ struct sbx_conf {
 	int			 uid_range_set;
 	uint32_t		 uid_range_start;
 	uint32_t		 uid_range_count;
+	/* identity service's dedicated user (sandbox-user), 0 when unset or
+	 * not root: the launcher's mapper allows this pair (issue 20). */
+	uid_t			 sandbox_user_uid;
+	gid_t			 sandbox_user_gid;
 	struct conf_profiles	 profiles;	/* "default" always present */
 	size_t			 nprofiles;
 };
@@ -261,6 +265,7 @@ extern struct role	 roles[ROLE_MAX];
 
 void	 proc_open_all(void);		/* before root is given up */
 void	 proc_start_all(int debug, int verbose);
+void	 proc_policy_send(const struct sbx_conf *);
 void	 proc_shutdown(void);		/* kill roles, reap; no exit */
 int	 proc_reap(void);		/* -1: a role was lost */
 void	 proc_event_add(struct role *);

@@ -12,6 +12,8 @@
 const struct monitor_priv monitor_privs[] = {
 	{ "monitor", &priv_table_monitor },
 	{ "launcher", &priv_table_launcher },
+	{ "spawner", &priv_table_spawner },
+	{ "mapper", &priv_table_mapper },
 	{ "shim", &priv_table_shim },
 	{ "command", &priv_table_command },
 	{ "provider", &priv_table_provider },

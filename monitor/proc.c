@@ -191,12 +191,55 @@ proc_exec_valgrind(const struct role *r, int exe, char *const argv[],
 }
 #endif
 
+/* Our end of the launcher's LAUNCH_POLICY_FD (common.h), or -1. */
+static int	 policy_fd = -1;
+
+/*
+ * The id-map policy, for the launcher's mapper alone: at start and after
+ * each reload.  It goes on its own socket, never through the launcher's
+ * channel, whose reader (the launcher's front) is assumed compromised by
+ * the mapper.  A launcher that holds no capabilities has no mapper and
+ * closed its end: the write fails with EPIPE, which is not an error.
+ */
+void
+proc_policy_send(const struct sbx_conf *conf)
+{
+	struct idmap_policy	 pol;
+	const struct conf_allow	*a;
+
+	if (policy_fd == -1)
+		return;
+	memset(&pol, 0, sizeof(pol));
+	pol.version = IDMAP_POLICY_VERSION;
+	pol.caller_min_uid = conf->caller_min_uid;
+	pol.range_set = conf->uid_range_set;
+	pol.range_start = conf->uid_range_start;
+	pol.range_count = conf->uid_range_count;
+	pol.sandbox_user_uid = (uint32_t)conf->sandbox_user_uid;
+	pol.sandbox_user_gid = (uint32_t)conf->sandbox_user_gid;
+	TAILQ_FOREACH(a, &conf->allows, entry) {
+		if (a->type != CONF_ALLOW_UID || !a->who.set)
+			continue;
+		if (pol.nallow == IDMAP_ALLOW_MAX) {
+			log_warnx("more than %d \"allow uid\" lines: the "
+			    "launcher maps only the first %d below "
+			    "caller-min-uid", IDMAP_ALLOW_MAX, IDMAP_ALLOW_MAX);
+			break;
+		}
+		pol.allow_uid[pol.nallow++] = a->who.id;
+	}
+	if (write(policy_fd, &pol, sizeof(pol)) != (ssize_t)sizeof(pol) &&
+	    errno != EPIPE)
+		log_warn("id-map policy to the launcher");
+}
+
 static void
 proc_exec(struct role *r, int debug, int verbose)
 {
 	char	 path[PATH_MAX];
 	char	*argv[8], *envp[] = { NULL };
-	int	 sp[2], lp[2], argc = 0, nullfd, exe;
+	int	 sp[2], lp[2], pol[2] = { -1, -1 }, argc = 0, nullfd, exe;
+	int	 polhi = -1, first;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", proc_libexec(),
 	    r->exe) >= sizeof(path))
@@ -209,6 +252,9 @@ proc_exec(struct role *r, int debug, int verbose)
 	/* The role's stderr: the monitor relays it (see proc_logread). */
 	if (pipe2(lp, O_CLOEXEC) == -1)
 		fatal("pipe2");
+	if (r->id == ROLE_LAUNCHER && socketpair(AF_UNIX, SOCK_SEQPACKET |
+	    SOCK_CLOEXEC, 0, pol) == -1)
+		fatal("socketpair");
 
 	switch (r->pid = fork()) {
 	case -1:
@@ -218,6 +264,12 @@ proc_exec(struct role *r, int debug, int verbose)
 	default:
 		close(sp[1]);
 		close(lp[1]);
+		if (pol[1] != -1) {
+			close(pol[1]);
+			if (fcntl(pol[0], F_SETFL, O_NONBLOCK) == -1)
+				fatal("fcntl");
+			policy_fd = pol[0];
+		}
 		if (imsgbuf_init(&r->ibuf, sp[0]) == -1)
 			fatal("imsgbuf_init");
 		imsgbuf_allow_fdpass(&r->ibuf);
@@ -240,6 +292,9 @@ proc_exec(struct role *r, int debug, int verbose)
 	/* The executable's descriptor may sit where fd 3 is about to go. */
 	if ((exe = fcntl(r->exefd, F_DUPFD_CLOEXEC, 64)) == -1)
 		_exit(127);
+	if (pol[1] != -1 && (polhi = fcntl(pol[1], F_DUPFD_CLOEXEC,
+	    64)) == -1)
+		_exit(127);
 	if (sp[1] == ROLE_FD) {
 		if (fcntl(sp[1], F_SETFD, 0) == -1)
 			_exit(127);
@@ -250,8 +305,15 @@ proc_exec(struct role *r, int debug, int verbose)
 	dup2(nullfd, STDIN_FILENO);
 	dup2(nullfd, STDOUT_FILENO);
 	dup2(lp[1], STDERR_FILENO);
+	/* The launcher's policy socket, for its mapper (common.h). */
+	first = ROLE_FD + 1;
+	if (polhi != -1) {
+		if (dup2(polhi, LAUNCH_POLICY_FD) == -1)
+			_exit(127);
+		first = LAUNCH_POLICY_FD + 1;
+	}
 	/* Nothing else of the monitor's reaches the role. */
-	if (syscall(SYS_close_range, ROLE_FD + 1, exe - 1, 0) == -1 ||
+	if (syscall(SYS_close_range, first, exe - 1, 0) == -1 ||
 	    syscall(SYS_close_range, exe + 1, ~0U, 0) == -1)
 		_exit(127);
 

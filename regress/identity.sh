@@ -259,30 +259,43 @@ range_cleanup() {
 
 atf_test_case capabilities cleanup
 capabilities_head() {
-	atf_set "descr" "started as root, the launcher alone holds CAP_SETUID and CAP_SETGID (bounding set too); the monitor and the other roles hold none"
+	atf_set "descr" "started as root, the launcher's mapper alone holds CAP_SETUID and CAP_SETGID (bounding set too); the launcher's front and spawner, the monitor and the other roles hold none"
 }
 capabilities_body() {
 	setup
 	start_monitor
 	mon=$(cat mon.pid)
-	for pid in $mon $(pgrep -P "$mon"); do
+	launcher=$(pgrep -P "$mon" -x sbx-launcher)
+	[ -n "$launcher" ] || atf_fail "no launcher"
+	n=0
+	for pid in $mon $(pgrep -P "$mon") $(pgrep -P "$launcher"); do
 		name=$(cat "/proc/$pid/comm")
 		eff=$(sed -n 's/^CapEff:\t//p' "/proc/$pid/status")
 		bnd=$(sed -n 's/^CapBnd:\t//p' "/proc/$pid/status")
 		amb=$(sed -n 's/^CapAmb:\t//p' "/proc/$pid/status")
-		echo "$name eff $eff bnd $bnd amb $amb"
+		prm=$(sed -n 's/^CapPrm:\t//p' "/proc/$pid/status")
+		echo "$name eff $eff prm $prm bnd $bnd amb $amb"
+		n=$((n + 1))
 		case "$name,$(id -u)" in
-		sbx-launcher,0)
+		sbx-mapper,0)
 			# CAP_SETGID (6) and CAP_SETUID (7): 0xc0.
 			[ "$eff" = 00000000000000c0 ] &&
+			    [ "$prm" = 00000000000000c0 ] &&
 			    [ "$bnd" = 00000000000000c0 ] &&
-			    [ "$amb" = 00000000000000c0 ] ||
-			    atf_fail "launcher: eff $eff bnd $bnd amb $amb" ;;
+			    [ "$amb" = 0000000000000000 ] ||
+			    atf_fail "mapper: eff $eff bnd $bnd amb $amb" ;;
+		sbx-launcher,0|sbx-spawner,0)
+			[ "$eff$prm$amb" = 000000000000000000000000000000000000000000000000 ] &&
+			    [ "$bnd" = 0000000000000000 ] ||
+			    atf_fail "$name: eff $eff prm $prm bnd $bnd amb $amb" ;;
 		*)
 			[ "$eff" = 0000000000000000 ] ||
 			    atf_fail "$name holds capabilities $eff" ;;
 		esac
 	done
+	# monitor, launcher, proxy, runner, spawner (+ mapper as root)
+	[ "$(id -u)" -eq 0 ] && want=6 || want=5
+	[ $n -eq $want ] || atf_fail "$n processes, not $want"
 	stop_monitor
 }
 capabilities_cleanup() {

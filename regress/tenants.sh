@@ -11,7 +11,253 @@
 
 # ---- set-id bits and ids inside (setid_*, ids_*) ----
 
+# ids_*: payloads own their ids
+
+# ids_setup: D, SOCK, C, M, CU (sbxctl the caller can run), CALLER, AS,
+# and a configuration whose profiles bind /usr, one per identity the
+# service can give (service; caller and range as root).
+ids_setup() {
+	sbx_test_paths
+	sbx_test_dir sbxids
+	if [ "$(id -u)" -eq 0 ]; then
+		id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
+		CALLER=sbxtest
+		AS="runuser -u $CALLER --"
+		IDS="service caller range"
+	else
+		CALLER=$(id -un)
+		AS=
+		IDS="service"
+	fi
+	cp "$C" "$D/sbxctl"
+	chmod 755 "$D/sbxctl"
+	CU=$D/sbxctl
+	mkdir "$D/w"
+	printf 'all:\n\techo ok\n' > "$D/w/Makefile"
+	[ "$(id -u)" -eq 0 ] && chown -R "$CALLER" "$D/w"
+	{
+		echo "socket \"$SOCK\""
+		echo "user \"nobody\""
+		echo "allow uid \"$CALLER\""
+		echo "max-sandboxes 16"
+		echo "sandbox-uid-range 210000 16"
+		for p in $IDS; do
+			echo "profile \"$p\" {"
+			echo "	ro \"/usr\""
+			echo "	identity $p"
+			echo "	tmpfs \"/tmp\" size 16M"
+			echo "	workdir \"/work\""
+			echo "	timeout 60"
+			echo "}"
+		done
+	} > "$D/sbx.conf"
+	chmod 644 "$D/sbx.conf"
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	chmod 777 "$D/run"
+	chmod 666 "$SOCK"
+}
+
+ids_cleanup_common() {
+	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
+	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
+	return 0
+}
+
+# Each call a program makes to reset its own ids (GNU make, su-less
+# tools, daemons' privilege drops), with the ids it already has.
+IDS_PY='import os
+u, g = os.getuid(), os.getgid()
+os.seteuid(u); os.setegid(g)
+os.setresuid(-1, u, -1); os.setresgid(-1, g, -1)
+os.setreuid(u, u); os.setregid(g, g)
+os.setuid(u); os.setgid(g)
+print("ids", u, g)
+try:
+    os.setgroups([])
+    print("setgroups ok")
+except PermissionError:
+    # setgroups needs CAP_SETGID in the namespace, as for any non-root
+    # process on Linux; the filter no longer decides it (t_filters_all).
+    print("setgroups EPERM")'
+
+atf_test_case ids_inside cleanup
+ids_inside_head() {
+	atf_set "descr" "in every identity a payload may seteuid/setegid/setres*id/setre*id/setuid/setgid to the ids it has (the launcher's id rules are no longer its floor)"
+	atf_set "timeout" "120"
+}
+ids_inside_body() {
+	ids_setup
+	for p in $IDS; do
+		atf_check -o match:"^ids 1000 1000\$" -o match:"^setgroups" \
+		    $AS "$CU" -s "$SOCK" run -p "$p" -w "$D/w" -- \
+		    /usr/bin/python3 -c "$IDS_PY"
+	done
+}
+ids_inside_cleanup() {
+	ids_cleanup_common
+}
+
+atf_test_case ids_make cleanup
+ids_make_head() {
+	atf_set "descr" "GNU make runs a recipe in a sandbox (make resets its ids before each command), in every identity"
+	atf_set "timeout" "120"
+}
+ids_make_body() {
+	[ -x /usr/bin/make ] || atf_skip "GNU make is not installed"
+	ids_setup
+	for p in $IDS; do
+		atf_check -o inline:"echo ok\nok\n" \
+		    $AS "$CU" -s "$SOCK" run -p "$p" -w "$D/w" -- \
+		    /bin/sh -c 'PATH=/usr/bin:/bin; export PATH; make'
+	done
+}
+ids_make_cleanup() {
+	ids_cleanup_common
+}
+
 # ---- the launcher's split and its refusals (launcher_*) ----
+
+# launcher_procs: the launcher's front, spawner and mapper (pids), or fail.
+launcher_procs() {
+	mon=$(cat mon.pid)
+	front=$(pgrep -P "$mon" -x sbx-launcher)
+	[ -n "$front" ] || atf_fail "no sbx-launcher under the monitor"
+	spawner=$(pgrep -P "$front" -x sbx-spawner)
+	[ -n "$spawner" ] || atf_fail "no sbx-spawner under the launcher"
+	mapper=$(pgrep -P "$front" -x sbx-mapper)
+}
+
+status_field() {
+	sed -n "s/^$2:\t//p" "/proc/$1/status"
+}
+
+atf_test_case launcher_caps cleanup
+launcher_caps_head() {
+	atf_set "descr" "started as root, only the launcher's mapper holds CAP_SETUID/CAP_SETGID; its front and spawner hold nothing, in any set; as a user there is no mapper"
+}
+launcher_caps_body() {
+	ids_setup
+	launcher_procs
+	for pid in $front $spawner; do
+		for f in CapInh CapPrm CapEff CapAmb; do
+			v=$(status_field "$pid" $f)
+			[ "$v" = 0000000000000000 ] ||
+			    atf_fail "$(cat /proc/$pid/comm): $f $v"
+		done
+		[ "$(id -u)" -ne 0 ] || [ "$(status_field "$pid" CapBnd)" = \
+		    0000000000000000 ] || atf_fail "$(cat /proc/$pid/comm): \
+		    bounding set $(status_field "$pid" CapBnd)"
+	done
+	if [ "$(id -u)" -ne 0 ]; then
+		[ -z "$mapper" ] || atf_fail "a mapper without capabilities"
+		return
+	fi
+	[ -n "$mapper" ] || atf_fail "no sbx-mapper under the launcher"
+	# CAP_SETGID (6) and CAP_SETUID (7): 0xc0, and nothing ambient.
+	for f in CapPrm CapEff CapBnd; do
+		v=$(status_field "$mapper" $f)
+		[ "$v" = 00000000000000c0 ] || atf_fail "mapper: $f $v"
+	done
+	[ "$(status_field "$mapper" CapAmb)" = 0000000000000000 ] ||
+	    atf_fail "mapper: ambient capabilities"
+}
+launcher_caps_cleanup() {
+	ids_cleanup_common
+}
+
+atf_test_case launcher_filters cleanup
+launcher_filters_head() {
+	atf_set "descr" "front, spawner and mapper each run under their own filter with no_new_privs; a payload stacks only the spawner's floor and its own (the front's allow-list is not inherited)"
+}
+launcher_filters_body() {
+	ids_setup
+	launcher_procs
+	for pid in $front $spawner $mapper; do
+		[ "$(status_field "$pid" Seccomp)" = 2 ] &&
+		    [ "$(status_field "$pid" NoNewPrivs)" = 1 ] ||
+		    atf_fail "$(cat /proc/$pid/comm): no filter"
+		[ "$(status_field "$pid" Seccomp_filters)" = 1 ] ||
+		    atf_fail "$(cat /proc/$pid/comm): stacked filters"
+	done
+	atf_check -o inline:"2\n" $AS "$CU" -s "$SOCK" run -p service \
+	    -w "$D/w" -- /bin/sh -c \
+	    'sed -n "s/^Seccomp_filters:\t//p" /proc/self/status'
+}
+launcher_filters_cleanup() {
+	ids_cleanup_common
+}
+
+atf_test_case launcher_policy_fd cleanup
+launcher_policy_fd_head() {
+	atf_set "descr" "started as root, the monitor's id-map policy socket is held by the mapper and not by the launcher's front or spawner"
+}
+launcher_policy_fd_body() {
+	[ "$(id -u)" -eq 0 ] || atf_skip "no mapper unless the service starts as root"
+	ids_setup
+	launcher_procs
+	pol=$(readlink "/proc/$mapper/fd/4")
+	case $pol in
+	socket:*) ;;
+	*) atf_fail "mapper's descriptor 4 is $pol, not the policy socket" ;;
+	esac
+	for pid in $front $spawner; do
+		for f in /proc/$pid/fd/*; do
+			[ "$(readlink "$f")" != "$pol" ] ||
+			    atf_fail "$(cat /proc/$pid/comm) holds $pol ($f)"
+		done
+	done
+}
+launcher_policy_fd_cleanup() {
+	ids_cleanup_common
+}
+
+atf_test_case launcher_part_lost cleanup
+launcher_part_lost_head() {
+	atf_set "descr" "kill -9 of the launcher's spawner or mapper ends the launcher and so the monitor (fail closed), as for any lost role"
+	atf_set "timeout" "120"
+}
+launcher_part_lost_body() {
+	parts=spawner
+	[ "$(id -u)" -eq 0 ] && parts="spawner mapper"
+	for part in $parts; do
+		ids_setup
+		launcher_procs
+		[ "$part" = spawner ] && victim=$spawner || victim=$mapper
+		kill -9 "$victim"
+		i=0
+		while kill -0 "$mon" 2>/dev/null; do
+			i=$((i + 1))
+			[ $i -lt 300 ] || atf_fail "monitor alive after its $part died"
+			sleep 0.1
+		done
+		atf_check -o match:"launcher's $part is gone" cat mon.log
+		rm -rf "$(cat tmpdir)" mon.pid tmpdir
+	done
+}
+launcher_part_lost_cleanup() {
+	ids_cleanup_common
+}
+
+atf_test_case launcher_mapper_refuses cleanup
+launcher_mapper_refuses_head() {
+	atf_set "descr" "a caller whose gid is a system group it is not the primary member of (here daemon, gid 1) gets no sandbox: the launcher's mapper refuses the map on its own, and logs it"
+}
+launcher_mapper_refuses_body() {
+	[ "$(id -u)" -eq 0 ] || atf_skip "a second user and a system gid need root"
+	getent group daemon >/dev/null || atf_skip "no group daemon"
+	ids_setup
+	atf_check -s exit:125 -o empty \
+	    -e match:"id map refused: host gid [0-9]*: a system group" \
+	    runuser -u "$CALLER" -g daemon -- "$CU" -s "$SOCK" run -p caller \
+	    -w "$D/w" -- /bin/true
+	atf_check -o match:"mapper: refused to map pid [0-9]* onto" cat mon.log
+	# and its own primary group is fine
+	atf_check -o inline:"1000\n" $AS "$CU" -s "$SOCK" run -p caller \
+	    -w "$D/w" -- /usr/bin/id -g
+}
+launcher_mapper_refuses_cleanup() {
+	ids_cleanup_common
+}
 
 # ---- bounded connections (flood_*) ----
 
@@ -201,8 +447,15 @@ socket_shared_dir_cleanup() {
 atf_init_test_cases() {
 	# set-id and ids
 	:
+	# ids_*: payloads own their ids
+	atf_add_test_case ids_inside
+	atf_add_test_case ids_make
 	# launcher
-	:
+	atf_add_test_case launcher_caps
+	atf_add_test_case launcher_filters
+	atf_add_test_case launcher_policy_fd
+	atf_add_test_case launcher_part_lost
+	atf_add_test_case launcher_mapper_refuses
 	# floods
 	:
 	# descriptors, socket, loads

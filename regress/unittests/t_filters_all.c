@@ -227,18 +227,21 @@ apply_reaper(const struct target *tg)
 	shim_reaper_filter();
 }
 
-static const struct target launcher = {
-	"launcher", &priv_table_launcher, apply_role, 0, NULL
+static const struct target spawner = {
+	"spawner", &priv_table_spawner, apply_role, 0, NULL
 };
 
 /*
  * Each filter alone; then as it is in force in a sandbox, where the
- * shim and the payload inherit the launcher's filter (the shim is the
- * launcher's clone child) and add their own.
+ * shim and the payload inherit the spawner's filter, the payload floor
+ * (the shim is the launcher's spawner's clone child), and add their own.
+ * The launcher's front and mapper are allow-lists no sandbox inherits.
  */
 static const struct target targets[] = {
 	{ "monitor", &priv_table_monitor, apply_role, 0, NULL },
 	{ "launcher", &priv_table_launcher, apply_role, 0, NULL },
+	{ "spawner", &priv_table_spawner, apply_role, 0, NULL },
+	{ "mapper", &priv_table_mapper, apply_role, 0, NULL },
 	{ "proxy", &priv_table_proxy, apply_role, 0, NULL },
 	{ "provider-runner", &priv_table_provider_runner, apply_role, 0,
 	    NULL },
@@ -249,11 +252,11 @@ static const struct target targets[] = {
 	    NULL },
 	{ "provider", &priv_table_provider, apply_payload, SBX_CLASS_PROVIDER,
 	    NULL },
-	{ "launcher+shim", &priv_table_shim, apply_reaper, 0, &launcher },
-	{ "launcher+command", &priv_table_command, apply_payload,
-	    SBX_CLASS_COMMAND, &launcher },
-	{ "launcher+provider", &priv_table_provider, apply_payload,
-	    SBX_CLASS_PROVIDER, &launcher },
+	{ "spawner+shim", &priv_table_shim, apply_reaper, 0, &spawner },
+	{ "spawner+command", &priv_table_command, apply_payload,
+	    SBX_CLASS_COMMAND, &spawner },
+	{ "spawner+provider", &priv_table_provider, apply_payload,
+	    SBX_CLASS_PROVIDER, &spawner },
 };
 
 /* ---- the child ----------------------------------------------------------- */
@@ -1208,15 +1211,17 @@ sweep_target(const atf_tc_t *tc, const char *name)
 
 SWEEP_CASE(role_monitor, "monitor")
 SWEEP_CASE(role_launcher, "launcher")
+SWEEP_CASE(role_spawner, "spawner")
+SWEEP_CASE(role_mapper, "mapper")
 SWEEP_CASE(role_proxy, "proxy")
 SWEEP_CASE(role_provider_runner, "provider-runner")
 SWEEP_CASE(reaper_shim, "shim")
 SWEEP_CASE(payload_command, "command")
 SWEEP_CASE(payload_selftest, "selftest")
 SWEEP_CASE(payload_provider, "provider")
-SWEEP_CASE(sandbox_shim, "launcher+shim")
-SWEEP_CASE(sandbox_command, "launcher+command")
-SWEEP_CASE(sandbox_provider, "launcher+provider")
+SWEEP_CASE(sandbox_shim, "spawner+shim")
+SWEEP_CASE(sandbox_command, "spawner+command")
+SWEEP_CASE(sandbox_provider, "spawner+provider")
 
 /* A privilege file added to the tree gets a sweep of its own here. */
 ATF_TC_WITHOUT_HEAD(every_table_swept);
@@ -1431,6 +1436,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, every_table_swept);
 	ATF_TP_ADD_TC(tp, role_monitor);
 	ATF_TP_ADD_TC(tp, role_launcher);
+	ATF_TP_ADD_TC(tp, role_spawner);
+	ATF_TP_ADD_TC(tp, role_mapper);
 	ATF_TP_ADD_TC(tp, role_proxy);
 	ATF_TP_ADD_TC(tp, role_provider_runner);
 	ATF_TP_ADD_TC(tp, reaper_shim);

@@ -1,0 +1,175 @@
+/*
+ * t_idmap: the launcher's mapper refuses on its own (issue 20).  Every
+ * rule of idmap_policy_check, the one decision between a compromised
+ * front and a host id, with a passwd file of the test's own making.
+ */
+#include <sys/types.h>
+
+#include <atf-c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "launcher/launcher.h"
+
+#define SELF_UID	997	/* the service user, as the mapper sees it */
+#define SELF_GID	996
+
+static char	 passwd[64];
+static char	 why[SANDBOX_ERRLEN];
+
+static void
+policy(struct idmap_policy *p)
+{
+	FILE	*f;
+	int	 fd;
+
+	memset(p, 0, sizeof(*p));
+	p->version = IDMAP_POLICY_VERSION;
+	p->caller_min_uid = 1000;
+	p->range_set = 1;
+	p->range_start = 200000;
+	p->range_count = 64;
+	p->nallow = 1;
+	p->allow_uid[0] = 990;		/* a system user named by "allow uid" */
+	strlcpy(passwd, "/tmp/t_idmap.XXXXXX", sizeof(passwd));
+	ATF_REQUIRE((fd = mkstemp(passwd)) != -1);
+	ATF_REQUIRE((f = fdopen(fd, "w")) != NULL);
+	fprintf(f, "root:x:0:0:root:/root:/bin/sh\n"
+	    "agent:x:990:42:agent:/:/bin/sh\n"
+	    "alice:x:1001:100:alice:/home/alice:/bin/sh\n"
+	    "bob:x:1002:1002:bob:/home/bob:/bin/sh\n");
+	ATF_REQUIRE(fclose(f) == 0);
+}
+
+static int
+check(const struct idmap_policy *p, uint32_t identity, uid_t uid, gid_t gid)
+{
+	why[0] = '\0';
+	return idmap_policy_check(p, identity, uid, gid, SELF_UID, SELF_GID,
+	    passwd, why, sizeof(why));
+}
+
+#define REFUSED(p, i, u, g, word) do {					\
+	ATF_CHECK_EQ_MSG(check(p, i, u, g), -1, "%u/%u accepted",	\
+	    (unsigned)(u), (unsigned)(g));				\
+	ATF_CHECK_MSG(strstr(why, word) != NULL, "%u/%u: \"%s\" lacks "	\
+	    "\"%s\"", (unsigned)(u), (unsigned)(g), why, word);		\
+} while (0)
+#define ACCEPTED(p, i, u, g)						\
+	ATF_CHECK_EQ_MSG(check(p, i, u, g), 0, "%u/%u refused: %s",	\
+	    (unsigned)(u), (unsigned)(g), why)
+
+ATF_TC_WITHOUT_HEAD(host_root);
+ATF_TC_BODY(host_root, tc)
+{
+	struct idmap_policy	 p;
+	uint32_t		 i;
+
+	(void)tc;
+	policy(&p);
+	/* In every identity, whatever the rest of the policy says. */
+	p.sandbox_user_uid = 0;
+	p.caller_min_uid = 0;
+	for (i = SBX_IDENTITY_SERVICE; i <= SBX_IDENTITY_RANGE; i++) {
+		REFUSED(&p, i, 0, 1001, "host root");
+		REFUSED(&p, i, 1001, 0, "host root");
+		REFUSED(&p, i, (uid_t)-1, 1001, "-1");
+		REFUSED(&p, i, 1001, (gid_t)-1, "-1");
+	}
+	unlink(passwd);
+}
+
+ATF_TC_WITHOUT_HEAD(caller_min_uid);
+ATF_TC_BODY(caller_min_uid, tc)
+{
+	struct idmap_policy	 p;
+
+	(void)tc;
+	policy(&p);
+	REFUSED(&p, SBX_IDENTITY_CALLER, 999, 1999, "caller-min-uid");
+	REFUSED(&p, SBX_IDENTITY_CALLER, 1, 1001, "caller-min-uid");
+	ACCEPTED(&p, SBX_IDENTITY_CALLER, 1000, 1000);
+	/* "allow uid" 990, with its own primary group 42 */
+	ACCEPTED(&p, SBX_IDENTITY_CALLER, 990, 42);
+	/* Not allowed any more after a reload drops the line. */
+	p.nallow = 0;
+	REFUSED(&p, SBX_IDENTITY_CALLER, 990, 42, "allow uid");
+	unlink(passwd);
+}
+
+ATF_TC_WITHOUT_HEAD(system_gid);
+ATF_TC_BODY(system_gid, tc)
+{
+	struct idmap_policy	 p;
+
+	(void)tc;
+	policy(&p);
+	/* alice's primary group is 100 (users): hers to keep */
+	ACCEPTED(&p, SBX_IDENTITY_CALLER, 1001, 100);
+	/* but not shadow (42), disk (6), or bob's... */
+	REFUSED(&p, SBX_IDENTITY_CALLER, 1001, 42, "primary group");
+	REFUSED(&p, SBX_IDENTITY_CALLER, 1001, 6, "primary group");
+	REFUSED(&p, SBX_IDENTITY_CALLER, 1002, 100, "primary group");
+	/* a uid passwd does not name has no system group at all */
+	REFUSED(&p, SBX_IDENTITY_CALLER, 5000, 100, "primary group");
+	ACCEPTED(&p, SBX_IDENTITY_CALLER, 5000, 5000);
+	/* 1000 and up are not system groups */
+	ACCEPTED(&p, SBX_IDENTITY_CALLER, 1001, 1002);
+	unlink(passwd);
+}
+
+ATF_TC_WITHOUT_HEAD(range);
+ATF_TC_BODY(range, tc)
+{
+	struct idmap_policy	 p;
+
+	(void)tc;
+	policy(&p);
+	ACCEPTED(&p, SBX_IDENTITY_RANGE, 200000, 200000);
+	ACCEPTED(&p, SBX_IDENTITY_RANGE, 200063, 200063);
+	REFUSED(&p, SBX_IDENTITY_RANGE, 200064, 200064, "outside");
+	REFUSED(&p, SBX_IDENTITY_RANGE, 199999, 199999, "outside");
+	REFUSED(&p, SBX_IDENTITY_RANGE, 1001, 100, "outside");
+	REFUSED(&p, SBX_IDENTITY_RANGE, 200001, 100, "not range uid");
+	p.range_set = 0;
+	REFUSED(&p, SBX_IDENTITY_RANGE, 200000, 200000, "outside");
+	unlink(passwd);
+}
+
+ATF_TC_WITHOUT_HEAD(service);
+ATF_TC_BODY(service, tc)
+{
+	struct idmap_policy	 p;
+
+	(void)tc;
+	policy(&p);
+	/* its own pair, which the kernel lets any process map */
+	ACCEPTED(&p, SBX_IDENTITY_SERVICE, SELF_UID, SELF_GID);
+	REFUSED(&p, SBX_IDENTITY_SERVICE, SELF_UID, 100, "own pair");
+	REFUSED(&p, SBX_IDENTITY_SERVICE, 1001, 100, "own pair");
+	/* sandbox-user: that pair, below caller-min-uid, and no other --
+	 * not even the service's own any more */
+	p.sandbox_user_uid = 995;
+	p.sandbox_user_gid = 994;
+	ACCEPTED(&p, SBX_IDENTITY_SERVICE, 995, 994);
+	REFUSED(&p, SBX_IDENTITY_SERVICE, SELF_UID, SELF_GID, "sandbox-user");
+	REFUSED(&p, SBX_IDENTITY_SERVICE, 995, 42, "sandbox-user");
+	REFUSED(&p, SBX_IDENTITY_SERVICE, 990, 42, "sandbox-user");
+	/* ... and not as a caller either */
+	REFUSED(&p, SBX_IDENTITY_CALLER, 995, 994, "caller-min-uid");
+	REFUSED(&p, 7, 1001, 100, "identity 7");
+	unlink(passwd);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, host_root);
+	ATF_TP_ADD_TC(tp, caller_min_uid);
+	ATF_TP_ADD_TC(tp, system_gid);
+	ATF_TP_ADD_TC(tp, range);
+	ATF_TP_ADD_TC(tp, service);
+	return atf_no_error();
+}
