@@ -357,9 +357,12 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	conf = lconf;
 	switch (ls.identity) {
 	case SBX_IDENTITY_SERVICE:
-		if (ls.host_uid != 0 || ls.host_gid != 0)
-			fatalx("sandbox %u: identity service with host ids "
-			    "%u/%u", l->id, ls.host_uid, ls.host_gid);
+		/* Started as root: sandbox-user, never our own ids. */
+		if (ls.host_uid != 0 || ls.host_gid != 0) {
+			conf.map_host = 1;
+			conf.host_uid = ls.host_uid;
+			conf.host_gid = ls.host_gid;
+		}
 		break;
 	case SBX_IDENTITY_CALLER:
 	case SBX_IDENTITY_RANGE:
