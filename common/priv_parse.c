@@ -38,12 +38,13 @@
 #define PRIV_SYSNR_MAX		1024	/* x86_64 stays far below */
 
 /*
- * x86_64 system calls newer than the libseccomp sbx is built with (Debian
- * 12's 2.5.4 names none above 450) that a file must be able to deny all
- * the same: under a default that allows, an unnamed number is answered
- * ENOSYS (priv_seccomp.c), but a newer libseccomp names it and would let
- * it through unless a rule says otherwise.  Consulted only for names
- * libseccomp does not know; the numbers are the kernel's ABI.
+ * x86_64 system calls that an older libseccomp may not name (upstream
+ * 2.5.4 stops at 450; Debian 12's update names up to 456) but that a file
+ * must be able to deny all the same, so that one file means the same with
+ * every libseccomp: unnamed, the number would be answered ENOSYS
+ * (priv_seccomp.c), named, allowed by a default that allows unless a
+ * rule says otherwise.  Consulted only for names libseccomp does not
+ * know; the numbers are the kernel's ABI.
  */
 static const struct {
 	const char	*name;
