@@ -5,8 +5,9 @@
 # probe, the fidelity a user expects of running a command directly, a
 # thousand sandboxes in a row and 32 at once leaving nothing behind, and a
 # sandbox dying with its agent.  Runs as root (the monitor drops to
-# "nobody", so the sandbox runs as nobody on the host) and as an
-# unprivileged user (monitor and sandbox run as that user).
+# "nobody"; a root peer's sandbox runs as the sandbox-user "_sbxsandbox"
+# on the host, never as nobody) and as an unprivileged user (monitor and
+# sandbox run as that user).
 
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
