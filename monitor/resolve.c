@@ -105,13 +105,15 @@ needs_sandbox_user(const struct sbx_conf *conf)
 
 /*
  * A service started as root runs identity service sandboxes (and a root
- * peer's, and provider runs) as sandbox-user: its ids, or -1.  A missing
+ * peer's, and provider runs) as sandbox-user: its ids, or -1.  Neither
+ * its uid nor its group may be the service's (nor the socket-group).  A missing
  * user is fatal when a profile or provider runs need it; otherwise the
  * ids stay 0 and such a sandbox is refused when asked for (identity.c):
  * never the service user instead.
  */
 static int
-resolve_sandbox_user(struct sbx_conf *conf, uid_t service_uid)
+resolve_sandbox_user(struct sbx_conf *conf, uid_t service_uid,
+    gid_t service_gid)
 {
 	struct conf_id	 id = conf->sandbox_user;
 	uint32_t	 gid = 0;
@@ -153,6 +155,15 @@ resolve_sandbox_user(struct sbx_conf *conf, uid_t service_uid)
 		    conf->user.name != NULL ? conf->user.name : "(number)");
 		return -1;
 	}
+	/* The service's group, or the socket's, would give every such
+	 * sandbox the service's group rights on the host. */
+	if (gid == (uint32_t)service_gid || (conf->socket_group.set &&
+	    gid == conf->socket_group.id)) {
+		log_warnx("sandbox-user \"%s\": its group %u is the service "
+		    "user's or the socket-group: give it a group of its own",
+		    name, gid);
+		return -1;
+	}
 	if (in_uid_range(conf, "the sandbox-user", &id))
 		return -1;
 	conf->sandbox_user.id = id.id;
@@ -177,10 +188,6 @@ conf_resolve(struct sbx_conf *conf, int need_user)
 	if (need_user && resolve_user("user", &conf->user,
 	    &conf->user_gid) == -1)
 		rv = -1;
-	/* Root-started (now, or before dropping to user: a reload). */
-	if ((need_user || caps_granted()) && resolve_sandbox_user(conf,
-	    need_user ? (uid_t)conf->user.id : getuid()) == -1)
-		rv = -1;
 	if (conf->socket_group.set && resolve_group("socket-group",
 	    &conf->socket_group) == -1)
 		rv = -1;
@@ -192,6 +199,11 @@ conf_resolve(struct sbx_conf *conf, int need_user)
 		} else if (resolve_group("allow gid", &a->who) == -1)
 			rv = -1;
 	}
+	/* Root-started (now, or before dropping to user: a reload). */
+	if ((need_user || caps_granted()) && resolve_sandbox_user(conf,
+	    need_user ? (uid_t)conf->user.id : getuid(),
+	    need_user ? (gid_t)conf->user_gid : getgid()) == -1)
+		rv = -1;
 	if (rv == 0) {
 		if (need_user && in_uid_range(conf, "the user", &conf->user))
 			rv = -1;

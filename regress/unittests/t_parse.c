@@ -11,6 +11,7 @@
 #include <atf-c.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -1180,16 +1181,23 @@ ATF_TC_WITHOUT_HEAD(resolve_sandbox_user);
 ATF_TC_BODY(resolve_sandbox_user, tc)
 {
 	struct sbx_conf	*conf;
+	struct group	*gr;
 	struct passwd	*pw;
+	char		 text[256];
+	uid_t		 nuid;
+	gid_t		 ngid;
 
 	(void)tc;
+	/* getpwnam's buffer is conf_resolve's too: copy what is needed. */
 	ATF_REQUIRE((pw = getpwnam("nobody")) != NULL);
+	nuid = pw->pw_uid;
+	ngid = pw->pw_gid;
 	conf = parse_ok("user \"root\"\nsandbox-user \"nobody\"\n");
 	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);		/* not root-started */
 	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
 	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
-	ATF_CHECK_EQ(conf->sandbox_user_uid, pw->pw_uid);
-	ATF_CHECK_EQ(conf->sandbox_user_gid, pw->pw_gid);
+	ATF_CHECK_EQ(conf->sandbox_user_uid, nuid);
+	ATF_CHECK_EQ(conf->sandbox_user_gid, ngid);
 	conf_free(conf);
 
 	/* Missing: refused with an identity service profile ... */
@@ -1211,8 +1219,16 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
 	conf_free(conf);
 	conf = parse_ok("user \"nobody\"\nsandbox-user 65534\n");
-	if (pw->pw_uid == 65534)
+	if (nuid == 65534)
 		ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	conf_free(conf);
+
+	/* Its group may not be the socket's (nor the service user's). */
+	ATF_REQUIRE((gr = getgrgid(ngid)) != NULL);
+	snprintf(text, sizeof(text), "user \"root\"\nsandbox-user \"nobody\"\n"
+	    "socket-group \"%s\"\n", gr->gr_name);
+	conf = parse_ok(text);
+	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
 	conf_free(conf);
 }
 
