@@ -1600,9 +1600,21 @@ uid_range_check(struct parser *p, const char *what, const struct conf_id *id)
 		    conf->uid_range_count - 1, what, id->id);
 }
 
+/* A user as the file gave it: "name" (quoted, escaped) or a number. */
+static const char *
+id_text(struct parser *p, const struct conf_id *id, char *buf, size_t len)
+{
+	if (id->name != NULL)
+		snprintf(buf, len, "\"%s\"", show(p, id->name));
+	else
+		snprintf(buf, len, "%u", id->id);
+	return buf;
+}
+
 static void
 conf_check(struct parser *p)
 {
+	char				 sbuf[4 * 64 + 16], ubuf[4 * 64 + 16];
 	struct sbx_conf			*conf = p->conf;
 	const struct conf_allow		*a;
 	const struct conf_profile	*prof;
@@ -1638,13 +1650,12 @@ conf_check(struct parser *p)
 	    strcmp(conf->user.name, conf->sandbox_user.name) == 0) ||
 	    (conf->user.name == NULL && conf->sandbox_user.name == NULL &&
 	    conf->user.id == conf->sandbox_user.id))
-		perr_kw(p, "sandbox-user", "user", "sandbox-user \"%s\" is "
-		    "the service user (user \"%s\"): sandboxes would run as "
-		    "the user that owns the socket, the roles and their "
-		    "namespaces; name a user of their own", conf->sandbox_user.name
-		    != NULL ? show(p, conf->sandbox_user.name) : "(number)",
-		    conf->user.name != NULL ? show(p, conf->user.name) :
-		    "(number)");
+		perr_kw(p, "sandbox-user", "user", "sandbox-user %s is the "
+		    "service user (user %s): sandboxes would run as the user "
+		    "that owns the socket, the roles and their namespaces; "
+		    "name a user of their own",
+		    id_text(p, &conf->sandbox_user, sbuf, sizeof(sbuf)),
+		    id_text(p, &conf->user, ubuf, sizeof(ubuf)));
 	if (conf->sandbox_user.name == NULL && conf->sandbox_user.id == 0)
 		perr_kw(p, "sandbox-user", NULL, "sandbox-user 0: sandboxes "
 		    "never run as host root");

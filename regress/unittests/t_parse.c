@@ -438,10 +438,10 @@ static const struct {
 	    "service user (user \"_sbx\"): sandboxes would run as the user "
 	    "that owns the socket, the roles and their namespaces; name a "
 	    "user of their own" },
-	{ "user 70000\nsandbox-user 70000\n", "t.conf:2: sandbox-user "
-	    "\"(number)\" is the service user (user \"(number)\"): sandboxes "
-	    "would run as the user that owns the socket, the roles and their "
-	    "namespaces; name a user of their own" },
+	{ "user 70000\nsandbox-user 70000\n", "t.conf:2: sandbox-user 70000 "
+	    "is the service user (user 70000): sandboxes would run as the user "
+	    "that owns the socket, the roles and their namespaces; name a user "
+	    "of their own" },
 	{ "sandbox-user 0\n", "t.conf:1: sandbox-user 0: sandboxes never run "
 	    "as host root" },
 
@@ -1193,7 +1193,7 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 	nuid = pw->pw_uid;
 	ngid = pw->pw_gid;
 	conf = parse_ok("user \"root\"\nsandbox-user \"nobody\"\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);		/* not root-started */
+	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);	/* not root-started */
 	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
 	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
 	ATF_CHECK_EQ(conf->sandbox_user_uid, nuid);
