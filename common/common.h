@@ -953,7 +953,9 @@ struct launch_start {
 	uint32_t	 slots;		/* bit per LAUNCH_SLOT_* sent */
 	uint32_t	 identity;	/* SBX_IDENTITY_* */
 	uint32_t	 host_uid;	/* CALLER, RANGE: the host ids that */
-	uint32_t	 host_gid;	/* the sandbox's id 1000 maps to */
+	uint32_t	 host_gid;	/* the sandbox's id 1000 maps to;
+					 * SERVICE: sandbox-user's, or 0/0
+					 * for the launcher's own */
 };
 
 struct launch_signal {

@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <linux/futex.h>
@@ -106,6 +107,8 @@ static const struct named consts[] = {
 	C(AT_FDCWD), C(AT_SYMLINK_NOFOLLOW), C(AT_REMOVEDIR),
 	C(AT_SYMLINK_FOLLOW), C(AT_EMPTY_PATH), C(AT_NO_AUTOMOUNT),
 	C(AT_EACCESS),
+	/* file mode bits: chmod(2), open(2), mkdir(2), mknod(2) */
+	C(S_ISUID), C(S_ISGID), C(S_ISVTX),
 	/* fcntl(2) */
 	C(F_DUPFD), C(F_DUPFD_CLOEXEC), C(F_GETFD), C(F_SETFD), C(F_GETFL),
 	C(F_SETFL), C(F_GETLK), C(F_SETLK), C(F_SETLKW), C(F_OFD_GETLK),

@@ -38,6 +38,22 @@
 #define PRIV_SYSNR_MAX		1024	/* x86_64 stays far below */
 
 /*
+ * x86_64 system calls that an older libseccomp may not name (upstream
+ * 2.5.4 stops at 450; Debian 12's update names up to 456) but that a file
+ * must be able to deny all the same, so that one file means the same with
+ * every libseccomp: unnamed, the number would be answered ENOSYS
+ * (priv_seccomp.c), named, allowed by a default that allows unless a
+ * rule says otherwise.  Consulted only for names libseccomp does not
+ * know; the numbers are the kernel's ABI.
+ */
+static const struct {
+	const char	*name;
+	int		 nr;
+} newer_syscalls[] = {
+	{ "fchmodat2", 452 },	/* Linux 6.6: fchmodat with flags */
+};
+
+/*
  * Directives appear in this order, which is also the order in which they
  * take effect and the order priv_print() writes them.
  */
@@ -865,6 +881,9 @@ p_rule(struct pstate *ps, struct line *ln)
 				return perr(ps, "bad syscall name '%s'", name);
 		nr_ = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64,
 		    name);
+		for (k = 0; nr_ < 0 && k < nitems(newer_syscalls); k++)
+			if (strcmp(newer_syscalls[k].name, name) == 0)
+				nr_ = newer_syscalls[k].nr;
 		if (nr_ < 0 || nr_ >= PRIV_SYSNR_MAX)
 			return perr(ps, "unknown syscall '%s' (not an x86_64 "
 			    "system call known to libseccomp)", name);

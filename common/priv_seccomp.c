@@ -365,8 +365,22 @@ san_add(scmp_filter_ctx ctx, const struct priv_table *t,
  * that libseccomp cannot name is answered ENOSYS, as runc does: a program
  * sees "not implemented" and falls back to an older call the file can
  * name.  Above the bound the kernel itself answers ENOSYS today.
+ * A number the file names anyway (fchmodat2, by priv_parse's table of
+ * calls newer than libseccomp) gets the file's rules and default instead.
  * Numbers seccomp never sees (uretprobe, uprobe) are unaffected.
  */
+static int
+table_names(const struct priv_table *t, int nr)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < t->nrules; i++)
+		for (j = 0; j < t->rules[i].nsys; j++)
+			if (t->rules[i].sys[j].nr == nr)
+				return 1;
+	return 0;
+}
+
 static int
 unnamed_enosys(scmp_filter_ctx ctx, const struct priv_table *t, char *err,
     size_t errlen)
@@ -382,6 +396,10 @@ unnamed_enosys(scmp_filter_ctx ctx, const struct priv_table *t, char *err,
 			free(name);
 			continue;
 		}
+		/* Named by the file through priv_parse's newer_syscalls:
+		 * its rules and the default decide, as for any other. */
+		if (table_names(t, nr))
+			continue;
 		if ((rc = seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(ENOSYS),
 		    nr, 0)) < 0)
 			return serr(err, errlen, t, t->def_line, "system call "

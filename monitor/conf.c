@@ -26,6 +26,8 @@ conf_new(void)
 	conf->socket_mode = 0660;
 	conf->user.set = 1;
 	conf->user.name = xstrdup(SBX_CONF_USER);
+	conf->sandbox_user.set = 1;
+	conf->sandbox_user.name = xstrdup(SBX_CONF_SANDBOX_USER);
 	TAILQ_INIT(&conf->allows);
 	conf->max_sandboxes = 64;
 	conf->max_sandboxes_per_peer = 16;
@@ -168,6 +170,7 @@ conf_free(struct sbx_conf *conf)
 	free(conf->socket);
 	free(conf->socket_group.name);
 	free(conf->user.name);
+	free(conf->sandbox_user.name);
 	free(conf->log_file);
 	free(conf->cgroup_root);
 	free(conf->provider_allowlist);

@@ -1058,7 +1058,7 @@ ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	}
 	argv0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(req,
 	    "argv"), 0);
-	if (ident.mode == SBX_IDENTITY_SERVICE)
+	if (ident.mode == SBX_IDENTITY_SERVICE && ident.uid == 0)
 		snprintf(what, sizeof(what), "profile %s: %s", prof->name,
 		    argv0->valuestring);
 	else

@@ -171,6 +171,9 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 	fputs("user ", fp);
 	put_id(fp, &conf->user);
 	fputc('\n', fp);
+	fputs("sandbox-user ", fp);
+	put_id(fp, &conf->sandbox_user);
+	fputc('\n', fp);
 	TAILQ_FOREACH(a, &conf->allows, entry) {
 		fprintf(fp, "allow %s ",
 		    a->type == CONF_ALLOW_UID ? "uid" : "gid");

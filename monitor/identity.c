@@ -4,7 +4,10 @@
  * and the launcher only checks it again, so a bug or a compromise of the
  * launcher's input cannot pick a host id the peer did not have.
  *
- *	service	the service user (the launcher's own ids), as before;
+ *	service	sandbox-user, a host user of its own (started as root),
+ *		never the service user, which owns the socket, the roles
+ *		and every sandbox's user namespace: a payload running as
+ *		it could reach all of them (issue 20);
  *	caller	the peer's uid and gid, so the payload reaches exactly what
  *		the peer reaches and what it writes belongs to the peer;
  *	range	a fresh id of sandbox-uid-range per sandbox, so that no two
@@ -14,7 +17,7 @@
  * CAP_SETUID/CAP_SETGID, caps.c).  A service a user started runs every
  * sandbox as that user: caller and service are the same thing there,
  * and range is refused rather than quietly given less separation.  Host
- * root is never mapped: a root peer's sandbox runs as the service user.
+ * root is never mapped: a root peer's sandbox runs as sandbox-user.
  */
 #include <sys/types.h>
 
@@ -94,6 +97,31 @@ identity_release(struct sbx_identity *id)
 }
 
 /*
+ * identity service of a service started as root: sandbox-user's ids, or
+ * -1 when it did not resolve (never the service user instead).
+ */
+int
+identity_service(struct sbx_identity *id, char *err, size_t errlen)
+{
+	id->mode = SBX_IDENTITY_SERVICE;
+	id->uid = id->gid = 0;
+	if (!caps_granted())
+		return 0;	/* a user's service: that user */
+	if (monitor_conf->sandbox_user_uid == 0 ||
+	    monitor_conf->sandbox_user_gid == 0) {
+		snprintf(err, errlen, "identity service: sandbox-user \"%s\" "
+		    "does not exist on this host, and sandboxes never run as "
+		    "the service user (create it: systemd-sysusers sbx.conf)",
+		    monitor_conf->sandbox_user.name != NULL ?
+		    monitor_conf->sandbox_user.name : "(number)");
+		return -1;
+	}
+	id->uid = (uint32_t)monitor_conf->sandbox_user_uid;
+	id->gid = (uint32_t)monitor_conf->sandbox_user_gid;
+	return 0;
+}
+
+/*
  * 0 with *id filled, or -1 with the reason in err (the request is
  * refused; nothing runs with less separation than the profile asked).
  */
@@ -118,16 +146,16 @@ identity_decide(const struct conf_profile *prof, uid_t uid, gid_t gid,
 	}
 	switch (prof->identity) {
 	case CONF_IDENTITY_SERVICE:
-		return 0;
+		return identity_service(id, err, errlen);
 	case CONF_IDENTITY_RANGE:
 		id->mode = SBX_IDENTITY_RANGE;
 		return range_take(id, err, errlen);
 	case CONF_IDENTITY_CALLER:
 		break;
 	}
-	/* Host root is never mapped: root's sandboxes are the service's. */
+	/* Host root is never mapped: root's sandboxes are sandbox-user's. */
 	if (uid == 0)
-		return 0;
+		return identity_service(id, err, errlen);
 	if (gid == 0) {
 		snprintf(err, errlen, "identity caller: your primary group is "
 		    "gid 0, which is never mapped into a sandbox (use a "
@@ -140,8 +168,9 @@ identity_decide(const struct conf_profile *prof, uid_t uid, gid_t gid,
 		    (unsigned)uid, monitor_conf->caller_min_uid);
 		return -1;
 	}
+	/* The service user itself: its sandboxes are not it either. */
 	if (monitor_conf->user.set && (uint32_t)uid == monitor_conf->user.id)
-		return 0;	/* the service user itself */
+		return identity_service(id, err, errlen);
 	id->mode = SBX_IDENTITY_CALLER;
 	id->uid = (uint32_t)uid;
 	id->gid = (uint32_t)gid;

@@ -29,6 +29,7 @@
 #define SBX_CONF_FILE		SBX_SYSCONFDIR "/sbx/sbx.conf"
 #define SBX_CONF_SOCKET		"/run/sbx/sbx.sock"
 #define SBX_CONF_USER		"_sbx"
+#define SBX_CONF_SANDBOX_USER	"_sbxsandbox"	/* identity service */
 #define SBX_CONF_ALLOWLIST	SBX_SYSCONFDIR "/sbx/providers.json"
 #define SBX_CONF_RUNTIME	"/usr/bin/node"
 
@@ -156,6 +157,15 @@ struct sbx_conf {
 	struct conf_id		 socket_group;	/* unset: the user's group */
 	struct conf_id		 user;
 	uint32_t		 user_gid;	/* conf_resolve() fills it */
+	/*
+	 * sandbox-user: whom identity service sandboxes run as when the
+	 * service was started as root, never `user` (which owns the socket,
+	 * the roles and the sandboxes' namespaces).  conf_resolve() fills
+	 * the ids; 0 when not root-started or not resolved.
+	 */
+	struct conf_id		 sandbox_user;
+	uid_t			 sandbox_user_uid;
+	gid_t			 sandbox_user_gid;
 	struct conf_allows	 allows;
 	uint32_t		 max_sandboxes;
 	uint32_t		 max_sandboxes_per_peer;
@@ -176,10 +186,6 @@ struct sbx_conf {
 	int			 uid_range_set;
 	uint32_t		 uid_range_start;
 	uint32_t		 uid_range_count;
-	/* identity service's dedicated user (sandbox-user), 0 when unset or
-	 * not root: the launcher's mapper allows this pair (issue 20). */
-	uid_t			 sandbox_user_uid;
-	gid_t			 sandbox_user_gid;
 	struct conf_profiles	 profiles;	/* "default" always present */
 	size_t			 nprofiles;
 };
@@ -298,6 +304,7 @@ struct sbx_identity {
 int	 identity_decide(const struct conf_profile *, uid_t, gid_t,
 	    struct sbx_identity *, char *, size_t);
 void	 identity_release(struct sbx_identity *);
+int	 identity_service(struct sbx_identity *, char *, size_t);
 const char *identity_name(uint32_t);
 
 /* ---- egress.c: network proxy sandboxes and sbx-proxy ------------------ */

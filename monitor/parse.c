@@ -156,6 +156,7 @@ static const struct keyword keywords[] = {
 	{ "socket-mode", KW_GLOBAL | KW_ONCE, kw_socket_mode, 0, 0, 0 },
 	{ "socket-group", KW_GLOBAL | KW_ONCE, kw_id, G(socket_group), 0, 0 },
 	{ "user", KW_GLOBAL | KW_ONCE, kw_id, G(user), 0, 0 },
+	{ "sandbox-user", KW_GLOBAL | KW_ONCE, kw_id, G(sandbox_user), 0, 0 },
 	{ "allow", KW_GLOBAL, kw_allow, 0, 0, 0 },
 	{ "max-sandboxes", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(max_sandboxes), 1, 4096 },
@@ -1599,9 +1600,21 @@ uid_range_check(struct parser *p, const char *what, const struct conf_id *id)
 		    conf->uid_range_count - 1, what, id->id);
 }
 
+/* A user as the file gave it: "name" (quoted, escaped) or a number. */
+static const char *
+id_text(struct parser *p, const struct conf_id *id, char *buf, size_t len)
+{
+	if (id->name != NULL)
+		snprintf(buf, len, "\"%s\"", show(p, id->name));
+	else
+		snprintf(buf, len, "%u", id->id);
+	return buf;
+}
+
 static void
 conf_check(struct parser *p)
 {
+	char				 sbuf[4 * 64 + 16], ubuf[4 * 64 + 16];
 	struct sbx_conf			*conf = p->conf;
 	const struct conf_allow		*a;
 	const struct conf_profile	*prof;
@@ -1630,6 +1643,22 @@ conf_check(struct parser *p)
 		    "%u ids cannot give each of max-sandboxes %u sandboxes "
 		    "its own id", conf->uid_range_count, conf->max_sandboxes);
 	uid_range_check(p, "the user", &conf->user);
+	uid_range_check(p, "the sandbox-user", &conf->sandbox_user);
+	/* identity service must not be the user that owns the socket, the
+	 * roles and every sandbox's namespace (issue 20). */
+	if ((conf->user.name != NULL && conf->sandbox_user.name != NULL &&
+	    strcmp(conf->user.name, conf->sandbox_user.name) == 0) ||
+	    (conf->user.name == NULL && conf->sandbox_user.name == NULL &&
+	    conf->user.id == conf->sandbox_user.id))
+		perr_kw(p, "sandbox-user", "user", "sandbox-user %s is the "
+		    "service user (user %s): sandboxes would run as the user "
+		    "that owns the socket, the roles and their namespaces; "
+		    "name a user of their own",
+		    id_text(p, &conf->sandbox_user, sbuf, sizeof(sbuf)),
+		    id_text(p, &conf->user, ubuf, sizeof(ubuf)));
+	if (conf->sandbox_user.name == NULL && conf->sandbox_user.id == 0)
+		perr_kw(p, "sandbox-user", NULL, "sandbox-user 0: sandboxes "
+		    "never run as host root");
 	uid_range_check(p, "the socket-group", &conf->socket_group);
 	TAILQ_FOREACH(a, &conf->allows, entry)
 		uid_range_check(p, a->type == CONF_ALLOW_UID ? "allowed uid" :

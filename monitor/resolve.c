@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "monitor.h"
@@ -88,6 +89,89 @@ check_file(const char *ctx, const char *path, int exec)
 	return 0;
 }
 
+/* Does anything of conf run as identity service on its own? */
+static int
+needs_sandbox_user(const struct sbx_conf *conf)
+{
+	const struct conf_profile	*prof;
+
+	if (conf->bundle_providers)
+		return 1;	/* provider runs are identity service */
+	TAILQ_FOREACH(prof, &conf->profiles, entry)
+		if (prof->identity == CONF_IDENTITY_SERVICE)
+			return 1;
+	return 0;
+}
+
+/*
+ * A service started as root runs identity service sandboxes (and a root
+ * peer's, and provider runs) as sandbox-user: its ids, or -1.  Neither
+ * its uid nor its group may be the service's (nor the socket-group).  A missing
+ * user is fatal when a profile or provider runs need it; otherwise the
+ * ids stay 0 and such a sandbox is refused when asked for (identity.c):
+ * never the service user instead.
+ */
+static int
+resolve_sandbox_user(struct sbx_conf *conf, uid_t service_uid,
+    gid_t service_gid)
+{
+	struct conf_id	 id = conf->sandbox_user;
+	uint32_t	 gid = 0;
+	const char	*name = id.name != NULL ? id.name : "(number)";
+
+	conf->sandbox_user_uid = 0;
+	conf->sandbox_user_gid = 0;
+	if (id.name != NULL) {
+		errno = 0;
+		if (getpwnam(id.name) == NULL) {
+			if (!needs_sandbox_user(conf)) {
+				log_warnx("sandbox-user \"%s\": no such user; "
+				    "a root peer's sandboxes are refused until "
+				    "it exists (systemd-sysusers sbx.conf, or "
+				    "useradd --system --user-group %s)",
+				    id.name, id.name);
+				return 0;
+			}
+			log_warnx("sandbox-user \"%s\": %s; identity service "
+			    "sandboxes (and provider runs) run as it, never "
+			    "as the service user: create it (systemd-sysusers "
+			    "sbx.conf, or useradd --system --user-group "
+			    "--no-create-home --shell /usr/sbin/nologin %s)",
+			    id.name, errno != 0 ? strerror(errno) :
+			    "no such user", id.name);
+			return -1;
+		}
+	}
+	if (resolve_user("sandbox-user", &id, &gid) == -1)
+		return -1;
+	if (id.id == 0 || gid == 0) {
+		log_warnx("sandbox-user \"%s\": uid %u gid %u: sandboxes never "
+		    "run as host root or its group", name, id.id, gid);
+		return -1;
+	}
+	if (id.id == (uint32_t)service_uid) {
+		log_warnx("sandbox-user \"%s\" is uid %u, the service user "
+		    "(user \"%s\"): name a user of its own", name, id.id,
+		    conf->user.name != NULL ? conf->user.name : "(number)");
+		return -1;
+	}
+	/* The service's group, or the socket's, would give every such
+	 * sandbox the service's group rights on the host. */
+	if (gid == (uint32_t)service_gid || (conf->socket_group.set &&
+	    gid == conf->socket_group.id)) {
+		log_warnx("sandbox-user \"%s\": its group %u is the service "
+		    "user's or the socket-group: give it a group of its own",
+		    name, gid);
+		return -1;
+	}
+	if (in_uid_range(conf, "the sandbox-user", &id))
+		return -1;
+	conf->sandbox_user.id = id.id;
+	conf->sandbox_user_uid = (uid_t)id.id;
+	conf->sandbox_user_gid = (gid_t)gid;
+	return 0;
+}
+
 /*
  * need_user: the monitor runs as root and will switch to `user`, so that
  * user must exist; a monitor started as an ordinary user ignores it.
@@ -115,6 +199,11 @@ conf_resolve(struct sbx_conf *conf, int need_user)
 		} else if (resolve_group("allow gid", &a->who) == -1)
 			rv = -1;
 	}
+	/* Root-started (now, or before dropping to user: a reload). */
+	if ((need_user || caps_granted()) && resolve_sandbox_user(conf,
+	    need_user ? (uid_t)conf->user.id : getuid(),
+	    need_user ? (gid_t)conf->user_gid : getgid()) == -1)
+		rv = -1;
 	if (rv == 0) {
 		if (need_user && in_uid_range(conf, "the user", &conf->user))
 			rv = -1;

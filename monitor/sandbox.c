@@ -260,8 +260,10 @@ void
 msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
     int out, uint32_t flags)
 {
-	struct msb	*s;
-	int		 i;
+	struct sbx_identity	 ident;
+	struct msb		*s;
+	char			 err[256];
+	int			 i;
 
 	if (nmsbs >= monitor_conf->max_sandboxes) {
 		close(in);
@@ -269,14 +271,22 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 		msb_runner_refused(tag, "max-sandboxes reached");
 		return;
 	}
+	/* Provider runs touch no caller file: identity service, which is
+	 * sandbox-user when started as root, never the service user. */
+	memset(&ident, 0, sizeof(ident));
+	ident.range_slot = -1;
+	if (identity_service(&ident, err, sizeof(err)) == -1) {
+		close(in);
+		close(out);
+		msb_runner_refused(tag, err);
+		return;
+	}
 	s = xcalloc(1, sizeof(*s));
 	s->id = nextid++;
 	if (nextid == 0)
 		nextid = 1;
 	s->runner = 1;
-	/* Provider runs touch no caller file: the service's identity. */
-	s->ident.mode = SBX_IDENTITY_SERVICE;
-	s->ident.range_slot = -1;
+	s->ident = ident;
 	s->pooled = (flags & PR_SPAWN_POOLED) != 0;
 	s->reserved = (flags & PR_SPAWN_RESERVED) != 0;
 	s->tag = tag;

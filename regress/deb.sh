@@ -103,6 +103,11 @@ package_body() {
 	    cat "$Z/etc/passwd"
 	gid=$(sed -n 's/^sbx:x:\([0-9]*\):.*/\1/p' "$Z/etc/group")
 	atf_check -s exit:0 -o match:"^_sbx:x:[0-9]+:$gid:" cat "$Z/etc/passwd"
+	# identity service's user, with a group of its own name.
+	sgid=$(sed -n 's/^_sbxsandbox:x:\([0-9]*\):.*/\1/p' "$Z/etc/group")
+	[ -n "$sgid" ] || atf_fail "sysusers made no group _sbxsandbox"
+	atf_check -s exit:0 -o match:"^_sbxsandbox:x:[0-9]+:$sgid:.*:/usr/sbin/nologin\$" \
+	    cat "$Z/etc/passwd"
 
 	# The packaged binaries, run from there.
 	M=$Z/usr/sbin/sbx-monitor

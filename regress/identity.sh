@@ -3,8 +3,9 @@
 # identity.sh: whose host user a sandbox is (sbx.conf(5) "identity"), and
 # what it may execute.  As root the monitor drops to "nobody" and the
 # caller is the unprivileged user "sbxtest" (scripts/check creates it):
-# identity caller runs the sandbox as sbxtest, service as nobody, range as
-# a fresh id; host root is never mapped; the launcher alone holds
+# identity caller runs the sandbox as sbxtest, service as the sandbox-user
+# "_sbxsandbox" (scripts/check creates it too; never the service user
+# nobody), range as a fresh id; host root is never mapped; the launcher alone holds
 # CAP_SETUID and CAP_SETGID.  As an unprivileged user, monitor, caller and
 # sandbox are that user whatever the profile says, and range is refused.
 # The agent's everyday job runs end to end: a 0700 project of the
@@ -24,7 +25,9 @@ setup() {
 	if [ "$(id -u)" -eq 0 ]; then
 		id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
 		CALLER=sbxtest
-		SERVICE=nobody
+		SERVICE=_sbxsandbox
+		id "$SERVICE" >/dev/null 2>&1 ||
+		    atf_fail "user $SERVICE is missing (scripts/check makes it)"
 		AS="runuser -u $CALLER --"
 	else
 		CALLER=$(id -un)
@@ -38,6 +41,7 @@ setup() {
 	{
 		echo "socket \"$SOCK\""
 		echo "user \"nobody\""
+		echo "sandbox-user \"_sbxsandbox\""
 		echo "allow uid \"$CALLER\""
 		echo "max-sandboxes 16"
 		echo "sandbox-uid-range $RANGE_START 64"
@@ -135,35 +139,42 @@ caller_owns_workdir_cleanup() {
 
 atf_test_case caller_not_service cleanup
 caller_not_service_head() {
-	atf_set "descr" "identity caller reaches what the caller reaches and none of the service user's files; identity service is the service user; a root peer is never host root"
+	atf_set "descr" "identity caller reaches what the caller reaches and none of the service user's files; identity service is sandbox-user, never the service user; a root peer is never host root"
 }
 caller_not_service_body() {
 	setup
 	caller_dir proj 755
-	# A file only the service user may read, and one only the caller may.
+	# A file only the service user may read, one only the caller may,
+	# and one only the sandbox-user may.
 	echo service-only > "$D/files/svc"
 	echo caller-only > "$D/files/mine"
+	echo sandbox-only > "$D/files/sbox"
 	if [ "$(id -u)" -eq 0 ]; then
 		chown nobody "$D/files/svc"
 		chown "$CALLER" "$D/files/mine"
+		chown "$SERVICE" "$D/files/sbox"
 	fi
-	chmod 600 "$D/files/svc" "$D/files/mine"
+	chmod 600 "$D/files/svc" "$D/files/mine" "$D/files/sbox"
 	start_monitor
 	if [ "$(id -u)" -eq 0 ]; then
 		atf_check -s exit:1 -o empty -e match:"Permission denied" \
 		    $AS "$CU" -s "$SOCK" run -p caller -- /bin/cat "$D/files/svc"
 		atf_check -s exit:0 -o inline:"caller-only\n" \
 		    $AS "$CU" -s "$SOCK" run -p caller -- /bin/cat "$D/files/mine"
-		# identity service: the service user, whoever asks.
-		atf_check -s exit:0 -o inline:"service-only\n" \
+		# identity service: sandbox-user, whoever asks; never the
+		# service user, whose files it cannot read.
+		atf_check -s exit:0 -o inline:"sandbox-only\n" \
+		    $AS "$CU" -s "$SOCK" run -p service -- /bin/cat "$D/files/sbox"
+		atf_check -s exit:1 -o empty -e match:"Permission denied" \
 		    $AS "$CU" -s "$SOCK" run -p service -- /bin/cat "$D/files/svc"
 		atf_check -s exit:1 -o empty -e match:"Permission denied" \
 		    $AS "$CU" -s "$SOCK" run -p service -- /bin/cat "$D/files/mine"
-		# A root peer's sandbox is the service user, never root.
+		# A root peer's sandbox is sandbox-user, never root nor the
+		# service user.
 		chmod 777 "$D/proj"
 		atf_check -s exit:0 "$C" -s "$SOCK" run -p caller \
 		    -w "$D/proj" -- /bin/sh -c 'echo x > /work/root-peer'
-		atf_check -o inline:"nobody\n" stat -c '%U' "$D/proj/root-peer"
+		atf_check -o inline:"$SERVICE\n" stat -c '%U' "$D/proj/root-peer"
 	else
 		# A user's service: caller and service are both that user.
 		atf_check -s exit:0 -o inline:"caller-only\n" \
@@ -377,7 +388,47 @@ agent_flow_cleanup() {
 	common_cleanup
 }
 
+atf_test_case sandbox_user_conf cleanup
+sandbox_user_conf_head() {
+	atf_set "descr" "sandbox-user: refused when it is the service user; as root, a missing one refuses a configuration with an identity service profile (naming it and how to create it), and otherwise refuses a root peer's run instead of using the service user"
+}
+sandbox_user_conf_body() {
+	setup
+	sed 's/^sandbox-user .*/sandbox-user "nobody"/' "$D/sbx.conf" > same.conf
+	atf_check -s not-exit:0 -o empty \
+	    -e match:'sandbox-user "nobody" is the service user \(user "nobody"\)' \
+	    "$M" -n -f same.conf
+	if [ "$(id -u)" -ne 0 ]; then
+		# A user's service: sandbox-user is not used, service is the
+		# user itself (caller_not_service checks it).
+		start_monitor
+		atf_check -s exit:0 $AS "$CU" -s "$SOCK" run -p service -- /bin/true
+		stop_monitor
+		return 0
+	fi
+	# A user that does not exist, with a profile of identity service.
+	sed 's/^sandbox-user .*/sandbox-user "_sbxnosuchuser"/' "$D/sbx.conf" \
+	    > "$D/missing.conf"
+	atf_check -s not-exit:0 -o ignore \
+	    -e match:'sandbox-user "_sbxnosuchuser": no such user.*create it' \
+	    "$M" -d -f "$D/missing.conf" -s "$D/run/missing.sock"
+	# Without one: the service starts, and a root peer's run (identity
+	# service) is refused, not run as the service user.
+	sed -e 's/^sandbox-user .*/sandbox-user "_sbxnosuchuser"/' \
+	    -e 's/identity service/identity caller/' "$D/sbx.conf" > "$D/m2.conf"
+	cp "$D/m2.conf" "$D/sbx.conf"
+	start_monitor
+	atf_check -s not-exit:0 -o empty \
+	    -e match:'sandbox-user "_sbxnosuchuser" does not exist' \
+	    "$C" -s "$SOCK" run -p caller -- /bin/true
+	stop_monitor
+}
+sandbox_user_conf_cleanup() {
+	common_cleanup
+}
+
 atf_init_test_cases() {
+	atf_add_test_case sandbox_user_conf
 	atf_add_test_case caller_owns_workdir
 	atf_add_test_case caller_not_service
 	atf_add_test_case min_uid

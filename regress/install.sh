@@ -279,6 +279,9 @@ system_unit_body() {
 		atf_check -s exit:0 -o match:'^_sbx:' getent passwd _sbx
 		atf_check -s exit:0 -o match:"^_sbx:.*:$(getent group sbx |
 		    cut -d: -f3):" getent passwd _sbx
+		# identity service's own user, with a group of its name.
+		atf_check -s exit:0 -o match:"^_sbxsandbox:.*:$(getent group \
+		    _sbxsandbox | cut -d: -f3):" getent passwd _sbxsandbox
 		# The second ExecStartPre: the runtime directory to _sbx.
 		chown=$(sed -n 's/^ExecStartPre=//p' "$U" | sed -n 2p |
 		    sed -e "s|%t|$D/rt|g")

@@ -3,9 +3,9 @@
 # profiles.sh: every profile of the example configuration, etc/sbx.conf,
 # works as written.  The monitor runs on the file itself with only its
 # location macros pointed at a private directory (as make demo does); as
-# root the caller is the unprivileged user "sbxtest" and the service user
-# is the example's "_sbx" (scripts/check creates both), as a user both
-# are that user.  Each profile starts a dynamic program; "build" compiles
+# root the caller is the unprivileged user "sbxtest", the service user
+# is the example's "_sbx" and its sandbox-user "_sbxsandbox" (scripts/check
+# creates all three), as a user all are that user.  Each profile starts a dynamic program; "build" compiles
 # a C program in a 0700 project of the caller's and runs it, and what it
 # made belongs to the caller; "fetch" goes through sbx-proxy, which
 # refuses it a local upstream on 127.0.0.1 and its denied name.
@@ -26,8 +26,11 @@ setup() {
 	if [ "$(id -u)" -eq 0 ]; then
 		id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
 		id _sbx >/dev/null 2>&1 || atf_fail "user _sbx is missing"
+		id _sbxsandbox >/dev/null 2>&1 ||
+		    atf_fail "user _sbxsandbox is missing"
 		CALLER=sbxtest
-		SERVICE=_sbx
+		# identity service: the example's sandbox-user, not _sbx.
+		SERVICE=_sbxsandbox
 		AS="runuser -u sbxtest --"
 		grp=$(id -gn sbxtest)
 		chown _sbx "$D/log"
@@ -127,9 +130,9 @@ every_profile_body() {
 	atf_check -o inline:"$CALLER\n" stat -c %U "$D/proj/hello"
 	atf_check -s exit:0 -o inline:"built-ok\n" $AS "$D/proj/hello"
 
-	# strict: the service user, nothing it writes executes.
-	# The workdir is the caller's (sbx-monitor refuses another's), open
-	# to the service user the sandbox runs as.
+	# strict: the sandbox-user (never the service user), nothing it
+	# writes executes.  The workdir is the caller's (sbx-monitor refuses
+	# another's), open to the sandbox-user the sandbox runs as.
 	caller_dir open 777
 	cp /bin/true "$D/open/t"
 	chmod 755 "$D/open/t"

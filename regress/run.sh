@@ -5,8 +5,9 @@
 # probe, the fidelity a user expects of running a command directly, a
 # thousand sandboxes in a row and 32 at once leaving nothing behind, and a
 # sandbox dying with its agent.  Runs as root (the monitor drops to
-# "nobody", so the sandbox runs as nobody on the host) and as an
-# unprivileged user (monitor and sandbox run as that user).
+# "nobody"; a root peer's sandbox runs as the sandbox-user "_sbxsandbox"
+# on the host, never as nobody) and as an unprivileged user (monitor and
+# sandbox run as that user).
 
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
@@ -16,14 +17,14 @@ paths() {
 }
 
 # as_sandbox_user CMD...: run CMD as the host user the sandbox runs as,
-# the monitor's (sbx_monitor_user); exec'd, so $! of a background call is
-# CMD's own pid.
+# a root peer's sandbox-user (sbx_sandbox_user); exec'd, so $! of a
+# background call is CMD's own pid.
 as_sandbox_user() {
 	if [ "$(id -u)" -eq 0 ] && [ -n "${SBX_RANGE:-}" ]; then
 		setpriv --reuid="$SBX_RANGE" --regid="$SBX_RANGE" \
 		    --clear-groups "$@"
 	elif [ "$(id -u)" -eq 0 ]; then
-		_u=${SBX_CALLER:-nobody}
+		_u=${SBX_CALLER:-$(sbx_sandbox_user)}
 		setpriv --reuid="$(id -u "$_u")" --regid="$(id -g "$_u")" \
 		    --clear-groups "$@"
 	else
@@ -523,7 +524,7 @@ workdir_body() {
 	setup_conf
 	start_monitor
 	mkdir "$D/work"
-	# The sandbox writes as the monitor's user.
+	# The sandbox writes as the sandbox-user (a root peer's).
 	[ "$(id -u)" -eq 0 ] && chmod 777 "$D/work"
 	echo "from the host" > "$D/work/in"
 	atf_check -s exit:0 -o inline:'/work\nfrom the host\n' -e empty \
@@ -531,7 +532,7 @@ workdir_body() {
 	    'pwd; cat in; echo "from the sandbox" > /work/out; mkdir sub'
 	atf_check -o inline:'from the sandbox\n' cat "$D/work/out"
 	[ -d "$D/work/sub" ] || atf_fail "directory made inside is missing"
-	atf_check -o inline:"$(sbx_monitor_user)\n" stat -c %U "$D/work/out"
+	atf_check -o inline:"$(sbx_sandbox_user)\n" stat -c %U "$D/work/out"
 	# Without -w there is no workdir, and nothing of the host's at
 	# the path.
 	atf_check -s exit:1 -o empty -e empty \

@@ -643,6 +643,18 @@ nameable(int nr)
 	return 1;
 }
 
+/* The file names nr, though libseccomp may not (priv_parse's fchmodat2). */
+static int
+table_names(const struct priv_table *t, int nr)
+{
+	size_t	 i;
+
+	for (i = 0; i < t->nrules; i++)
+		if (names(&t->rules[i], nr))
+			return 1;
+	return 0;
+}
+
 static void
 expected_one(const struct priv_table *t, const struct probe *p,
     struct outcome *o, unsigned int *line)
@@ -668,11 +680,12 @@ expected_one(const struct priv_table *t, const struct probe *p,
 		}
 	}
 	/*
-	 * sbx.priv(5): under default allow or log, a number libseccomp
-	 * cannot name (so no file can) is answered ENOSYS below 1024.
+	 * sbx.priv(5): under default allow or log, a number neither
+	 * libseccomp nor the file names is answered ENOSYS below 1024.
 	 */
 	if (i == t->nrules && (act == PRIV_ACT_ALLOW || act == PRIV_ACT_LOG) &&
-	    p->nr >= 0 && p->nr < 1024 && !nameable(p->nr)) {
+	    p->nr >= 0 && p->nr < 1024 && !nameable(p->nr) &&
+	    !table_names(t, p->nr)) {
 		act = PRIV_ACT_ERRNO;
 		err = ENOSYS;
 	}

@@ -11,7 +11,9 @@
 #include <atf-c.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,6 +433,18 @@ static const struct {
 	    "t.conf:2: allow-domain: profile \"p\" has network none; domain "
 	    "and address rules need network proxy" },
 
+	/* identity service is never the service user, nor root */
+	{ "sandbox-user \"_sbx\"\n", "t.conf:1: sandbox-user \"_sbx\" is the "
+	    "service user (user \"_sbx\"): sandboxes would run as the user "
+	    "that owns the socket, the roles and their namespaces; name a "
+	    "user of their own" },
+	{ "user 70000\nsandbox-user 70000\n", "t.conf:2: sandbox-user 70000 "
+	    "is the service user (user 70000): sandboxes would run as the user "
+	    "that owns the socket, the roles and their namespaces; name a user "
+	    "of their own" },
+	{ "sandbox-user 0\n", "t.conf:1: sandbox-user 0: sandboxes never run "
+	    "as host root" },
+
 	/* monitor files a sandbox must not see */
 	{ "profile \"p\" {\n\trw \"/run\"\n}\n", "t.conf:1: profile \"p\": rw "
 	    "\"/run\" exposes the socket file to its sandboxes" },
@@ -718,6 +732,9 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(conf->socket_mode, 0660);
 	ATF_CHECK_EQ(conf->socket_group.set, 0);
 	ATF_CHECK_STREQ(conf->user.name, "_sbx");
+	ATF_CHECK_STREQ(conf->sandbox_user.name, "_sbxsandbox");
+	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
+	ATF_CHECK_EQ(conf->sandbox_user_gid, 0);
 	ATF_CHECK(TAILQ_EMPTY(&conf->allows));
 	ATF_CHECK_EQ(conf->max_sandboxes, 64);
 	ATF_CHECK_EQ(conf->max_sandboxes_per_peer, 16);
@@ -1156,6 +1173,65 @@ ATF_TC_BODY(resolve, tc)
 	conf_free(conf);
 }
 
+/*
+ * sandbox-user resolves only for a service started as root (need_user
+ * here); a missing one refuses what needs it, never falls back.
+ */
+ATF_TC_WITHOUT_HEAD(resolve_sandbox_user);
+ATF_TC_BODY(resolve_sandbox_user, tc)
+{
+	struct sbx_conf	*conf;
+	struct group	*gr;
+	struct passwd	*pw;
+	char		 text[256];
+	uid_t		 nuid;
+	gid_t		 ngid;
+
+	(void)tc;
+	/* getpwnam's buffer is conf_resolve's too: copy what is needed. */
+	ATF_REQUIRE((pw = getpwnam("nobody")) != NULL);
+	nuid = pw->pw_uid;
+	ngid = pw->pw_gid;
+	conf = parse_ok("user \"root\"\nsandbox-user \"nobody\"\n");
+	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);	/* not root-started */
+	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
+	ATF_CHECK_EQ(conf->sandbox_user_uid, nuid);
+	ATF_CHECK_EQ(conf->sandbox_user_gid, ngid);
+	conf_free(conf);
+
+	/* Missing: refused with an identity service profile ... */
+	conf = parse_ok("user \"root\"\nsandbox-user \"nosuchuser-sbx\"\n"
+	    "profile \"s\" {\n\tidentity service\n}\n");
+	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
+	conf_free(conf);
+	/* ... accepted without one, ids 0: such runs are refused later. */
+	conf = parse_ok("user \"root\"\nsandbox-user \"nosuchuser-sbx\"\n");
+	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
+	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
+	ATF_CHECK_EQ(conf->sandbox_user_gid, 0);
+	conf_free(conf);
+
+	/* Root, or the service user by another name or number: refused. */
+	conf = parse_ok("user \"nobody\"\nsandbox-user \"root\"\n");
+	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	conf_free(conf);
+	conf = parse_ok("user \"nobody\"\nsandbox-user 65534\n");
+	if (nuid == 65534)
+		ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	conf_free(conf);
+
+	/* Its group may not be the socket's (nor the service user's). */
+	ATF_REQUIRE((gr = getgrgid(ngid)) != NULL);
+	snprintf(text, sizeof(text), "user \"root\"\nsandbox-user \"nobody\"\n"
+	    "socket-group \"%s\"\n", gr->gr_name);
+	conf = parse_ok(text);
+	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	conf_free(conf);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, bad_snippets);
@@ -1177,5 +1253,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, set_socket);
 	ATF_TP_ADD_TC(tp, validators);
 	ATF_TP_ADD_TC(tp, resolve);
+	ATF_TP_ADD_TC(tp, resolve_sandbox_user);
 	return atf_no_error();
 }
