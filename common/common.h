@@ -914,6 +914,10 @@ struct pr_gates_done {
 #define SELFTEST_PATHMAX	256
 struct selftest_req {
 	uint32_t	 port;		/* monitor's listener on 127.0.0.1 */
+	/* identity service's host ids (sandbox-user) when the service
+	 * was started as root; 0/0: the launcher's own (a user's service) */
+	uint32_t	 host_uid;
+	uint32_t	 host_gid;
 	uint32_t	 nhidden;
 	uint64_t	 ns[SELFTEST_NS];
 	char		 hidden[SELFTEST_NHIDDEN][SELFTEST_PATHMAX];

@@ -493,6 +493,7 @@ h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 {
 	struct selftest_req	 rq;
 	struct selftest_result	 res;
+	struct launcher_conf	 conf;
 	uint32_t		 i;
 
 	if (imsg_get_data(imsg, &rq, sizeof(rq)) == -1)
@@ -505,8 +506,19 @@ h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 		if (memchr(rq.hidden[i], '\0', SELFTEST_PATHMAX) == NULL ||
 		    rq.hidden[i][0] != '/')
 			fatalx("selftest: hidden path %u malformed", i);
+	if ((rq.host_uid != 0) != (rq.host_gid != 0))
+		fatalx("selftest: host ids %u/%u", rq.host_uid, rq.host_gid);
+	/* As identity service: sandbox-user's ids (the mapper allows only
+	 * that pair then), or our own in a user's service. */
+	conf = lconf;
+	conf.identity = SBX_IDENTITY_SERVICE;
+	if (rq.host_uid != 0) {
+		conf.map_host = 1;
+		conf.host_uid = rq.host_uid;
+		conf.host_gid = rq.host_gid;
+	}
 	/* Synchronous: a few milliseconds, bounded by its own deadline. */
-	selftest_run(&lconf, &rq, &res);
+	selftest_run(&conf, &rq, &res);
 	if (imsg_compose(ib, IMSG_LAUNCH_SELFTEST_RESULT, imsg_get_id(imsg),
 	    0, -1, &res, sizeof(res)) == -1)
 		fatal("compose selftest result");

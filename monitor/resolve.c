@@ -89,27 +89,13 @@ check_file(const char *ctx, const char *path, int exec)
 	return 0;
 }
 
-/* Does anything of conf run as identity service on its own? */
-static int
-needs_sandbox_user(const struct sbx_conf *conf)
-{
-	const struct conf_profile	*prof;
-
-	if (conf->bundle_providers)
-		return 1;	/* provider runs are identity service */
-	TAILQ_FOREACH(prof, &conf->profiles, entry)
-		if (prof->identity == CONF_IDENTITY_SERVICE)
-			return 1;
-	return 0;
-}
-
 /*
  * A service started as root runs identity service sandboxes (and a root
  * peer's, and provider runs) as sandbox-user: its ids, or -1.  Neither
  * its uid nor its group may be the service's (nor the socket-group).  A missing
- * user is fatal when a profile or provider runs need it; otherwise the
- * ids stay 0 and such a sandbox is refused when asked for (identity.c):
- * never the service user instead.
+ * user is fatal: the self-test's sandbox runs as it before any other
+ * (monitor/selftest.c), and no sandbox ever runs as the service user
+ * instead.
  */
 static int
 resolve_sandbox_user(struct sbx_conf *conf, uid_t service_uid,
@@ -124,14 +110,6 @@ resolve_sandbox_user(struct sbx_conf *conf, uid_t service_uid,
 	if (id.name != NULL) {
 		errno = 0;
 		if (getpwnam(id.name) == NULL) {
-			if (!needs_sandbox_user(conf)) {
-				log_warnx("sandbox-user \"%s\": no such user; "
-				    "a root peer's sandboxes are refused until "
-				    "it exists (systemd-sysusers sbx.conf, or "
-				    "useradd --system --user-group %s)",
-				    id.name, id.name);
-				return 0;
-			}
 			log_warnx("sandbox-user \"%s\": %s; identity service "
 			    "sandboxes (and provider runs) run as it, never "
 			    "as the service user: create it (systemd-sysusers "

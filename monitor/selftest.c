@@ -130,10 +130,19 @@ selftest_init(void)
 void
 selftest_request(void)
 {
-	struct role	*r = &roles[ROLE_LAUNCHER];
+	struct role		*r = &roles[ROLE_LAUNCHER];
+	struct sbx_identity	 id;
+	char			 err[256];
 
 	if (inflight)
 		return;
+	/* The self-test's sandbox runs as identity service sandboxes do
+	 * (sandbox-user when root-started), never as the service user;
+	 * conf_resolve() refused a configuration without that user. */
+	if (identity_service(&id, err, sizeof(err)) == -1)
+		fatalx("self-test: %s", err);
+	req.host_uid = id.uid;
+	req.host_gid = id.gid;
 	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_SELFTEST, 0, 0, -1, &req,
 	    sizeof(req)) == -1)
 		fatal("%s: compose", __func__);

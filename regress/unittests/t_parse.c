@@ -1207,9 +1207,10 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
 	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
 	conf_free(conf);
-	/* ... accepted without one, ids 0: such runs are refused later. */
+	/* ... and without one: the self-test's sandbox runs as it. */
 	conf = parse_ok("user \"root\"\nsandbox-user \"nosuchuser-sbx\"\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);	/* not root-started */
+	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
 	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
 	ATF_CHECK_EQ(conf->sandbox_user_gid, 0);
 	conf_free(conf);
