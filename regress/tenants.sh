@@ -85,8 +85,15 @@ fd_fuse_body() {
 	# A real request: run with its stdin from the slow file.  sbxctl
 	# itself stalls on closing its copy once sent (its own daemon), so
 	# the refusal is awaited in the audit log, sbxctl's words after the
-	# release.
-	"$C" -s "$SOCK" run -- true < "$D/mnt/slow" > run.out 2> run.err &
+	# release.  The shell's "< file" would stall already (it closes
+	# the descriptor it opened after the dup2): python opens the file
+	# as descriptor 0 itself.
+	python3 -c 'import os, sys
+os.close(0)
+os.open(sys.argv[1], os.O_RDONLY)
+os.set_inheritable(0, True)
+os.execv(sys.argv[2], sys.argv[2:])' "$D/mnt/slow" "$C" -s "$SOCK" \
+	    run -- true > run.out 2> run.err &
 	echo $! > run.pid
 	i=0
 	until grep -q "fd: descriptor on a FUSE" "$D/audit.jsonl"; do
