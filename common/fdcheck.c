@@ -172,8 +172,7 @@ passed_fd_mode(int fd, int want, const char *what, char *err, size_t errlen)
 	}
 	if (fl & O_PATH) {
 		snprintf(err, errlen, "the %s descriptor was opened with "
-		    "O_PATH, which checked no permission: open it for "
-		    "reading", what);
+		    "O_PATH, which checks no permission", what);
 		return -1;
 	}
 	acc = fl & O_ACCMODE;

@@ -1162,9 +1162,10 @@ ctl_passed_fd(struct ctl_conn *c, uint32_t id, const char *name, int fd)
 
 	if (passed_fd_check(fd, why, sizeof(why)) == 0)
 		return 0;
-	over = closer_hand(fd, c->uid) == -1;
-	audit("refuse-fd", c->uid, c->pid, "%s: %s%s", name, why, over ?
-	    "; too many such descriptors, connection closed" : "");
+	if ((over = closer_hand(fd, c->uid) == -1))
+		audit("disconnect", c->uid, c->pid, "more than %d refused "
+		    "descriptors of uid %u wait for their close",
+		    CLOSER_PER_UID, (unsigned)c->uid);
 	control_error(c, id, over, SBX_E_BAD_REQUEST, "%s: %s", name, why);
 	return -1;
 }
