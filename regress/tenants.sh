@@ -102,6 +102,11 @@ os.execv(sys.argv[2], sys.argv[2:])' "$D/mnt/slow" "$C" -s "$SOCK" \
 		sleep 0.1
 	done
 
+	# A workdir on FUSE (a directory: its close does not flush, but
+	# reading it asks the daemon).
+	atf_check -s not-exit:0 -e match:"fd: $refused" \
+	    timeout 60 "$C" -s "$SOCK" run -w "$D/mnt" -- true
+
 	# A flood of them on one connection: refused, then cut off.
 	python3 "$P" "$SOCK" 15 '{}' "$D/mnt/slow" r 40 > flood.out 2>&1 &
 	echo $! >> bg.pids
