@@ -271,6 +271,10 @@ $(filter $(B)/regress/helpers/gates_%,$(HELPER_BINS)): $(call prog_lib,gates)
 $(filter $(B)/regress/helpers/gates_%,$(HELPER_BINS)): \
 	ALL_LIBS := $(LIBCOMMON) $(ALL_LIBS)
 
+# slowfuse (tenants.sh, issue 20) is a FUSE daemon: libfuse3.
+$(O)/regress/helpers/slowfuse.o: CFLAGS += $(shell pkg-config --cflags fuse3)
+$(B)/regress/helpers/slowfuse: ALL_LIBS += $(shell pkg-config --libs fuse3)
+
 $(B)/regress/%.sh: regress/%.sh
 	@mkdir -p $(@D)
 	cp $< $@ && chmod 755 $@

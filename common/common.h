@@ -80,6 +80,7 @@ struct imsgbuf {
 /* Setup.  imsgbuf_init returns 0, or -1 with errno (ENOMEM). */
 int	 imsgbuf_init(struct imsgbuf *, int fd);
 void	 imsgbuf_allow_fdpass(struct imsgbuf *);
+void	 imsgbuf_set_rdrop(struct imsgbuf *, void (*)(int, void *), void *);
 /* Cap on a whole message (header included); ERANGE when out of range. */
 int	 imsgbuf_set_maxsize(struct imsgbuf *, uint32_t);
 void	 imsgbuf_clear(struct imsgbuf *);	/* frees queues, closes fds */
@@ -1196,5 +1197,11 @@ int	 proxy_send_policy(struct imsgbuf *, struct proxy_policy_msg *,
 	    struct proxy_rule_msg *, size_t);
 int	 proxy_send_listener(struct imsgbuf *, uint32_t sandbox, int fd);
 int	 proxy_send_end(struct imsgbuf *, uint32_t sandbox);
+
+/* fdcheck.c: descriptors passed by clients (issue 20). */
+#define PASSED_FD_READ	0x1	/* opened for reading (not O_PATH) */
+#define PASSED_FD_DIR	0x2	/* a directory */
+int	 passed_fd_check(int, char *, size_t);
+int	 passed_fd_mode(int, int, const char *, char *, size_t);
 
 #endif /* SBX_COMMON_H */

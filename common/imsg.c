@@ -89,6 +89,8 @@ struct imsgbuf_impl {
 	struct imsg_rfd		 rfd[IMSG_RFD_SLOTS];
 	int			 rerr;		/* sticky read-side error */
 	uint32_t		 badlen;	/* the length ERANGE refused */
+	void			(*rdrop)(int, void *);	/* or close */
+	void			*rdrop_arg;
 };
 
 /* What check_head learnt about the message at the head of the buffer. */
@@ -118,13 +120,30 @@ close_keep_errno(int fd)
 	errno = saved;
 }
 
+/*
+ * A received descriptor we drop ourselves: the owner's hook decides how
+ * (a client's may be on a file system whose close(2) stalls; see
+ * imsgbuf_set_rdrop), else close(2).
+ */
+static void
+rfd_drop(struct imsgbuf_impl *im, int fd)
+{
+	int	 saved = errno;
+
+	if (fd >= 0 && im->rdrop != NULL)
+		im->rdrop(fd, im->rdrop_arg);
+	else if (fd >= 0)
+		(void)close(fd);
+	errno = saved;
+}
+
 static void
 rfd_release_all(struct imsgbuf_impl *im)
 {
 	size_t	 i;
 
 	for (i = 0; i < nitems(im->rfd); i++) {
-		close_keep_errno(im->rfd[i].fd);
+		rfd_drop(im, im->rfd[i].fd);
 		im->rfd[i].fd = -1;
 	}
 }
@@ -238,6 +257,21 @@ imsgbuf_allow_fdpass(struct imsgbuf *ibuf)
 		im->fdpass = 1;
 }
 
+/*
+ * Received descriptors the buffer drops itself (a protocol violation, a
+ * clear with messages not taken) go to fn instead of close(2).
+ */
+void
+imsgbuf_set_rdrop(struct imsgbuf *ibuf, void (*fn)(int, void *), void *arg)
+{
+	struct imsgbuf_impl	*im;
+
+	if ((im = impl_of(ibuf)) != NULL) {
+		im->rdrop = fn;
+		im->rdrop_arg = arg;
+	}
+}
+
 int
 imsgbuf_set_maxsize(struct imsgbuf *ibuf, uint32_t maxsize)
 {
@@ -327,7 +361,7 @@ take_rights(struct imsgbuf_impl *im, struct msghdr *msg, int *fdp)
 			if (got == -1 && !bad)
 				got = fd;
 			else {
-				close_keep_errno(fd);
+				rfd_drop(im, fd);
 				bad = 1;
 			}
 		}
@@ -335,7 +369,7 @@ take_rights(struct imsgbuf_impl *im, struct msghdr *msg, int *fdp)
 	if (got != -1 && !im->fdpass)
 		bad = 1;
 	if (bad) {
-		close_keep_errno(got);
+		rfd_drop(im, got);
 		return -1;
 	}
 	*fdp = got;
@@ -392,7 +426,7 @@ imsgbuf_read(struct imsgbuf *ibuf)
 	if (take_rights(im, &msg, &fd) == -1)
 		return read_fail(im, EBADMSG);
 	if (n == 0) {
-		close_keep_errno(fd);	/* rights cannot come without data */
+		rfd_drop(im, fd);	/* rights cannot come without data */
 		return 0;
 	}
 	if (fd != -1) {
@@ -400,7 +434,7 @@ imsgbuf_read(struct imsgbuf *ibuf)
 			if (im->rfd[i].fd == -1)
 				break;
 		if (i == nitems(im->rfd)) {
-			close_keep_errno(fd);
+			rfd_drop(im, fd);
 			return read_fail(im, EBADMSG);
 		}
 		im->rfd[i].fd = fd;

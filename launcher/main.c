@@ -325,6 +325,7 @@ h_fd(struct imsgbuf *ib, struct imsg *imsg)
 {
 	struct launch_fd	 lf;
 	struct launch		*l;
+	char			 why[160];
 	int			 fd;
 
 	(void)ib;
@@ -339,6 +340,15 @@ h_fd(struct imsgbuf *ib, struct imsg *imsg)
 	if ((fd = imsg_get_fd(imsg)) == -1)
 		fatalx("fd message for sandbox %u without a descriptor",
 		    l->id);
+	/* A second wall behind the monitor's (control.c): a descriptor
+	 * whose close waits for a client's daemon is left open on purpose,
+	 * unused, since closing it (or exiting) here would stall every
+	 * launch; the sandbox starts without it. */
+	if (passed_fd_check(fd, why, sizeof(why)) == -1) {
+		log_warnx("sandbox %u, slot %u: %s (left open)", l->id,
+		    lf.slot, why);
+		return;
+	}
 	l->fds[lf.slot] = fd;
 }
 

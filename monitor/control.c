@@ -74,6 +74,7 @@ static void	 ctl_dispatch(int, short, void *);
 static void	 ctl_timeout(int, short, void *);
 static void	 ctl_close(struct ctl_conn *);
 static void	 ctl_event_add(struct ctl_conn *);
+static void	 ctl_rdrop(int, void *);
 
 /* ---- the socket ------------------------------------------------------ */
 
@@ -438,6 +439,7 @@ ctl_refuse(int fd, struct ucred *cred, const char *code, const char *msg)
 	c = xcalloc(1, sizeof(*c));
 	if (imsgbuf_init(&c->ibuf, fd) == -1)
 		fatal("imsgbuf_init");
+	imsgbuf_set_rdrop(&c->ibuf, ctl_rdrop, c);
 	c->uid = cred->uid;
 	c->gid = cred->gid;
 	c->pid = cred->pid;
@@ -514,6 +516,7 @@ ctl_accept(int lfd, short event, void *arg)
 	c = xcalloc(1, sizeof(*c));
 	if (imsgbuf_init(&c->ibuf, fd) == -1)
 		fatal("imsgbuf_init");
+	imsgbuf_set_rdrop(&c->ibuf, ctl_rdrop, c);
 	/* Descriptors are accepted so that a stray one can be refused by
 	 * name (unexpected-fd) instead of failing the whole read. */
 	imsgbuf_allow_fdpass(&c->ibuf);
@@ -1100,6 +1103,11 @@ ctl_fd(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		    "\"%.32s\"", sl->valuestring);
 		return;
 	}
+	if (passed_fd_mode(fd, 0, sl->valuestring, why, sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: %s", why);
+		return;
+	}
 	if (slot == LAUNCH_SLOT_WORKDIR) {
 		if (fstat(fd, &st) == -1 || !S_ISDIR(st.st_mode)) {
 			close(fd);
@@ -1168,6 +1176,17 @@ static const struct ctl_field pload_fields[] = {
 static void
 ctl_pload(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	char	 why[160];
+
+	/* The runner reads the bundle with the service's rights: the
+	 * caller's own open(2) for reading is what entitles it to. */
+	if (passed_fd_mode(fd, PASSED_FD_READ | PASSED_FD_DIR,
+	    "bundle directory", why, sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider load: %s",
+		    why);
+		return;
+	}
 	provider_load(c, id, c->uid, c->pid, req, fd);
 }
 
@@ -1204,13 +1223,31 @@ static const struct ctl_field pinvoke_fields[] = {
 static void
 ctl_pinvoke(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	char	 why[160];
+
+	if (passed_fd_mode(fd, PASSED_FD_READ, "records", why,
+	    sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider invoke: "
+		    "%s", why);
+		return;
+	}
 	provider_invoke(c, id, c->uid, c->pid, req, fd);
 }
 
 static void
 ctl_poutput(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	char	 why[160];
+
 	(void)req;
+	if (fd != -1 && passed_fd_mode(fd, 0, "output", why,
+	    sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider output: "
+		    "%s", why);
+		return;
+	}
 	provider_output(c, id, fd);
 }
 
@@ -1230,6 +1267,14 @@ static const struct ctl_field gevaluate_fields[] = {
 static void
 ctl_gevaluate(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	char	 why[160];
+
+	if (passed_fd_mode(fd, 0, "result", why, sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: "
+		    "%s", why);
+		return;
+	}
 	mgates_evaluate(c, id, c->uid, c->pid, req, fd, 0);
 }
 
@@ -1249,6 +1294,14 @@ static const struct ctl_field gverify_fields[] = {
 static void
 ctl_gverify(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
+	char	 why[160];
+
+	if (passed_fd_mode(fd, 0, "result", why, sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates verify: "
+		    "%s", why);
+		return;
+	}
 	mgates_evaluate(c, id, c->uid, c->pid, req, fd, 1);
 }
 
@@ -1262,6 +1315,7 @@ static void
 ctl_gdoc(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
 	const cJSON	*e = cJSON_GetObjectItemCaseSensitive(req, "errno");
+	char		 why[160];
 	int		 err = 0;
 
 	if (e != NULL) {
@@ -1280,7 +1334,51 @@ ctl_gdoc(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		    "descriptor is missing");
 		return;
 	}
+	if (fd != -1 && passed_fd_mode(fd, PASSED_FD_READ, "document", why,
+	    sizeof(why)) == -1) {
+		close(fd);
+		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: %s",
+		    why);
+		return;
+	}
 	mgates_doc(c, id, fd, err);
+}
+
+/*
+ * Every descriptor a client passes, before anything else touches it: is
+ * it on a file system whose close(2) waits for a daemon the client may
+ * run (passed_fd_check)?  Such a one is refused and closed by the closer
+ * thread, never on the event loop; past CLOSER_PER_UID of them the
+ * client is not read any more, and what it still queues in its socket is
+ * dropped by the kernel, which does not flush.
+ */
+static int
+ctl_passed_fd(struct ctl_conn *c, uint32_t id, const char *name, int fd)
+{
+	char	 why[160];
+	int	 over;
+
+	if (passed_fd_check(fd, why, sizeof(why)) == 0)
+		return 0;
+	if ((over = closer_hand(fd, c->uid) == -1))
+		audit("disconnect", c->uid, c->pid, "more than %d refused "
+		    "descriptors of uid %u wait for their close",
+		    CLOSER_PER_UID, (unsigned)c->uid);
+	control_error(c, id, over, SBX_E_BAD_REQUEST, "%s: %s", name, why);
+	return -1;
+}
+
+/* A received descriptor imsg drops itself (a violation, a clear). */
+static void
+ctl_rdrop(int fd, void *arg)
+{
+	struct ctl_conn	*c = arg;
+	char		 why[160];
+
+	if (passed_fd_check(fd, why, sizeof(why)) == -1)
+		(void)closer_hand(fd, c->uid);
+	else
+		close(fd);
 }
 
 /*
@@ -1355,6 +1453,9 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 	for (i = 0; i < nitems(ctl_table); i++)
 		if (ctl_table[i].type == type)
 			h = &ctl_table[i];
+	if (fd != -1 && ctl_passed_fd(c, id, h != NULL ? h->name :
+	    "request", fd) == -1)
+		return;
 	if (h == NULL) {
 		if (fd != -1)
 			close(fd);

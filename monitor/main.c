@@ -325,6 +325,10 @@ main(int argc, char *argv[])
 	proc_policy_send(monitor_conf);
 	caps_drop();
 
+	/* Before the table: its filter reaches the thread by TSYNC, and
+	 * rlimit nproc 0 would refuse the clone (closer.c). */
+	closer_init();
+
 	/* Everything this process will ever open is open: from here on
 	 * its own privilege file rules it. */
 	if (priv_apply(&priv_table_monitor, err, sizeof(err)) == -1) {

@@ -339,6 +339,11 @@ void	 control_goodbye(const char *, ...) SBX_PRINTF(1, 2);
 void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
 unsigned control_nconns(void);
 
+/* closer.c: closes passed descriptors off the event loop (issue 20). */
+#define CLOSER_PER_UID	16	/* held for one uid before its client goes */
+void		 closer_init(void);
+int		 closer_hand(int, uid_t);
+
 /* ---- sandbox.c: live sandboxes and the launcher's traffic ------------- */
 int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t,
 	    const struct sbx_identity *, const struct conf_profile *,
