@@ -35,6 +35,8 @@ struct launch {
 	uint8_t			*spec;
 	size_t			 speclen;
 	int			 fds[LAUNCH_NSLOTS];
+	int			 refused;	/* a descriptor failed
+						   passed_fd_check */
 	struct sandbox		 sb;
 	struct event		 ev;		/* pidfd readable */
 	struct event		 tmo;		/* deadline */
@@ -343,10 +345,11 @@ h_fd(struct imsgbuf *ib, struct imsg *imsg)
 	/* A second wall behind the monitor's (control.c): a descriptor
 	 * whose close waits for a client's daemon is left open on purpose,
 	 * unused, since closing it (or exiting) here would stall every
-	 * launch; the sandbox starts without it. */
+	 * launch; START then fails the sandbox instead of running it. */
 	if (passed_fd_check(fd, why, sizeof(why)) == -1) {
 		log_warnx("sandbox %u, slot %u: %s (left open)", l->id,
 		    lf.slot, why);
+		l->refused = 1;
 		return;
 	}
 	l->fds[lf.slot] = fd;
@@ -371,6 +374,12 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	    l->state != L_COLLECT)
 		fatalx("start for sandbox %u, which is not collecting",
 		    imsg_get_id(imsg));
+	if (l->refused) {
+		send_setup_failed(l->id, "a descriptor was refused "
+		    "(the launcher's log says why)");
+		launch_free(l);
+		return;
+	}
 	for (i = 0; i < LAUNCH_NSLOTS; i++)
 		if (l->fds[i] != -1)
 			have |= 1U << i;
