@@ -418,6 +418,28 @@ idmap_policy_check(const struct idmap_policy *pol, uint32_t identity,
 		    (unsigned)uid, (unsigned)gid);
 		return -1;
 	case SBX_IDENTITY_RANGE:
+	case SBX_IDENTITY_CALLER:
+		/* With a sandbox-user the service's own ids are never a
+		 * sandbox's, whatever identity the front names: a service
+		 * user at or above caller-min-uid (nobody, or an account
+		 * made without --system) or inside the range would
+		 * otherwise be reachable as a caller. */
+		if (pol->sandbox_user_uid != 0 && (uid == self_uid ||
+		    gid == self_gid)) {
+			snprintf(err, errlen, "host uid/gid %u/%u: the "
+			    "service's own uid %u or gid %u is never a "
+			    "sandbox's (sandbox-user is set)", (unsigned)uid,
+			    (unsigned)gid, (unsigned)self_uid,
+			    (unsigned)self_gid);
+			return -1;
+		}
+		break;
+	default:
+		snprintf(err, errlen, "identity %u unknown", identity);
+		return -1;
+	}
+	switch (identity) {
+	case SBX_IDENTITY_RANGE:
 		if (!pol->range_set || uid < pol->range_start ||
 		    uid - pol->range_start >= pol->range_count) {
 			snprintf(err, errlen, "identity range: host uid %u is "
@@ -431,11 +453,8 @@ idmap_policy_check(const struct idmap_policy *pol, uint32_t identity,
 			return -1;
 		}
 		return 0;
-	case SBX_IDENTITY_CALLER:
-		break;
 	default:
-		snprintf(err, errlen, "identity %u unknown", identity);
-		return -1;
+		break;
 	}
 	if (uid < pol->caller_min_uid && !uid_allowed(pol, uid)) {
 		snprintf(err, errlen, "host uid %u: below caller-min-uid %u "

@@ -164,6 +164,40 @@ ATF_TC_BODY(service, tc)
 	unlink(passwd);
 }
 
+/*
+ * A service user the caller rules would admit (nobody, 65534, above
+ * caller-min-uid; or inside the range): with a sandbox-user set, a
+ * compromised front naming it as a caller or a range id gets nothing.
+ */
+ATF_TC_WITHOUT_HEAD(service_as_caller);
+ATF_TC_BODY(service_as_caller, tc)
+{
+	struct idmap_policy	 p;
+
+	(void)tc;
+	policy(&p);
+	p.sandbox_user_uid = 995;
+	p.sandbox_user_gid = 994;
+	p.range_start = 65500;
+	p.range_count = 64;
+	why[0] = '\0';
+	ATF_CHECK_EQ(idmap_policy_check(&p, SBX_IDENTITY_CALLER, 65534,
+	    65534, 65534, 65534, passwd, why, sizeof(why)), -1);
+	ATF_CHECK_MSG(strstr(why, "service's own") != NULL, "%s", why);
+	/* its group alone, with a caller's uid */
+	ATF_CHECK_EQ(idmap_policy_check(&p, SBX_IDENTITY_CALLER, 1002,
+	    65534, 65534, 65534, passwd, why, sizeof(why)), -1);
+	ATF_CHECK_EQ(idmap_policy_check(&p, SBX_IDENTITY_RANGE, 65534,
+	    65534, 65534, 65534, passwd, why, sizeof(why)), -1);
+	ATF_CHECK_MSG(strstr(why, "service's own") != NULL, "%s", why);
+	/* another caller and another range id are still fine */
+	ATF_CHECK_EQ_MSG(idmap_policy_check(&p, SBX_IDENTITY_CALLER, 1002,
+	    1002, 65534, 65534, passwd, why, sizeof(why)), 0, "%s", why);
+	ATF_CHECK_EQ_MSG(idmap_policy_check(&p, SBX_IDENTITY_RANGE, 65533,
+	    65533, 65534, 65534, passwd, why, sizeof(why)), 0, "%s", why);
+	unlink(passwd);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, host_root);
@@ -171,5 +205,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, system_gid);
 	ATF_TP_ADD_TC(tp, range);
 	ATF_TP_ADD_TC(tp, service);
+	ATF_TP_ADD_TC(tp, service_as_caller);
 	return atf_no_error();
 }
