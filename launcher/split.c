@@ -228,7 +228,8 @@ spawner_main(int fd)
 	struct spawn_args	 a;
 	struct sbx_spec		 sp;
 	char			 err[SANDBOX_ERRLEN];
-	int			 got[SBX_SHIM_NFDS], pidfd, n, i;
+	char			 path[64];
+	int			 got[SBX_SHIM_NFDS], out[2], pidfd, mntns, n, i;
 	size_t			 ngot, k;
 	pid_t			 pid;
 
@@ -270,7 +271,7 @@ spawner_main(int fd)
 		a.dropgroups = m.dropgroups != 0;
 		a.keep_suid = m.keep_suid != 0;
 		a.spec = &sp;
-		pidfd = -1;
+		pidfd = mntns = -1;
 		r.pid = -1;
 		r.error = EINVAL;
 		if (sbx_spec_parse(&sp, spawn_buf + sizeof(m), m.speclen, err,
@@ -282,23 +283,40 @@ spawner_main(int fd)
 			sp.cgroup_wait = m.cgroup_wait != 0;
 			if ((pid = spawn_clone(&a, 1, &pidfd)) == -1)
 				r.error = errno;
-			else
+			else {
 				r.pid = pid;
+				/*
+				 * The front holds the sandbox's mount
+				 * namespace (spawn.c, hold_mntns) but may
+				 * not open it: its Landlock domain refuses
+				 * ptrace access, which /proc/PID/ns needs.
+				 * Best effort, as there.
+				 */
+				snprintf(path, sizeof(path),
+				    "/proc/%ld/ns/mnt", (long)pid);
+				mntns = open(path, O_RDONLY | O_CLOEXEC);
+			}
 		}
 		explicit_bzero(spawn_buf, (size_t)n);
 		for (k = 0; k < ngot; k++)
 			close(got[k]);
-		if (send_fds(fd, &r, sizeof(r), &pidfd, pidfd == -1 ? 0 : 1)
-		    == -1)
+		/* The pidfd first, then the mount namespace if opened. */
+		out[0] = pidfd;
+		out[1] = mntns;
+		r.mntns = mntns != -1;
+		if (send_fds(fd, &r, sizeof(r), out, pidfd == -1 ? 0 :
+		    mntns == -1 ? 1 : 2) == -1)
 			_exit(0);
 		if (pidfd != -1)
 			close(pidfd);
+		if (mntns != -1)
+			close(mntns);
 	}
 }
 
 /* The front: clone a sandbox through the spawner. */
 pid_t
-spawner_request(const struct spawn_args *a, int *pidfd)
+spawner_request(const struct spawn_args *a, int *pidfd, int *mntns)
 {
 	static uint8_t		 buf[sizeof(struct spawn_msg) +
 				    SBX_SPEC_WIRE_MAX];
@@ -335,13 +353,15 @@ spawner_request(const struct spawn_args *a, int *pidfd)
 	n = recv_fds(spawner_fd, &r, sizeof(r), got, nitems(got), &ngot);
 	if (n == 0)
 		fatalx("the spawner is gone");
-	if (n != (int)sizeof(r) || (r.pid > 0) != (ngot == 1) || ngot > 1)
+	if (n != (int)sizeof(r) || (r.pid > 0) != (ngot >= 1) ||
+	    ngot != (r.pid > 0 ? 1U + (r.mntns != 0) : 0U))
 		fatalx("spawner: malformed answer");
 	if (r.pid <= 0) {
 		errno = r.error;
 		return -1;
 	}
 	*pidfd = got[0];
+	*mntns = ngot == 2 ? got[1] : -1;
 	return r.pid;
 }
 

@@ -4,8 +4,12 @@
  * front and a host id, with a passwd file of the test's own making.
  */
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +202,47 @@ ATF_TC_BODY(service_as_caller, tc)
 	unlink(passwd);
 }
 
+/*
+ * The front runs as the service user, which owns every sandbox's user
+ * namespace (so it holds CAP_SYS_PTRACE in each) and is the spawner's
+ * own uid: under its table (launcher.priv, which allows openat, lseek and
+ * write) it must still not open another process's memory, or it could
+ * rewrite the spawner or any payload of any caller.  Run as root, which
+ * could open it without the table's Landlock domain.
+ */
+ATF_TC_WITHOUT_HEAD(front_no_ptrace);
+ATF_TC_BODY(front_no_ptrace, tc)
+{
+	char	 path[64], err[256];
+	pid_t	 victim, front;
+	int	 st, fd;
+
+	(void)tc;
+	ATF_REQUIRE((victim = fork()) != -1);
+	if (victim == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)victim);
+	ATF_REQUIRE((front = fork()) != -1);
+	if (front == 0) {
+		if (priv_apply(&priv_table_launcher, err, sizeof(err)) == -1)
+			_exit(3);
+		if ((fd = open(path, O_RDWR | O_CLOEXEC)) != -1)
+			_exit(1);
+		_exit(errno == EPERM || errno == EACCES ? 0 : 2);
+	}
+	ATF_REQUIRE(waitpid(front, &st, 0) == front);
+	kill(victim, SIGKILL);
+	(void)waitpid(victim, NULL, 0);
+	ATF_REQUIRE_MSG(WIFEXITED(st), "the front's table killed it "
+	    "(status %#x)", st);
+	ATF_CHECK_MSG(WEXITSTATUS(st) != 3, "priv_apply failed");
+	ATF_CHECK_MSG(WEXITSTATUS(st) != 1, "under launcher.priv, %s opened "
+	    "for writing", path);
+	ATF_CHECK_MSG(WEXITSTATUS(st) != 2, "%s: unexpected error", path);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, host_root);
@@ -206,5 +251,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, range);
 	ATF_TP_ADD_TC(tp, service);
 	ATF_TP_ADD_TC(tp, service_as_caller);
+	ATF_TP_ADD_TC(tp, front_no_ptrace);
 	return atf_no_error();
 }
