@@ -476,6 +476,12 @@ idmap_policy_check(const struct idmap_policy *pol, uint32_t identity,
 	default:
 		break;
 	}
+	if (!pol->caller_set) {
+		snprintf(err, errlen, "identity caller: host uid %u: no "
+		    "profile of the configuration has identity caller",
+		    (unsigned)uid);
+		return -1;
+	}
 	if (uid < pol->caller_min_uid && !uid_allowed(pol, uid)) {
 		snprintf(err, errlen, "host uid %u: below caller-min-uid %u "
 		    "and named by no \"allow uid\" line", (unsigned)uid,

@@ -36,6 +36,7 @@ policy(struct idmap_policy *p)
 	p->range_set = 1;
 	p->range_start = 200000;
 	p->range_count = 64;
+	p->caller_set = 1;
 	p->nallow = 1;
 	p->allow_uid[0] = 990;		/* a system user named by "allow uid" */
 	strlcpy(passwd, "/tmp/t_idmap.XXXXXX", sizeof(passwd));
@@ -210,6 +211,29 @@ ATF_TC_BODY(service_as_caller, tc)
  * rewrite the spawner or any payload of any caller.  Run as root, which
  * could open it without the table's Landlock domain.
  */
+/*
+ * A configuration without any profile of identity caller: the monitor
+ * never asks for a caller's map, so a compromised front asking for one
+ * (any uid at or above caller-min-uid would pass the other rules) is
+ * refused.
+ */
+ATF_TC_WITHOUT_HEAD(no_caller_profile);
+ATF_TC_BODY(no_caller_profile, tc)
+{
+	struct idmap_policy	 p;
+
+	(void)tc;
+	policy(&p);
+	ACCEPTED(&p, SBX_IDENTITY_CALLER, 1002, 1002);
+	p.caller_set = 0;
+	REFUSED(&p, SBX_IDENTITY_CALLER, 1002, 1002, "no profile");
+	REFUSED(&p, SBX_IDENTITY_CALLER, 990, 42, "no profile");
+	/* the service's own pair and range ids do not depend on it */
+	ACCEPTED(&p, SBX_IDENTITY_SERVICE, SELF_UID, SELF_GID);
+	ACCEPTED(&p, SBX_IDENTITY_RANGE, 200001, 200001);
+	unlink(passwd);
+}
+
 ATF_TC_WITHOUT_HEAD(front_no_ptrace);
 ATF_TC_BODY(front_no_ptrace, tc)
 {
@@ -252,5 +276,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, service);
 	ATF_TP_ADD_TC(tp, service_as_caller);
 	ATF_TP_ADD_TC(tp, front_no_ptrace);
+	ATF_TP_ADD_TC(tp, no_caller_profile);
 	return atf_no_error();
 }
