@@ -4,11 +4,14 @@
  * front and a host id, with a passwd file of the test's own making.
  */
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +270,184 @@ ATF_TC_BODY(front_no_ptrace, tc)
 	ATF_CHECK_MSG(WEXITSTATUS(st) != 2, "%s: unexpected error", path);
 }
 
+/*
+ * The mapper itself, driven by a test process playing the compromised
+ * front (which, unlike the real one, can fork and unshare to make
+ * targets): it maps a fresh unmapped child of the front as policy allows,
+ * and refuses a child already mapped, a pid whose pidfd is another
+ * process's, a process with no user namespace of its own (the spawner),
+ * a reaped child's pid, and host root.  As root only: the mapper holds
+ * CAP_SETUID and CAP_SETGID.
+ */
+static pid_t
+target(int *pidfd)
+{
+	pid_t	 pid;
+	int	 p[2];
+	char	 c;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		close(p[0]);
+		if (unshare(CLONE_NEWUSER) == -1)
+			_exit(1);
+		if (write(p[1], "u", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	ATF_REQUIRE(read(p[0], &c, 1) == 1);
+	close(p[0]);
+	ATF_REQUIRE((*pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) != -1);
+	return pid;
+}
+
+ATF_TC_WITHOUT_HEAD(mapper_targets);
+ATF_TC_BODY(mapper_targets, tc)
+{
+	struct idmap_policy	 p;
+	char			 err[SANDBOX_ERRLEN], path[64], map[64];
+	pid_t			 a, b, c, spawner;
+	int			 sv[2], fa, fb, fc, fs, fd, i, reused = 0;
+	int			 setter[2], setack[2];
+	pid_t			 helper;
+	ssize_t			 n;
+
+	(void)tc;
+	if (geteuid() != 0)
+		atf_tc_skip("the mapper exists only in a service started as "
+		    "root");
+	policy(&p);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    sv) == 0);
+	/* The monitor's end well away from descriptor 4. */
+	ATF_REQUIRE((fd = fcntl(sv[1], F_DUPFD_CLOEXEC, 100)) != -1);
+	sv[1] = fd;
+	ATF_REQUIRE(dup2(sv[0], LAUNCH_POLICY_FD) == LAUNCH_POLICY_FD);
+	ATF_REQUIRE(write(sv[1], &p, sizeof(p)) == (ssize_t)sizeof(p));
+	/* Writing ns_last_pid takes CAP_SYS_ADMIN, which split_start drops
+	 * here: a helper forked first keeps it. */
+	ATF_REQUIRE(pipe(setter) == 0 && pipe(setack) == 0);
+	ATF_REQUIRE((helper = fork()) != -1);
+	if (helper == 0) {
+		long	 want;
+		FILE	*f;
+
+		while (read(setter[0], &want, sizeof(want)) == sizeof(want)) {
+			if ((f = fopen("/proc/sys/kernel/ns_last_pid",
+			    "w")) == NULL)
+				_exit(1);
+			fprintf(f, "%ld", want);
+			if (fclose(f) != 0 || write(setack[1], "y", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	split_start();
+	ATF_REQUIRE(split_mapper() != -1);
+	a = target(&fa);
+	b = target(&fb);
+	c = target(&fc);
+
+	/* host root, whatever the target */
+	ATF_CHECK(mapper_request(a, fa, SBX_IDENTITY_CALLER, 1000, 1000, 0, 0,
+	    err, sizeof(err)) == -1);
+	/* b's pid with a's pidfd */
+	ATF_CHECK(mapper_request(b, fa, SBX_IDENTITY_CALLER, 1000, 1000, 1001,
+	    1001, err, sizeof(err)) == -1);
+	ATF_CHECK_MSG(strstr(err, "not its pidfd") != NULL, "%s", err);
+	/* the spawner: the front's child, but the host's user namespace */
+	spawner = 0;
+	{
+		char	 line[256];
+		FILE	*f;
+
+		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+		    (long)getpid(), (long)getpid());
+		ATF_REQUIRE((f = fopen(path, "r")) != NULL);
+		if (fgets(line, sizeof(line), f) != NULL) {
+			char	*t, *sp;
+
+			for (t = strtok_r(line, " \n", &sp); t != NULL;
+			    t = strtok_r(NULL, " \n", &sp)) {
+				char	 comm[64] = "", cp[64];
+				FILE	*g;
+
+				snprintf(cp, sizeof(cp), "/proc/%s/comm", t);
+				if ((g = fopen(cp, "r")) == NULL)
+					continue;
+				if (fgets(comm, sizeof(comm), g) != NULL &&
+				    strncmp(comm, "sbx-spawner", 11) == 0)
+					spawner = (pid_t)atol(t);
+				fclose(g);
+			}
+		}
+		fclose(f);
+	}
+	ATF_REQUIRE(spawner > 0);
+	ATF_REQUIRE((fs = (int)syscall(SYS_pidfd_open, spawner, 0)) != -1);
+	ATF_CHECK(mapper_request(spawner, fs, SBX_IDENTITY_CALLER, 1000, 1000,
+	    1001, 1001, err, sizeof(err)) == -1);
+	ATF_CHECK_MSG(strstr(err, "already mapped") != NULL, "%s", err);
+	/* a reaped child: its pid and pidfd name no process any more */
+	kill(c, SIGKILL);
+	ATF_REQUIRE(waitpid(c, NULL, 0) == c);
+	ATF_CHECK(mapper_request(c, fc, SBX_IDENTITY_CALLER, 1000, 1000, 1001,
+	    1001, err, sizeof(err)) == -1);
+	/* ... and when a fresh, mappable child takes the reaped one's pid
+	 * (ns_last_pid; a few tries, other processes fork too), the stale
+	 * pidfd still does not name it. */
+	for (i = 0; i < 20; i++) {
+		pid_t	 d;
+		int	 fdd;
+
+		long	 want = (long)c - 1;
+		char	 ack;
+
+		if (write(setter[1], &want, sizeof(want)) != sizeof(want) ||
+		    read(setack[0], &ack, 1) != 1 || ack != 'y')
+			break;
+		d = target(&fdd);
+		if (d == c) {
+			ATF_CHECK(mapper_request(d, fc, SBX_IDENTITY_CALLER,
+			    1000, 1000, 1001, 1001, err, sizeof(err)) == -1);
+			ATF_CHECK_MSG(strstr(err, "not its pidfd") != NULL,
+			    "%s", err);
+			reused = 1;
+		}
+		kill(d, SIGKILL);
+		(void)waitpid(d, NULL, 0);
+		close(fdd);
+		if (reused)
+			break;
+	}
+	if (!reused)
+		fprintf(stderr, "pid %ld was not reused: that case untried\n",
+		    (long)c);
+	kill(helper, SIGKILL);
+	(void)waitpid(helper, NULL, 0);
+	/* a fresh child, as the policy allows: mapped, once */
+	ATF_CHECK_MSG(mapper_request(a, fa, SBX_IDENTITY_CALLER, 1000, 1000,
+	    1001, 1001, err, sizeof(err)) == 0, "%s", err);
+	snprintf(path, sizeof(path), "/proc/%ld/uid_map", (long)a);
+	ATF_REQUIRE((fd = open(path, O_RDONLY)) != -1);
+	ATF_REQUIRE((n = read(fd, map, sizeof(map) - 1)) > 0);
+	map[n] = '\0';
+	close(fd);
+	ATF_CHECK_MSG(strstr(map, "1000") != NULL && strstr(map, "1001") !=
+	    NULL, "uid_map: %s", map);
+	ATF_CHECK(mapper_request(a, fa, SBX_IDENTITY_CALLER, 1000, 1000, 1002,
+	    1002, err, sizeof(err)) == -1);
+	ATF_CHECK_MSG(strstr(err, "already mapped") != NULL, "%s", err);
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	(void)waitpid(a, NULL, 0);
+	(void)waitpid(b, NULL, 0);
+	unlink(passwd);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, host_root);
@@ -277,5 +458,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, service_as_caller);
 	ATF_TP_ADD_TC(tp, front_no_ptrace);
 	ATF_TP_ADD_TC(tp, no_caller_profile);
+	ATF_TP_ADD_TC(tp, mapper_targets);
 	return atf_no_error();
 }
