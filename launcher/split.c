@@ -230,12 +230,18 @@ spawner_main(int fd)
 	char			 err[SANDBOX_ERRLEN];
 	char			 path[64];
 	int			 got[SBX_SHIM_NFDS], out[2], pidfd, mntns, n, i;
+	int			 mapped;
 	size_t			 ngot, k;
 	pid_t			 pid;
 
 	part_init("spawner", fd);
 	fd = ROLE_FD;
 	closefrom(ROLE_FD + 1);
+	/* A mapper exists (the service was started as root): every
+	 * sandbox's maps are another host id's, and pid 1 must shed the
+	 * service's groups (its own gid, which the mapper refuses as a
+	 * caller's) whatever the front says. */
+	mapped = idmap_privileged();
 	split_caps_only(0);
 	if (shim_filters_init(err, sizeof(err)) == -1)
 		fatalx("%s", err);
@@ -274,9 +280,13 @@ spawner_main(int fd)
 		pidfd = mntns = -1;
 		r.pid = -1;
 		r.error = EINVAL;
-		if (sbx_spec_parse(&sp, spawn_buf + sizeof(m), m.speclen, err,
-		    sizeof(err)) == -1 || sbx_spec_check(&sp, err,
-		    sizeof(err)) == -1)
+		if (mapped && !a.dropgroups) {
+			log_warnx("spawner: refused a sandbox that keeps the "
+			    "service's groups");
+			r.error = EPERM;
+		} else if (sbx_spec_parse(&sp, spawn_buf + sizeof(m),
+		    m.speclen, err, sizeof(err)) == -1 ||
+		    sbx_spec_check(&sp, err, sizeof(err)) == -1)
 			log_warnx("spawner: spec refused: %s", err);
 		else {
 			sp.cgroup = m.cgroup != 0;

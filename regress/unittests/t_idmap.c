@@ -448,6 +448,65 @@ ATF_TC_BODY(mapper_targets, tc)
 	unlink(passwd);
 }
 
+/*
+ * In a service started as root (a mapper exists) the spawner refuses a
+ * request that would leave pid 1 the service's supplementary groups:
+ * its own gid, which the mapper refuses as a caller's, would otherwise
+ * reach a sandbox mapped to another user through a compromised front.
+ */
+ATF_TC_WITHOUT_HEAD(spawner_drops_groups);
+ATF_TC_BODY(spawner_drops_groups, tc)
+{
+	struct idmap_policy	 p;
+	struct sbx_spec		 sp;
+	struct spawn_args	 a;
+	int			 sv[2], st[2], life[2], fd, pidfd, mntns, i;
+	pid_t			 pid;
+
+	(void)tc;
+	if (geteuid() != 0)
+		atf_tc_skip("the mapper exists only in a service started as "
+		    "root");
+	policy(&p);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    sv) == 0);
+	ATF_REQUIRE((fd = fcntl(sv[1], F_DUPFD_CLOEXEC, 100)) != -1);
+	sv[1] = fd;
+	ATF_REQUIRE(dup2(sv[0], LAUNCH_POLICY_FD) == LAUNCH_POLICY_FD);
+	ATF_REQUIRE(write(sv[1], &p, sizeof(p)) == (ssize_t)sizeof(p));
+	split_start();
+	ATF_REQUIRE(split_mapper() != -1 && split_spawner() != -1);
+
+	ATF_REQUIRE(sbx_spec_default(&sp) == 0);
+	ATF_REQUIRE(sbx_spec_add_arg(&sp, "/bin/true") == 0);
+	ATF_REQUIRE(pipe2(st, O_CLOEXEC) == 0 && pipe2(life, O_CLOEXEC) == 0);
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < SBX_SHIM_NFDS; i++)
+		a.fds[i] = -1;
+	a.fds[SBX_SHIM_FD_STATUS] = st[1];
+	a.fds[SBX_SHIM_FD_LIFELINE] = life[0];
+	a.lifeline_w = -1;
+	a.uid = a.gid = 1000;
+	a.spec = &sp;
+	a.dropgroups = 0;
+	pid = spawner_request(&a, &pidfd, &mntns);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+	}
+	ATF_CHECK_MSG(pid == -1 && errno == EPERM, "a sandbox keeping the "
+	    "service's groups was cloned (pid %ld)", (long)pid);
+	/* the same request with the groups dropped is cloned */
+	a.dropgroups = 1;
+	pid = spawner_request(&a, &pidfd, &mntns);
+	ATF_CHECK_MSG(pid > 0, "errno %d", errno);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+	}
+	unlink(passwd);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, host_root);
@@ -459,5 +518,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, front_no_ptrace);
 	ATF_TP_ADD_TC(tp, no_caller_profile);
 	ATF_TP_ADD_TC(tp, mapper_targets);
+	ATF_TP_ADD_TC(tp, spawner_drops_groups);
 	return atf_no_error();
 }
