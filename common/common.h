@@ -985,7 +985,7 @@ struct launch_listener {
  * the launcher that reads what sandboxes send.
  */
 #define LAUNCH_POLICY_FD	4
-#define IDMAP_POLICY_VERSION	1
+#define IDMAP_POLICY_VERSION	2
 #define IDMAP_ALLOW_MAX		64	/* "allow uid" lines passed on */
 
 struct idmap_policy {
@@ -998,6 +998,7 @@ struct idmap_policy {
 	uint32_t	 sandbox_user_gid;
 	uint32_t	 nallow;
 	uint32_t	 allow_uid[IDMAP_ALLOW_MAX];
+	uint32_t	 caller_set;	/* a profile has identity caller */
 };
 
 struct launch_started {

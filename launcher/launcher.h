@@ -121,6 +121,7 @@ struct spawn_msg {
 struct spawn_reply {
 	int32_t		 pid;
 	int32_t		 error;		/* errno of the clone */
+	int32_t		 mntns;		/* its mount namespace follows */
 };
 
 /* front -> mapper, + the target's pidfd */
@@ -143,7 +144,7 @@ void	 split_start(void);
 void	 split_caps_only(uint64_t);
 int	 split_spawner(void);
 int	 split_mapper(void);
-pid_t	 spawner_request(const struct spawn_args *, int *);
+pid_t	 spawner_request(const struct spawn_args *, int *, int *);
 int	 mapper_request(pid_t, int, uint32_t, uid_t, gid_t, uid_t, gid_t,
 	    char *, size_t);
 int	 idmap_policy_check(const struct idmap_policy *, uint32_t, uid_t,

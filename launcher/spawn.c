@@ -315,6 +315,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	int		 psock[2] = { -1, -1 };
 	int		 devnull = -1, pidfd = -1, saved;
 	pid_t		 pid;
+	int		 mntns = -1;
 
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
@@ -395,7 +396,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	 * Otherwise (the unit tests) this process clones itself.
 	 */
 	if (split_spawner() != -1)
-		pid = spawner_request(&c, &pidfd);
+		pid = spawner_request(&c, &pidfd, &mntns);
 	else
 		pid = spawn_clone(&c, 0, &pidfd);
 	if (pid == -1) {
@@ -413,7 +414,11 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	sb->proxyfd = psock[0];
 	sb->statusfd = spipe[0];
 	sb->lifeline = life[1];
-	hold_mntns(sb);
+	/* Split, the spawner opened it: the front may not (split.c). */
+	if (split_spawner() != -1)
+		sb->mntns = mntns;
+	else
+		hold_mntns(sb);
 	/* Records are read after the reap, when every writer is gone. */
 	if (fcntl(sb->statusfd, F_SETFL, O_NONBLOCK) == -1) {
 		snprintf(err, errlen, "status pipe: %s", sbx_errname(errno));

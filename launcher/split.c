@@ -228,13 +228,20 @@ spawner_main(int fd)
 	struct spawn_args	 a;
 	struct sbx_spec		 sp;
 	char			 err[SANDBOX_ERRLEN];
-	int			 got[SBX_SHIM_NFDS], pidfd, n, i;
+	char			 path[64];
+	int			 got[SBX_SHIM_NFDS], out[2], pidfd, mntns, n, i;
+	int			 mapped;
 	size_t			 ngot, k;
 	pid_t			 pid;
 
 	part_init("spawner", fd);
 	fd = ROLE_FD;
 	closefrom(ROLE_FD + 1);
+	/* A mapper exists (the service was started as root): every
+	 * sandbox's maps are another host id's, and pid 1 must shed the
+	 * service's groups (its own gid, which the mapper refuses as a
+	 * caller's) whatever the front says. */
+	mapped = idmap_privileged();
 	split_caps_only(0);
 	if (shim_filters_init(err, sizeof(err)) == -1)
 		fatalx("%s", err);
@@ -270,35 +277,56 @@ spawner_main(int fd)
 		a.dropgroups = m.dropgroups != 0;
 		a.keep_suid = m.keep_suid != 0;
 		a.spec = &sp;
-		pidfd = -1;
+		pidfd = mntns = -1;
 		r.pid = -1;
 		r.error = EINVAL;
-		if (sbx_spec_parse(&sp, spawn_buf + sizeof(m), m.speclen, err,
-		    sizeof(err)) == -1 || sbx_spec_check(&sp, err,
-		    sizeof(err)) == -1)
+		if (mapped && !a.dropgroups) {
+			log_warnx("spawner: refused a sandbox that keeps the "
+			    "service's groups");
+			r.error = EPERM;
+		} else if (sbx_spec_parse(&sp, spawn_buf + sizeof(m),
+		    m.speclen, err, sizeof(err)) == -1 ||
+		    sbx_spec_check(&sp, err, sizeof(err)) == -1)
 			log_warnx("spawner: spec refused: %s", err);
 		else {
 			sp.cgroup = m.cgroup != 0;
 			sp.cgroup_wait = m.cgroup_wait != 0;
 			if ((pid = spawn_clone(&a, 1, &pidfd)) == -1)
 				r.error = errno;
-			else
+			else {
 				r.pid = pid;
+				/*
+				 * The front holds the sandbox's mount
+				 * namespace (spawn.c, hold_mntns) but may
+				 * not open it: its Landlock domain refuses
+				 * ptrace access, which /proc/PID/ns needs.
+				 * Best effort, as there.
+				 */
+				snprintf(path, sizeof(path),
+				    "/proc/%ld/ns/mnt", (long)pid);
+				mntns = open(path, O_RDONLY | O_CLOEXEC);
+			}
 		}
 		explicit_bzero(spawn_buf, (size_t)n);
 		for (k = 0; k < ngot; k++)
 			close(got[k]);
-		if (send_fds(fd, &r, sizeof(r), &pidfd, pidfd == -1 ? 0 : 1)
-		    == -1)
+		/* The pidfd first, then the mount namespace if opened. */
+		out[0] = pidfd;
+		out[1] = mntns;
+		r.mntns = mntns != -1;
+		if (send_fds(fd, &r, sizeof(r), out, pidfd == -1 ? 0 :
+		    mntns == -1 ? 1 : 2) == -1)
 			_exit(0);
 		if (pidfd != -1)
 			close(pidfd);
+		if (mntns != -1)
+			close(mntns);
 	}
 }
 
 /* The front: clone a sandbox through the spawner. */
 pid_t
-spawner_request(const struct spawn_args *a, int *pidfd)
+spawner_request(const struct spawn_args *a, int *pidfd, int *mntns)
 {
 	static uint8_t		 buf[sizeof(struct spawn_msg) +
 				    SBX_SPEC_WIRE_MAX];
@@ -335,13 +363,15 @@ spawner_request(const struct spawn_args *a, int *pidfd)
 	n = recv_fds(spawner_fd, &r, sizeof(r), got, nitems(got), &ngot);
 	if (n == 0)
 		fatalx("the spawner is gone");
-	if (n != (int)sizeof(r) || (r.pid > 0) != (ngot == 1) || ngot > 1)
+	if (n != (int)sizeof(r) || (r.pid > 0) != (ngot >= 1) ||
+	    ngot != (r.pid > 0 ? 1U + (r.mntns != 0) : 0U))
 		fatalx("spawner: malformed answer");
 	if (r.pid <= 0) {
 		errno = r.error;
 		return -1;
 	}
 	*pidfd = got[0];
+	*mntns = ngot == 2 ? got[1] : -1;
 	return r.pid;
 }
 
@@ -418,6 +448,28 @@ idmap_policy_check(const struct idmap_policy *pol, uint32_t identity,
 		    (unsigned)uid, (unsigned)gid);
 		return -1;
 	case SBX_IDENTITY_RANGE:
+	case SBX_IDENTITY_CALLER:
+		/* With a sandbox-user the service's own ids are never a
+		 * sandbox's, whatever identity the front names: a service
+		 * user at or above caller-min-uid (nobody, or an account
+		 * made without --system) or inside the range would
+		 * otherwise be reachable as a caller. */
+		if (pol->sandbox_user_uid != 0 && (uid == self_uid ||
+		    gid == self_gid)) {
+			snprintf(err, errlen, "host uid/gid %u/%u: the "
+			    "service's own uid %u or gid %u is never a "
+			    "sandbox's (sandbox-user is set)", (unsigned)uid,
+			    (unsigned)gid, (unsigned)self_uid,
+			    (unsigned)self_gid);
+			return -1;
+		}
+		break;
+	default:
+		snprintf(err, errlen, "identity %u unknown", identity);
+		return -1;
+	}
+	switch (identity) {
+	case SBX_IDENTITY_RANGE:
 		if (!pol->range_set || uid < pol->range_start ||
 		    uid - pol->range_start >= pol->range_count) {
 			snprintf(err, errlen, "identity range: host uid %u is "
@@ -431,10 +483,13 @@ idmap_policy_check(const struct idmap_policy *pol, uint32_t identity,
 			return -1;
 		}
 		return 0;
-	case SBX_IDENTITY_CALLER:
-		break;
 	default:
-		snprintf(err, errlen, "identity %u unknown", identity);
+		break;
+	}
+	if (!pol->caller_set) {
+		snprintf(err, errlen, "identity caller: host uid %u: no "
+		    "profile of the configuration has identity caller",
+		    (unsigned)uid);
 		return -1;
 	}
 	if (uid < pol->caller_min_uid && !uid_allowed(pol, uid)) {

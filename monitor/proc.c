@@ -206,6 +206,7 @@ proc_policy_send(const struct sbx_conf *conf)
 {
 	struct idmap_policy	 pol;
 	const struct conf_allow	*a;
+	const struct conf_profile *prof;
 
 	if (policy_fd == -1)
 		return;
@@ -217,6 +218,11 @@ proc_policy_send(const struct sbx_conf *conf)
 	pol.range_count = conf->uid_range_count;
 	pol.sandbox_user_uid = (uint32_t)conf->sandbox_user_uid;
 	pol.sandbox_user_gid = (uint32_t)conf->sandbox_user_gid;
+	/* Without a profile of identity caller, no sandbox is a caller's:
+	 * the mapper then maps no caller uid whatever the front asks. */
+	TAILQ_FOREACH(prof, &conf->profiles, entry)
+		if (prof->identity == CONF_IDENTITY_CALLER)
+			pol.caller_set = 1;
 	TAILQ_FOREACH(a, &conf->allows, entry) {
 		if (a->type != CONF_ALLOW_UID || !a->who.set)
 			continue;

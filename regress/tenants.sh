@@ -423,6 +423,38 @@ launcher_mapper_refuses_cleanup() {
 	ids_cleanup_common
 }
 
+atf_test_case launcher_proxy_sandbox cleanup
+launcher_proxy_sandbox_head() {
+	atf_set "descr" "a network-proxy sandbox's listeners pass the launcher's front (its allow-list has the getsockopt calls that check them): the sandbox runs and the service stays up"
+	atf_set "timeout" "120"
+}
+launcher_proxy_sandbox_body() {
+	ids_setup
+	kill "$(cat mon.pid)"
+	while kill -0 "$(cat mon.pid)" 2>/dev/null; do sleep 0.1; done
+	{
+		echo "profile \"net\" {"
+		echo "	network proxy"
+		echo "	ro \"/usr\""
+		echo "	allow-domain \"example.invalid\""
+		echo "	timeout 60"
+		echo "}"
+	} >> "$D/sbx.conf"
+	chmod 755 "$D/run"
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	chmod 666 "$SOCK"
+	atf_check -o inline:"ok\n" $AS "$CU" -s "$SOCK" run -p net -- \
+	    /bin/echo ok
+	atf_check -o ignore "$CU" -s "$SOCK" ping
+	if grep -q "SIGSYS" mon.log; then
+		cat mon.log >&2
+		atf_fail "a role was killed by its filter"
+	fi
+}
+launcher_proxy_sandbox_cleanup() {
+	ids_cleanup_common
+}
+
 # ---- bounded connections (flood_*) ----
 
 # ---- passed descriptors, the socket, provider loads (fd_*, socket_*, load_*) ----
@@ -804,6 +836,7 @@ atf_init_test_cases() {
 	atf_add_test_case launcher_policy_fd
 	atf_add_test_case launcher_part_lost
 	atf_add_test_case launcher_mapper_refuses
+	atf_add_test_case launcher_proxy_sandbox
 	# floods
 	:
 	# descriptors, socket, loads
