@@ -138,12 +138,21 @@ ctl_fd_ceiling(void)
 /*
  * The kernel gives the lowest free number, so a descriptor numbered n
  * means 0..n-1 are all open: n at or above the ceiling says the table is
- * into the roles' reserve, whatever holds the others.
+ * into the roles' reserve, whatever holds the others.  Descriptors that
+ * clients pass stop lower still, below room for every connection (and
+ * lingering refusal) there may be: one client's descriptors must not
+ * lock the others out.
  */
 static int
-ctl_fd_room(int fd)
+ctl_fd_room(int fd, int passed)
 {
-	return (rlim_t)fd < ctl_fd_ceiling();
+	rlim_t	 ceiling = ctl_fd_ceiling(), room;
+
+	if (passed) {
+		room = (rlim_t)ctlconf->max_connections + CTL_MAXREFUSED;
+		ceiling = ceiling > room ? ceiling - room : 0;
+	}
+	return (rlim_t)fd < ceiling;
 }
 
 /* Any exit of the monitor, fatal() included, takes the socket with it. */
@@ -469,7 +478,7 @@ ctl_accept(int lfd, short event, void *arg)
 	}
 	/* Into the roles' reserve: no room for a client, not even to
 	 * linger with a refusal. */
-	if (!ctl_fd_room(fd)) {
+	if (!ctl_fd_room(fd, 0)) {
 		audit("refuse", cred.uid, cred.pid, "descriptor %d is in the "
 		    "roles' reserve (RLIMIT_NOFILE %llu)", fd,
 		    (unsigned long long)fdlimit);
@@ -1354,7 +1363,7 @@ ctl_caps(struct ctl_conn *c, const struct ctl_handler *h, uint32_t id,
 	uint32_t	 reqs, fds;
 
 	ctl_uid_totals(c->uid, &reqs, &fds);
-	if (fd != -1 && !ctl_fd_room(fd)) {
+	if (fd != -1 && !ctl_fd_room(fd, 1)) {
 		close(fd);
 		control_error_limit(c, id, SBX_E_LIMIT, "descriptors",
 		    "%s: the monitor's descriptors are nearly all in use "

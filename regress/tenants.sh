@@ -170,6 +170,41 @@ flood_descriptors_cleanup() {
 	flood_cleanup
 }
 
+atf_test_case flood_fd_reserve cleanup
+flood_fd_reserve_head() {
+	atf_set "descr" "near RLIMIT_NOFILE client descriptors are refused ('limit', descriptors) before the roles' reserve; the monitor lives on"
+	atf_set "timeout" "180"
+	atf_set "require.progs" "prlimit"
+}
+flood_fd_reserve_body() {
+	# 600 descriptors: the roles' reserve (64 + 3 x max-sandboxes 64)
+	# and room for connections (max-connections 128 + 64 refusals)
+	# leave passed descriptors the numbers below 152, far below the
+	# caps set here.
+	flood_setup "client-fds-max 2000" "peer-fds-max 2000"
+	SBX_TEST_MONITOR_WRAPPER="prlimit --nofile=600:600 ${SBX_TEST_MONITOR_WRAPPER:-}" \
+	    flood_start
+	"$F" "$SOCK" docs 1000 10 > d.out 2> d.err &
+	fp=$!
+	flood_wait_ready d
+	n=$(flood_nfds)
+	flood_ping
+	wait $fp || atf_fail "flood: $(cat d.err)"
+	echo "descriptors under the flood: $n; $(cat d.out)"
+	atf_check -o match:'sent=1000 limit=[1-9][0-9]* other=1 closed=0' \
+	    cat d.out
+	atf_check -o match:'descriptors are nearly all in use \(RLIMIT_NOFILE 600' \
+	    cat "$D/audit.jsonl"
+	[ "$n" -eq 0 ] || [ "$n" -le 156 ] ||
+	    atf_fail "$n descriptors open: into the roles' reserve"
+	kill -0 "$MP" || atf_fail "the monitor died: $(cat mon.log)"
+	atf_check -s exit:0 timeout 60 "$C" -s "$SOCK" run -- /bin/true
+	flood_stop
+}
+flood_fd_reserve_cleanup() {
+	flood_cleanup
+}
+
 atf_test_case flood_peer_totals cleanup
 flood_peer_totals_head() {
 	atf_set "descr" "requests in flight and descriptors are capped per peer uid across its connections; another uid keeps its own share"
@@ -228,6 +263,7 @@ atf_init_test_cases() {
 	# floods
 	atf_add_test_case flood_unread_replies
 	atf_add_test_case flood_descriptors
+	atf_add_test_case flood_fd_reserve
 	atf_add_test_case flood_peer_totals
 	# descriptors, socket, loads
 	:
