@@ -386,9 +386,12 @@ conn_req_release(struct ctl_conn *c)
 {
 	if (c == NULL)
 		return;
-	if (c->inflight == 0)
-		fatalx("%s: uid %u pid %d: no request in flight", __func__,
+	/* A miscount costs a cap's accuracy, never the service. */
+	if (c->inflight == 0) {
+		log_warnx("%s: uid %u pid %d: no request in flight", __func__,
 		    (unsigned)c->uid, (int)c->pid);
+		return;
+	}
 	c->inflight--;
 }
 
@@ -404,9 +407,11 @@ conn_fd_release(struct ctl_conn *c, unsigned n)
 {
 	if (c == NULL)
 		return;
-	if (c->fds < n)
-		fatalx("%s: uid %u pid %d: releases %u of %u descriptors",
+	if (c->fds < n) {
+		log_warnx("%s: uid %u pid %d: releases %u of %u descriptors",
 		    __func__, (unsigned)c->uid, (int)c->pid, n, c->fds);
+		n = c->fds;
+	}
 	c->fds -= n;
 }
 
