@@ -91,6 +91,7 @@ int	 imsgbuf_read(struct imsgbuf *);
 int	 imsgbuf_write(struct imsgbuf *);
 int	 imsgbuf_flush(struct imsgbuf *);
 uint32_t imsgbuf_queuelen(struct imsgbuf *);
+size_t	 imsgbuf_queuebytes(struct imsgbuf *);	/* unsent bytes queued */
 uint32_t imsgbuf_badlen(struct imsgbuf *);	/* length refused by ERANGE */
 
 /* Messages.  imsg_get: 1 got one, 0 need more bytes, -1 protocol error

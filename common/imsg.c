@@ -77,6 +77,7 @@ struct imsg_rfd {
 struct imsgbuf_impl {
 	TAILQ_HEAD(, imsg_wbuf)	 wq;
 	uint32_t		 wcount;	/* queued messages */
+	size_t			 wbytes;	/* their bytes not yet sent */
 	uint32_t		 maxsize;	/* whole message, header included */
 	int			 fdpass;
 	pid_t			 pid;		/* header pid when caller says 0 */
@@ -549,6 +550,7 @@ imsg_composev(struct imsgbuf *ibuf, uint32_t type, uint32_t peerid, pid_t pid,
 	wb->fd = fd;
 	TAILQ_INSERT_TAIL(&im->wq, wb, entry);
 	im->wcount++;
+	im->wbytes += total;
 	return 0;
 }
 
@@ -579,11 +581,13 @@ wq_consume(struct imsgbuf_impl *im, size_t n)
 		left = wb->len - wb->off;
 		if (n < left) {
 			wb->off += n;
+			im->wbytes -= n;
 			return;
 		}
 		n -= left;
 		TAILQ_REMOVE(&im->wq, wb, entry);
 		im->wcount--;
+		im->wbytes -= left;
 		close_keep_errno(wb->fd);
 		freezero(wb->buf, wb->len);
 		free(wb);
@@ -701,6 +705,15 @@ imsgbuf_queuelen(struct imsgbuf *ibuf)
 	if (ibuf == NULL || ibuf->impl == NULL)
 		return 0;
 	return ibuf->impl->wcount;
+}
+
+/* Bytes queued and not yet sent: what a peer that does not read costs. */
+size_t
+imsgbuf_queuebytes(struct imsgbuf *ibuf)
+{
+	if (ibuf == NULL || ibuf->impl == NULL)
+		return 0;
+	return ibuf->impl->wbytes;
 }
 
 uint32_t

@@ -33,6 +33,11 @@ conf_new(void)
 	conf->max_sandboxes_per_peer = 16;
 	conf->max_connections = 128;
 	conf->max_connections_per_peer = 16;
+	conf->client_queue_max = 1024 * 1024;
+	conf->client_requests_max = 64;
+	conf->client_fds_max = 256;
+	conf->peer_requests_max = 256;
+	conf->peer_fds_max = 1024;
 	conf->caller_min_uid = 1000;
 	conf->provider_allowlist = xstrdup(SBX_CONF_ALLOWLIST);
 	conf->provider_runtime = xstrdup(SBX_CONF_RUNTIME);

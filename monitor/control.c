@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include <sys/fsuid.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -38,6 +39,17 @@
 #define CTL_MAXGROUPS		64
 #define CTL_MAXREFUSED		64	/* refusals lingering to be read */
 #define CTL_READS_MAX		8	/* reads per event before others get a turn */
+#define CTL_MSGS_MAX		64	/* requests per turn, likewise */
+#define CTL_QUEUE_HARD		4	/* x client-queue-max: closed */
+/*
+ * Descriptors kept free for the roles: what they may pass the monitor
+ * (a listener per proxy sandbox, a provider run's two pipes) and what
+ * the monitor opens itself (gate packs, the allowlist), so that client
+ * descriptors are refused first and a role's is never truncated
+ * (MSG_CTRUNC on a role channel ends the service).
+ */
+#define CTL_FD_RESERVE_BASE	64
+#define CTL_FD_RESERVE_PER_SB	3
 
 enum ctl_state {
 	CTL_NEW,		/* before HELLO */
@@ -54,6 +66,12 @@ struct ctl_conn {
 	enum ctl_state		 state;
 	int			 refused;	/* never admitted: not counted */
 	int			 shut;		/* our write side is closed */
+	int			 paused;	/* replies unread: not read */
+	int			 doomed;	/* past the hard cap: closing */
+	int			 more;		/* requests may wait buffered */
+	int			 limited;	/* a limit refusal was audited */
+	uint32_t		 inflight;	/* requests not yet answered */
+	uint32_t		 fds;		/* descriptors held for it */
 	uid_t			 uid;
 	gid_t			 gid;
 	pid_t			 pid;
@@ -68,6 +86,7 @@ static struct event	 ev_accept;
 static struct event	 ev_backoff;
 static char		 sockpath[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct sbx_conf	*ctlconf;
+static rlim_t		 fdlimit;	/* RLIMIT_NOFILE, raised to its max */
 
 static void	 ctl_accept(int, short, void *);
 static void	 ctl_dispatch(int, short, void *);
@@ -77,6 +96,62 @@ static void	 ctl_event_add(struct ctl_conn *);
 static void	 ctl_rdrop(int, void *);
 
 /* ---- the socket ------------------------------------------------------ */
+
+/*
+ * The soft RLIMIT_NOFILE is raised to the hard one (a service manager's
+ * soft default of 1024 would leave little beside the roles' reserve),
+ * before the monitor's filter.  Client descriptors then stop at the
+ * limit less the roles' reserve (ctl_fd_room).
+ */
+static void
+ctl_fdlimit_raise(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		fatal("getrlimit RLIMIT_NOFILE");
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("setrlimit RLIMIT_NOFILE %llu",
+			    (unsigned long long)rl.rlim_max);
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	fdlimit = rl.rlim_cur;
+}
+
+/* Descriptor numbers from this one on are the roles' reserve. */
+static rlim_t
+ctl_fd_ceiling(void)
+{
+	rlim_t	 reserve;
+
+	reserve = CTL_FD_RESERVE_BASE + (rlim_t)CTL_FD_RESERVE_PER_SB *
+	    ctlconf->max_sandboxes;
+	if (fdlimit == RLIM_INFINITY || fdlimit > INT32_MAX)
+		return (rlim_t)INT32_MAX - reserve;
+	return fdlimit > reserve ? fdlimit - reserve : 0;
+}
+
+/*
+ * The kernel gives the lowest free number, so a descriptor numbered n
+ * means 0..n-1 are all open: n at or above the ceiling says the table is
+ * into the roles' reserve, whatever holds the others.  Descriptors that
+ * clients pass stop lower still, below room for every connection (and
+ * lingering refusal) there may be: one client's descriptors must not
+ * lock the others out.
+ */
+static int
+ctl_fd_room(int fd, int passed)
+{
+	rlim_t	 ceiling = ctl_fd_ceiling(), room;
+
+	if (passed) {
+		room = (rlim_t)ctlconf->max_connections + CTL_MAXREFUSED;
+		ceiling = ceiling > room ? ceiling - room : 0;
+	}
+	return (rlim_t)fd < ceiling;
+}
 
 /* Any exit of the monitor, fatal() included, takes the socket with it. */
 static pid_t	 sockowner;
@@ -199,6 +274,7 @@ control_open(const struct sbx_conf *c, uid_t owner)
 	gid_t			 gid = (gid_t)-1;
 	int			 fd, probe, dfd;
 
+	ctl_fdlimit_raise();
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlcpy(sun.sun_path, c->socket, sizeof(sun.sun_path)) >=
@@ -420,6 +496,61 @@ ctl_count_uid(uid_t uid)
 	return n;
 }
 
+/* A peer's totals: every admitted connection of its uid. */
+static void
+ctl_uid_totals(uid_t uid, uint32_t *reqs, uint32_t *fds)
+{
+	struct ctl_conn	*c;
+
+	*reqs = *fds = 0;
+	TAILQ_FOREACH(c, &conns, entry)
+		if (c->uid == uid && !c->refused) {
+			*reqs += c->inflight;
+			*fds += c->fds;
+		}
+}
+
+void
+conn_req_hold(struct ctl_conn *c)
+{
+	if (c != NULL)
+		c->inflight++;
+}
+
+void
+conn_req_release(struct ctl_conn *c)
+{
+	if (c == NULL)
+		return;
+	/* A miscount costs a cap's accuracy, never the service. */
+	if (c->inflight == 0) {
+		log_warnx("%s: uid %u pid %d: no request in flight", __func__,
+		    (unsigned)c->uid, (int)c->pid);
+		return;
+	}
+	c->inflight--;
+}
+
+void
+conn_fd_hold(struct ctl_conn *c, unsigned n)
+{
+	if (c != NULL)
+		c->fds += n;
+}
+
+void
+conn_fd_release(struct ctl_conn *c, unsigned n)
+{
+	if (c == NULL)
+		return;
+	if (c->fds < n) {
+		log_warnx("%s: uid %u pid %d: releases %u of %u descriptors",
+		    __func__, (unsigned)c->uid, (int)c->pid, n, c->fds);
+		n = c->fds;
+	}
+	c->fds -= n;
+}
+
 /*
  * Refuse a peer that was never admitted.  The error is queued on a
  * connection that only drains what the peer sends until it has read why
@@ -484,6 +615,15 @@ ctl_accept(int lfd, short event, void *arg)
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1) {
 		log_warn("SO_PEERCRED");
+		close(fd);
+		return;
+	}
+	/* Into the roles' reserve: no room for a client, not even to
+	 * linger with a refusal. */
+	if (!ctl_fd_room(fd, 0)) {
+		audit("refuse", cred.uid, cred.pid, "descriptor %d is in the "
+		    "roles' reserve (RLIMIT_NOFILE %llu)", fd,
+		    (unsigned long long)fdlimit);
 		close(fd);
 		return;
 	}
@@ -587,13 +727,30 @@ ctl_timeout(int fd, short event, void *arg)
 static void
 ctl_event_add(struct ctl_conn *c)
 {
-	short	 events = EV_READ;
+	struct timeval	 now = { 0, 0 };
+	size_t		 qb;
+	short		 events = EV_READ;
 
 	/* Replies go now: the socket almost always takes them, and waiting
 	 * for EV_WRITE costs an event-loop round.  An error stays queued
 	 * and is met again by ctl_dispatch, which closes the connection. */
 	if (imsgbuf_queuelen(&c->ibuf) > 0)
 		(void)imsgbuf_write(&c->ibuf);
+	/*
+	 * Backpressure: a peer that leaves its replies unread is not read
+	 * either until it has taken half of them, so its requests wait in
+	 * its own socket, not in our memory.  A closing peer is still
+	 * drained (nothing it sends is handled then).
+	 */
+	qb = imsgbuf_queuebytes(&c->ibuf);
+	if (!c->paused && qb > ctlconf->client_queue_max) {
+		c->paused = 1;
+		log_debug("uid %u pid %d: %zu bytes of replies unread; not "
+		    "reading it", (unsigned)c->uid, (int)c->pid, qb);
+	} else if (c->paused && qb <= ctlconf->client_queue_max / 2)
+		c->paused = 0;
+	if (c->paused && c->state != CTL_CLOSING)
+		events = 0;
 	if (imsgbuf_queuelen(&c->ibuf) > 0)
 		events |= EV_WRITE;
 	else if (c->state == CTL_CLOSING && !c->shut) {
@@ -605,7 +762,10 @@ ctl_event_add(struct ctl_conn *c)
 		event_del(&c->ev);
 	c->events = events;
 	event_set(&c->ev, c->ibuf.fd, events, ctl_dispatch, c);
-	event_add(&c->ev, NULL);
+	/* Requests left buffered after a turn: another turn after the
+	 * others' (a zero timeout), since the socket may have no more. */
+	event_add(&c->ev, c->more && !c->paused && c->state != CTL_CLOSING ?
+	    &now : NULL);
 }
 
 /* Read and drop what a closing peer still sends; 0 once it hung up. */
@@ -628,14 +788,36 @@ ctl_drain(struct ctl_conn *c)
 static void
 ctl_send(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
 {
-	char	*text;
+	struct timeval	 now = { 0, 0 };
+	char		*text;
+	size_t		 qb;
 
+	if (c->doomed)		/* nothing more for a peer we are closing */
+		return;
 	if ((text = cJSON_PrintUnformatted(o)) == NULL)
 		fatalx("%s: out of memory", __func__);
 	if (imsg_compose(&c->ibuf, type, id, 0, -1, text,
 	    strlen(text)) == -1)
 		fatal("%s: reply of %zu bytes", __func__, strlen(text));
 	free(text);
+	/*
+	 * Answers that come later (a status, a sandbox's exit) still queue
+	 * for a peer that is not read; past the hard cap it is closed.  Not
+	 * here (callers still use the connection): from the event loop.
+	 */
+	qb = imsgbuf_queuebytes(&c->ibuf);
+	if (qb > CTL_QUEUE_HARD * ctlconf->client_queue_max) {
+		c->doomed = 1;
+		c->state = CTL_CLOSING;
+		audit("disconnect", c->uid, c->pid, "%zu bytes of replies "
+		    "unread, above %d x client-queue-max %llu: closed", qb,
+		    CTL_QUEUE_HARD,
+		    (unsigned long long)ctlconf->client_queue_max);
+		if (event_initialized(&c->tmo)) {
+			evtimer_del(&c->tmo);
+			evtimer_add(&c->tmo, &now);
+		}
+	}
 }
 
 void
@@ -664,6 +846,8 @@ vcontrol_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
 	char		 msg[PR_GATES_MSG_MAX];	/* gates refusals are long */
 	cJSON		*o;
 
+	if (c->doomed)
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(o, "code", code) == NULL ||
@@ -673,10 +857,21 @@ vcontrol_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
 		fatalx("%s: out of memory", __func__);
 	ctl_send(c, SBX_MSG_ERROR, id, o);
 	cJSON_Delete(o);
+	if (c->doomed)
+		return;
+	/* A flood past a cap would write one line per request: the first
+	 * refusal of a connection is audited, the rest only counted by
+	 * its peer. */
+	if (!c->refused && strcmp(code, SBX_E_LIMIT) == 0 && limit != NULL) {
+		if (c->limited)
+			goto skip_audit;
+		c->limited = 1;
+	}
 	if (!c->refused)	/* refusals were audited as such */
 		audit("error", c->uid, c->pid, "%s: %s%s%s%s", code, msg,
 		    limit != NULL ? " (limit: " : "", limit != NULL ? limit :
 		    "", limit != NULL ? ")" : "");
+ skip_audit:
 	if (fatal_for_conn) {
 		c->state = CTL_CLOSING;
 		/* Give the peer a moment to read why, never longer. */
@@ -1436,6 +1631,82 @@ static const struct ctl_handler {
 	  ctl_gverify },
 };
 
+/*
+ * Requests whose answer comes later, from a role or a sandbox: what a
+ * connection has in flight (client-requests-max).  The others are
+ * answered before the next request is read, and follow-ups (fd, gates
+ * doc, provider output) belong to a request already counted.
+ */
+static int
+ctl_starts_work(uint32_t type)
+{
+	switch (type) {
+	case SBX_MSG_STATUS:
+	case SBX_MSG_RUN:
+	case SBX_MSG_PROVIDER_LOAD:
+	case SBX_MSG_PROVIDER_INVOKE:
+	case SBX_MSG_GATES_EVALUATE:
+	case SBX_MSG_GATES_VERIFY:
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The connection's caps, and its peer's, before a request is handled:
+ * 0, or -1 with the descriptor closed and the request answered "limit"
+ * (the connection stays: the peer may retry once it has less going).
+ */
+static int
+ctl_caps(struct ctl_conn *c, const struct ctl_handler *h, uint32_t id,
+    int fd)
+{
+	uint32_t	 reqs, fds;
+
+	ctl_uid_totals(c->uid, &reqs, &fds);
+	if (fd != -1 && !ctl_fd_room(fd, 1)) {
+		close(fd);
+		control_error_limit(c, id, SBX_E_LIMIT, "descriptors",
+		    "%s: the monitor's descriptors are nearly all in use "
+		    "(RLIMIT_NOFILE %llu less the roles' reserve)", h->name,
+		    (unsigned long long)fdlimit);
+		return -1;
+	}
+	if (fd != -1 && c->fds >= ctlconf->client_fds_max) {
+		close(fd);
+		control_error_limit(c, id, SBX_E_LIMIT, "client-fds-max",
+		    "%s: client-fds-max %u descriptors held for this "
+		    "connection", h->name, ctlconf->client_fds_max);
+		return -1;
+	}
+	if (fd != -1 && fds >= ctlconf->peer_fds_max) {
+		close(fd);
+		control_error_limit(c, id, SBX_E_LIMIT, "peer-fds-max",
+		    "%s: peer-fds-max %u descriptors held for uid %u", h->name,
+		    ctlconf->peer_fds_max, (unsigned)c->uid);
+		return -1;
+	}
+	if (!ctl_starts_work(h->type))
+		return 0;
+	if (c->inflight >= ctlconf->client_requests_max) {
+		if (fd != -1)
+			close(fd);
+		control_error_limit(c, id, SBX_E_LIMIT, "client-requests-max",
+		    "%s: client-requests-max %u requests in flight on this "
+		    "connection", h->name, ctlconf->client_requests_max);
+		return -1;
+	}
+	if (reqs >= ctlconf->peer_requests_max) {
+		if (fd != -1)
+			close(fd);
+		control_error_limit(c, id, SBX_E_LIMIT, "peer-requests-max",
+		    "%s: peer-requests-max %u requests in flight for uid %u",
+		    h->name, ctlconf->peer_requests_max, (unsigned)c->uid);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 ctl_request(struct ctl_conn *c, struct imsg *imsg)
 {
@@ -1502,6 +1773,10 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 		    "descriptor is missing", h->name, h->needs_fd);
 		return;
 	}
+	if (ctl_caps(c, h, id, fd) == -1) {
+		cJSON_Delete(req);
+		return;
+	}
 	h->fn(c, id, req, fd);
 	cJSON_Delete(req);
 }
@@ -1532,7 +1807,7 @@ ctl_dispatch(int fd, short event, void *arg)
 {
 	struct ctl_conn	*c = arg;
 	struct imsg	 imsg;
-	int		 n, got, reads;
+	int		 n, got, reads, handled;
 
 	(void)fd;
 	if (event & EV_WRITE) {
@@ -1546,12 +1821,16 @@ ctl_dispatch(int fd, short event, void *arg)
 			ctl_close(c);
 			return;
 		}
-	} else if (event & EV_READ) {
+	} else if (event & (EV_READ | EV_TIMEOUT)) {
 		/*
 		 * Read again while reads bring requests: a request with a
 		 * descriptor (run's stdio) comes in a recvmsg of its own.
-		 * Bounded, so one busy peer cannot keep the others waiting.
+		 * Bounded in reads and in requests, so one busy peer cannot
+		 * keep the others waiting; and not past the point where its
+		 * unread replies pause it.
 		 */
+		c->more = 0;
+		handled = 0;
 		for (reads = 0; reads < CTL_READS_MAX; reads++) {
 			if ((n = imsgbuf_read(&c->ibuf)) == 0 ||
 			    (n == -1 && errno != EBADMSG && errno != ERANGE)) {
@@ -1565,6 +1844,12 @@ ctl_dispatch(int fd, short event, void *arg)
 			}
 			got = 0;
 			while (c->state != CTL_CLOSING) {
+				if (handled >= CTL_MSGS_MAX ||
+				    imsgbuf_queuebytes(&c->ibuf) >
+				    ctlconf->client_queue_max) {
+					c->more = 1;
+					break;
+				}
 				if ((n = imsg_get(&c->ibuf, &imsg)) == -1) {
 					ctl_frame_error(c);
 					break;
@@ -1574,8 +1859,9 @@ ctl_dispatch(int fd, short event, void *arg)
 				ctl_request(c, &imsg);
 				imsg_free(&imsg);
 				got++;
+				handled++;
 			}
-			if (got == 0 || c->state == CTL_CLOSING)
+			if (got == 0 || c->more || c->state == CTL_CLOSING)
 				break;
 		}
 	}

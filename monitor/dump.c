@@ -186,6 +186,12 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 	fprintf(fp, "max-connections %" PRIu32 "\n", conf->max_connections);
 	fprintf(fp, "max-connections-per-peer %" PRIu32 "\n",
 	    conf->max_connections_per_peer);
+	put_size(fp, "", "client-queue-max", conf->client_queue_max);
+	fprintf(fp, "client-requests-max %" PRIu32 "\n",
+	    conf->client_requests_max);
+	fprintf(fp, "client-fds-max %" PRIu32 "\n", conf->client_fds_max);
+	fprintf(fp, "peer-requests-max %" PRIu32 "\n", conf->peer_requests_max);
+	fprintf(fp, "peer-fds-max %" PRIu32 "\n", conf->peer_fds_max);
 	fprintf(fp, "caller-min-uid %" PRIu32 "\n", conf->caller_min_uid);
 	if (conf->uid_range_set)
 		fprintf(fp, "sandbox-uid-range %" PRIu32 " %" PRIu32 "\n",

@@ -139,6 +139,7 @@ egress_status(struct ctl_conn *c, uint32_t reqid)
 	w = xcalloc(1, sizeof(*w));
 	w->conn = c;
 	w->reqid = reqid;
+	conn_req_hold(c);	/* until the reply below, egress_stats */
 	w->seq = ++status_seq;
 	if ((w->tunnels = cJSON_CreateArray()) == NULL)
 		fatalx("out of memory");
@@ -219,6 +220,7 @@ egress_stats(struct role *r, struct imsg *imsg)
 		    cJSON_GetArraySize(w->tunnels), st.listed, st.tunnels,
 		    st.conns);
 	TAILQ_REMOVE(&waits, w, entry);
+	conn_req_release(w->conn);
 	if (w->conn == NULL) {
 		cJSON_Delete(w->tunnels);
 		free(w);

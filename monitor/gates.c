@@ -249,6 +249,7 @@ gjob_send(struct gjob *j)
 		fatal("%s: compose", __func__);
 	j->outfd = -1;
 	j->r.sent = 1;
+	rjob_fds_sent(&j->r);
 	proc_event_add(runner());
 }
 
@@ -299,6 +300,7 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	j->ev.max_records = monitor_conf->provider_max_records;
 	j->ev.parallel = parallel();
 	rjob_add(&j->r, RJOB_GATES, c, id, uid, pid, gjob_release);
+	rjob_fd_hold(&j->r);	/* the result descriptor */
 	if (verify)
 		audit("gates-verify", uid, pid, "job %u: %zu documents",
 		    j->r.id, j->ndocs);
@@ -328,6 +330,8 @@ mgates_doc(struct ctl_conn *c, uint32_t id, int fd, int err)
 	}
 	j->docs[j->have].fd = fd;
 	j->docs[j->have++].d.err = fd == -1 ? err : 0;
+	if (fd != -1)
+		rjob_fd_hold(&j->r);
 	if (j->have == j->ndocs)
 		gjob_send(j);
 }

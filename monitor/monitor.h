@@ -171,6 +171,11 @@ struct sbx_conf {
 	uint32_t		 max_sandboxes_per_peer;
 	uint32_t		 max_connections;
 	uint32_t		 max_connections_per_peer;
+	uint64_t		 client_queue_max;	/* bytes; 4x closes */
+	uint32_t		 client_requests_max;	/* in flight */
+	uint32_t		 client_fds_max;	/* held */
+	uint32_t		 peer_requests_max;	/* per uid, in total */
+	uint32_t		 peer_fds_max;
 	char			*log_file;	/* NULL: no audit log */
 	char			*cgroup_root;	/* NULL: discovered (cgroups.c) */
 	int			 bundle_providers;
@@ -338,6 +343,17 @@ void	 control_close(void);
 void	 control_goodbye(const char *, ...) SBX_PRINTF(1, 2);
 void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
 unsigned control_nconns(void);
+/*
+ * What a connection holds, for its caps (client-requests-max,
+ * client-fds-max and the peer-* totals): a request's owner holds it from
+ * when it records the request until its answer; a descriptor is held
+ * while the monitor keeps it for the connection (not once it went to a
+ * role, or was closed).  A NULL connection (the agent left) is ignored.
+ */
+void	 conn_req_hold(struct ctl_conn *);
+void	 conn_req_release(struct ctl_conn *);
+void	 conn_fd_hold(struct ctl_conn *, unsigned);
+void	 conn_fd_release(struct ctl_conn *, unsigned);
 
 /* closer.c: closes passed descriptors off the event loop (issue 20). */
 #define CLOSER_PER_UID	16	/* held for one uid before its client goes */
@@ -397,6 +413,7 @@ struct rjob {
 	uid_t			 uid;
 	pid_t			 peerpid;
 	int			 sent;		/* the runner has it */
+	unsigned		 fds;		/* the agent's it holds */
 	void			(*release)(struct rjob *); /* frees all */
 };
 void	 rjob_add(struct rjob *, enum rjob_kind, struct ctl_conn *, uint32_t,
@@ -405,6 +422,8 @@ struct rjob *rjob_find(uint32_t, unsigned int);
 struct rjob *rjob_waiting(struct ctl_conn *, uint32_t, unsigned int);
 void	 rjob_free(struct rjob *);
 void	 rjob_conn_gone(struct ctl_conn *);
+void	 rjob_fd_hold(struct rjob *);
+void	 rjob_fds_sent(struct rjob *);
 
 /* ---- provider.c: the registry and provider requests ------------------ */
 void	 provider_allowlist_send(void);

@@ -166,6 +166,16 @@ static const struct keyword keywords[] = {
 	    G(max_connections), 1, 65536 },
 	{ "max-connections-per-peer", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(max_connections_per_peer), 1, 65536 },
+	{ "client-queue-max", KW_GLOBAL | KW_ONCE, kw_size,
+	    G(client_queue_max), 64 * SZ_K, 64 * SZ_M },
+	{ "client-requests-max", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(client_requests_max), 1, 4096 },
+	{ "client-fds-max", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(client_fds_max), 1, 16384 },
+	{ "peer-requests-max", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(peer_requests_max), 1, 65536 },
+	{ "peer-fds-max", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(peer_fds_max), 1, 65536 },
 	{ "log-file", KW_GLOBAL | KW_ONCE, kw_path, G(log_file), 0, 0 },
 	{ "cgroup-root", KW_GLOBAL | KW_ONCE, kw_path, G(cgroup_root), 0, 0 },
 	{ "bundle-providers", KW_GLOBAL | KW_ONCE, kw_yesno,
@@ -1637,6 +1647,22 @@ conf_check(struct parser *p)
 		perr_kw(p, "max-connections-per-peer", "max-connections",
 		    "max-connections-per-peer: %u exceeds max-connections %u",
 		    conf->max_connections_per_peer, conf->max_connections);
+	/* A peer's totals cover at least one connection's caps; an unset
+	 * total follows a raised per-connection cap. */
+	if (seen(p, "peer-requests-max")->file == NULL &&
+	    conf->peer_requests_max < conf->client_requests_max)
+		conf->peer_requests_max = conf->client_requests_max;
+	if (seen(p, "peer-fds-max")->file == NULL &&
+	    conf->peer_fds_max < conf->client_fds_max)
+		conf->peer_fds_max = conf->client_fds_max;
+	if (conf->client_requests_max > conf->peer_requests_max)
+		perr_kw(p, "client-requests-max", "peer-requests-max",
+		    "client-requests-max: %u exceeds peer-requests-max %u",
+		    conf->client_requests_max, conf->peer_requests_max);
+	if (conf->client_fds_max > conf->peer_fds_max)
+		perr_kw(p, "client-fds-max", "peer-fds-max",
+		    "client-fds-max: %u exceeds peer-fds-max %u",
+		    conf->client_fds_max, conf->peer_fds_max);
 	if (conf->uid_range_set &&
 	    conf->uid_range_count < conf->max_sandboxes)
 		perr_kw(p, "sandbox-uid-range", NULL, "sandbox-uid-range: "

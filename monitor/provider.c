@@ -390,6 +390,7 @@ invoke_send(struct job *j, int outfd)
 		fatal("%s: compose", __func__);
 	j->recfd = -1;
 	j->r.sent = 1;
+	rjob_fds_sent(&j->r);
 	proc_event_add(runner());
 }
 
@@ -445,6 +446,7 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	j = job_new(RJOB_INVOKE, c, id, uid, pid);
 	j->prov = p;
 	j->recfd = fd;
+	rjob_fd_hold(&j->r);
 	j->inv.blob_len = (uint32_t)p->bloblen;
 	strlcpy(j->inv.id, p->p.id, sizeof(j->inv.id));
 	strlcpy(j->inv.version, p->p.version, sizeof(j->inv.version));

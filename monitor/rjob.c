@@ -41,8 +41,27 @@ rjob_add(struct rjob *j, enum rjob_kind kind, struct ctl_conn *c,
 	j->uid = uid;
 	j->peerpid = peerpid;
 	j->sent = 0;
+	j->fds = 0;
 	j->release = release;
 	TAILQ_INSERT_TAIL(&rjobs, j, entry);
+	/* In flight from here to rjob_free (client-requests-max). */
+	conn_req_hold(c);
+}
+
+/* One more of the agent's descriptors kept for the job (client-fds-max). */
+void
+rjob_fd_hold(struct rjob *j)
+{
+	j->fds++;
+	conn_fd_hold(j->conn, 1);
+}
+
+/* The job's descriptors went to the runner: the agent holds none here. */
+void
+rjob_fds_sent(struct rjob *j)
+{
+	conn_fd_release(j->conn, j->fds);
+	j->fds = 0;
 }
 
 /* The job with the runner's id, if it is of one of the kinds (a mask). */
@@ -74,6 +93,8 @@ void
 rjob_free(struct rjob *j)
 {
 	TAILQ_REMOVE(&rjobs, j, entry);
+	conn_fd_release(j->conn, j->fds);
+	conn_req_release(j->conn);
 	j->release(j);
 }
 
@@ -86,7 +107,8 @@ rjob_conn_gone(struct ctl_conn *c)
 		next = TAILQ_NEXT(j, entry);
 		if (j->conn != c)
 			continue;
-		/* Sent jobs finish in the runner; their answer is dropped. */
+		/* Sent jobs finish in the runner; their answer is dropped.
+		 * The connection's counts go with it. */
 		if (j->sent)
 			j->conn = NULL;
 		else

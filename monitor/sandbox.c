@@ -42,6 +42,8 @@ struct msb {
 	size_t			 speclen;
 	uint32_t		 expect;	/* slots the agent announced */
 	int			 fds[LAUNCH_NSLOTS];
+	unsigned		 held;		/* of fds[], the agent's */
+	int			 inflight;	/* RUN not yet answered */
 	int			 kill_on_start;
 	int			 runner;	/* a provider run's sandbox */
 	int			 pooled;	/* booted ahead of its run */
@@ -115,6 +117,9 @@ msb_free(struct msb *s)
 	for (i = 0; i < LAUNCH_NSLOTS; i++)
 		if (s->fds[i] != -1)
 			close(s->fds[i]);
+	conn_fd_release(s->conn, s->held);
+	if (s->inflight)
+		conn_req_release(s->conn);
 	free(s->spec);
 	identity_release(&s->ident);
 	if (s->egress)
@@ -163,6 +168,9 @@ msb_forward(struct msb *s)
 		s->fds[i] = -1;
 		ls.slots |= 1U << i;
 	}
+	/* Queued for the launcher: no longer the connection's to hold. */
+	conn_fd_release(s->conn, s->held);
+	s->held = 0;
 	ls.identity = s->ident.mode;
 	ls.host_uid = s->ident.uid;
 	ls.host_gid = s->ident.gid;
@@ -217,6 +225,9 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	strlcpy(s->what, what, sizeof(s->what));
 	TAILQ_INSERT_TAIL(&msbs, s, entry);
 	nmsbs++;
+	/* In flight until the RUN is answered (started, or why not). */
+	s->inflight = 1;
+	conn_req_hold(c);
 	/* The proxy knows the sandbox's rules before its listeners exist;
 	 * they are the profile's as of now, whatever a reload does later. */
 	if (prof->network == CONF_NET_PROXY) {
@@ -378,6 +389,8 @@ msb_fd(struct ctl_conn *c, uint32_t reqid, uint32_t slot, int fd,
 		return -1;
 	}
 	s->fds[slot] = fd;
+	s->held++;
+	conn_fd_hold(c, 1);
 	for (i = 0; i < LAUNCH_NSLOTS; i++)
 		if (s->fds[i] != -1)
 			got |= 1U << i;
@@ -448,6 +461,11 @@ msb_started(struct role *r, struct imsg *imsg)
 		    "starting", imsg_get_id(imsg));
 	s->state = MSB_RUNNING;
 	s->pid = st.pid;
+	/* Answered below (or the agent is gone): out of flight. */
+	if (s->inflight) {
+		conn_req_release(s->conn);
+		s->inflight = 0;
+	}
 	limits_seen |= st.limits;
 	audit("spawn", s->uid, s->peerpid, "sandbox %u pid %d: %s", s->id,
 	    (int)s->pid, s->what);

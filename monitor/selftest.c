@@ -171,6 +171,8 @@ selftest_result(struct role *r, struct imsg *imsg)
 	verdict = last.passed ? 1 : 0;
 	while ((p = TAILQ_FIRST(&pendings)) != NULL) {
 		TAILQ_REMOVE(&pendings, p, entry);
+		/* Handed on: the proxy's figures hold it from here. */
+		conn_req_release(p->conn);
 		control_status_reply(p->conn, p->reqid);
 		free(p);
 	}
@@ -206,6 +208,7 @@ selftest_status(struct ctl_conn *c, uint32_t reqid)
 	p = xcalloc(1, sizeof(*p));
 	p->conn = c;
 	p->reqid = reqid;
+	conn_req_hold(c);	/* until the reply (egress_stats) */
 	TAILQ_INSERT_TAIL(&pendings, p, entry);
 	selftest_request();
 }

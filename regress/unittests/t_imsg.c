@@ -221,6 +221,46 @@ is_closed(int fd)
 
 /* ---- wire layout ---------------------------------------------------- */
 
+/*
+ * The bytes queued and not yet sent, which the monitor caps per client
+ * (client-queue-max): counted whole at compose, less what each partial
+ * write took, zero once all went.
+ */
+ATF_TC_WITHOUT_HEAD(queue_bytes);
+ATF_TC_BODY(queue_bytes, tc)
+{
+	static unsigned char	 big[8000], sink[8192];
+	struct chan		 c;
+	size_t			 total, got = 0;
+	ssize_t			 n;
+	int			 i, sz = 4096;
+
+	chan_open(&c, 1, 0, 0);
+	ATF_REQUIRE(setsockopt(c.sv[0], SOL_SOCKET, SO_SNDBUF, &sz,
+	    sizeof(sz)) == 0);
+	ATF_CHECK_EQ(imsgbuf_queuebytes(&c.a), 0);
+	for (i = 0; i < 64; i++)
+		ATF_REQUIRE(imsg_compose(&c.a, 1, i, 0, -1, big,
+		    sizeof(big)) == 0);
+	total = 64 * (IMSG_HEADER_SIZE + sizeof(big));
+	ATF_CHECK_EQ(imsgbuf_queuebytes(&c.a), total);
+	/* The peer reads nothing: a write takes part of the queue. */
+	ATF_REQUIRE(imsgbuf_write(&c.a) == 0);
+	ATF_CHECK(imsgbuf_queuebytes(&c.a) > 0);
+	ATF_CHECK(imsgbuf_queuebytes(&c.a) < total);
+	/* It reads everything: the queue drains to nothing. */
+	while (imsgbuf_queuebytes(&c.a) > 0) {
+		ATF_REQUIRE(imsgbuf_write(&c.a) != -1);
+		while ((n = read(c.sv[1], sink, sizeof(sink))) > 0)
+			got += (size_t)n;
+	}
+	while ((n = read(c.sv[1], sink, sizeof(sink))) > 0)
+		got += (size_t)n;
+	ATF_CHECK_EQ(got, total);
+	ATF_CHECK_EQ(imsgbuf_queuelen(&c.a), 0);
+	chan_close(&c);
+}
+
 ATF_TC_WITHOUT_HEAD(wire_layout);
 ATF_TC_BODY(wire_layout, tc)
 {
@@ -1229,6 +1269,7 @@ ATF_TC_BODY(cleared_buf_refuses, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, wire_layout);
+	ATF_TP_ADD_TC(tp, queue_bytes);
 	ATF_TP_ADD_TC(tp, roundtrip_many);
 	ATF_TP_ADD_TC(tp, composev_gathers);
 	ATF_TP_ADD_TC(tp, fragmented_bytes);

@@ -281,6 +281,20 @@ static const struct {
 	    "max-connections-per-peer: \"0\" is too small (1..65536)" },
 	{ "max-connections-per-peer 8\nmax-connections 4\n", "t.conf:1: "
 	    "max-connections-per-peer: 8 exceeds max-connections 4" },
+	{ "client-queue-max 1K\n", "t.conf:1: client-queue-max: \"1K\" is "
+	    "too small (64K..64M)" },
+	{ "client-queue-max 1G\n", "t.conf:1: client-queue-max: \"1G\" is "
+	    "too large (64K..64M)" },
+	{ "client-requests-max 0\n", "t.conf:1: client-requests-max: \"0\" "
+	    "is too small (1..4096)" },
+	{ "client-fds-max 20000\n", "t.conf:1: client-fds-max: \"20000\" "
+	    "is too large (1..16384)" },
+	{ "peer-fds-max 0\n", "t.conf:1: peer-fds-max: \"0\" is too small "
+	    "(1..65536)" },
+	{ "client-requests-max 64\npeer-requests-max 8\n", "t.conf:1: "
+	    "client-requests-max: 64 exceeds peer-requests-max 8" },
+	{ "peer-fds-max 100\nclient-fds-max 200\n", "t.conf:2: "
+	    "client-fds-max: 200 exceeds peer-fds-max 100" },
 	{ "sandbox-uid-range 0 100\n", "t.conf:1: sandbox-uid-range: \"0\" "
 	    "is too small (1..4294967294)" },
 	{ "sandbox-uid-range 4294967290 100\n", "t.conf:1: "
@@ -740,6 +754,11 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(conf->max_sandboxes_per_peer, 16);
 	ATF_CHECK_EQ(conf->max_connections, 128);
 	ATF_CHECK_EQ(conf->max_connections_per_peer, 16);
+	ATF_CHECK_EQ(conf->client_queue_max, 1024 * 1024);
+	ATF_CHECK_EQ(conf->client_requests_max, 64);
+	ATF_CHECK_EQ(conf->client_fds_max, 256);
+	ATF_CHECK_EQ(conf->peer_requests_max, 256);
+	ATF_CHECK_EQ(conf->peer_fds_max, 1024);
 	ATF_CHECK(conf->log_file == NULL);
 	ATF_CHECK_EQ(conf->bundle_providers, 0);
 	ATF_CHECK_STREQ(conf->provider_allowlist,
@@ -975,6 +994,7 @@ ATF_TC_BODY(dump_text, tc)
 	char		*d;
 
 	conf = parse_ok("socket-mode 0600\nmax-sandboxes 8\n"
+	    "client-queue-max 256K\nclient-fds-max 2048\n"
 	    "profile \"q\" {\n\tro \"/opt/a\\\"b\\\\c\"\n"
 	    "\ttmpfs \"/tmp\" size 1536K\n\tmemory 1073741825\n}\n");
 	/* An unset per-peer limit follows the lower global one. */
@@ -982,6 +1002,11 @@ ATF_TC_BODY(dump_text, tc)
 	d = dump_string(conf);
 	ATF_CHECK(strstr(d, "socket-mode 0600\n") != NULL);
 	ATF_CHECK(strstr(d, "max-sandboxes-per-peer 8\n") != NULL);
+	ATF_CHECK(strstr(d, "client-queue-max 256K\n") != NULL);
+	/* An unset peer total follows a raised per-connection cap. */
+	ATF_CHECK(strstr(d, "client-fds-max 2048\npeer-fds-max 2048\n") !=
+	    NULL || strstr(d, "peer-fds-max 2048\n") != NULL);
+	ATF_CHECK_EQ(conf->peer_fds_max, 2048);
 	ATF_CHECK(strstr(d, "\tro \"/opt/a\\\"b\\\\c\"\n") != NULL);
 	ATF_CHECK(strstr(d, "\ttmpfs \"/tmp\" size 1536K\n") != NULL);
 	ATF_CHECK(strstr(d, "\tmemory 1073741825\n") != NULL);

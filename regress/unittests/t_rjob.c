@@ -41,6 +41,52 @@ static char	 agent_a, agent_b;
 #define A	((struct ctl_conn *)&agent_a)
 #define B	((struct ctl_conn *)&agent_b)
 
+/*
+ * control.c's counts of what a connection holds, for its caps: here
+ * only for A and B, so that a hold without its release (or a release
+ * of a connection that is gone) shows.
+ */
+static int	 reqs[2], fds[2];
+
+static int
+agent(struct ctl_conn *c)
+{
+	if (c == A)
+		return 0;
+	if (c == B)
+		return 1;
+	atf_tc_fail("a hold or release for an unknown connection");
+	return 0;
+}
+
+void
+conn_req_hold(struct ctl_conn *c)
+{
+	if (c != NULL)
+		reqs[agent(c)]++;
+}
+
+void
+conn_req_release(struct ctl_conn *c)
+{
+	if (c != NULL)
+		reqs[agent(c)]--;
+}
+
+void
+conn_fd_hold(struct ctl_conn *c, unsigned n)
+{
+	if (c != NULL)
+		fds[agent(c)] += (int)n;
+}
+
+void
+conn_fd_release(struct ctl_conn *c, unsigned n)
+{
+	if (c != NULL)
+		fds[agent(c)] -= (int)n;
+}
+
 ATF_TC_WITHOUT_HEAD(ids_and_kinds);
 ATF_TC_BODY(ids_and_kinds, tc)
 {
@@ -117,8 +163,53 @@ ATF_TC_BODY(conn_gone, tc)
 	ATF_CHECK_EQ(released, 3);
 }
 
+/* A job is in flight for its agent until freed; its descriptors are
+ * held until sent to the runner or freed; a gone agent's counts are not
+ * touched again. */
+ATF_TC_WITHOUT_HEAD(holds);
+ATF_TC_BODY(holds, tc)
+{
+	struct rjob	*g, *i, *s;
+
+	memset(reqs, 0, sizeof(reqs));
+	memset(fds, 0, sizeof(fds));
+	g = add(RJOB_GATES, A, 1);
+	i = add(RJOB_INVOKE, A, 2);
+	ATF_CHECK_EQ(reqs[0], 2);
+	rjob_fd_hold(g);
+	rjob_fd_hold(g);
+	rjob_fd_hold(i);
+	ATF_CHECK_EQ(fds[0], 3);
+	/* Sent: the descriptors are the runner's, the request in flight. */
+	g->sent = 1;
+	rjob_fds_sent(g);
+	ATF_CHECK_EQ(fds[0], 1);
+	ATF_CHECK_EQ(reqs[0], 2);
+	/* Freed unsent: its descriptor and its request are let go. */
+	rjob_free(i);
+	ATF_CHECK_EQ(fds[0], 0);
+	ATF_CHECK_EQ(reqs[0], 1);
+	rjob_free(g);
+	ATF_CHECK_EQ(reqs[0], 0);
+	/* The agent leaves: unsent jobs release, sent ones keep quiet. */
+	s = add(RJOB_GATES, B, 1);
+	rjob_fd_hold(s);
+	s->sent = 1;
+	rjob_fds_sent(s);
+	g = add(RJOB_GATES, B, 2);
+	rjob_fd_hold(g);
+	ATF_CHECK_EQ(reqs[1], 2);
+	ATF_CHECK_EQ(fds[1], 1);
+	rjob_conn_gone(B);
+	ATF_CHECK_EQ(reqs[1], 1);
+	ATF_CHECK_EQ(fds[1], 0);
+	rjob_free(s);
+	ATF_CHECK_EQ(reqs[1], 1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, holds);
 	ATF_TP_ADD_TC(tp, ids_and_kinds);
 	ATF_TP_ADD_TC(tp, waiting);
 	ATF_TP_ADD_TC(tp, conn_gone);
