@@ -518,7 +518,7 @@ descriptors_body() {
 	    "$P" "$SOCK" gates-readonly-result
 	atf_check -o match:'^error bad-request gates evaluate: records names provider p/v1 twice$' \
 	    "$P" "$SOCK" gates-records-twice
-	atf_check -o match:'^error bad-request invoke: the records descriptor is not readable$' \
+	atf_check -o match:'^error bad-request provider invoke: the records descriptor is not open for reading$' \
 	    "$P" "$SOCK" invoke-writeonly-records
 	atf_check -s exit:0 -o match:'"decision": "PROMOTE"' sh ev \
 	    "$GX/binding.json" "$GX/holdout.json" "$GX/metrics.json" \

@@ -273,9 +273,13 @@ ATF_TC_BODY(unsafe_directory, tc)
 
 ATF_TP_ADD_TCS(tp)
 {
-	ATF_TP_ADD_TC(tp, symlink_swapped_root);
-	ATF_TP_ADD_TC(tp, symlink_swapped_user);
-	ATF_TP_ADD_TC(tp, root_directory);
-	ATF_TP_ADD_TC(tp, unsafe_directory);
+	/* Root hands the socket to another user; a user's monitor makes
+	 * its own: each run lists the cases that are its own. */
+	if (geteuid() == 0) {
+		ATF_TP_ADD_TC(tp, symlink_swapped_root);
+		ATF_TP_ADD_TC(tp, root_directory);
+		ATF_TP_ADD_TC(tp, unsafe_directory);
+	} else
+		ATF_TP_ADD_TC(tp, symlink_swapped_user);
 	return atf_no_error();
 }
