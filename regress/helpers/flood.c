@@ -171,8 +171,9 @@ count(unsigned *limit, unsigned *other)
 		if (n == -1)
 			err(1, "read");
 	}
-	/* The socket stays open: the caller holds it until HOLD. */
-	ib.fd = -1;
+	/* The socket stays open: the caller holds it until HOLD
+	 * (imsgbuf_clear frees the buffers, not the descriptor). */
+	imsgbuf_clear(&ib);
 }
 
 static const char *
