@@ -5,11 +5,12 @@
 #   common/*.c                 -> build/obj/libsbxcommon.a
 #   common/privgen/*.c         -> build/tools/sbx-privgen (build-time generator)
 #   */*.priv                   -> build/gen/priv_<name>.c -> libsbxpriv.a
+#   <lib>/*.c (LIBDIRS)        -> build/obj/<lib>/lib<lib>.a
 #   <prog>/main.c + <prog>/*.c -> the program (other files also go into an
 #                                 archive the unit tests link)
-#   <prog>/*.mjs               -> build/gen/<prog>/<name>_mjs.c (embedded
-#                                 bytes) -> that program's archive
-#   sbxctl/libsbx*.c           -> build/lib/libsbx.{a,so} (+ common/imsg.c)
+#   <dir>/*.mjs                -> build/gen/<dir>/<name>_mjs.c (embedded
+#                                 bytes) -> that directory's archive
+#   libsbx/*.c                 -> build/lib/libsbx.{a,so} (+ common/imsg.c)
 #   regress/unittests/t_*.c    -> ATF test programs
 #   regress/helpers/*.c        -> helper programs for the tests
 #   regress/*.sh               -> atf-sh test programs
@@ -85,12 +86,17 @@ PRIV_GEN :=	$(foreach f,$(PRIV_FILES),$(B)/gen/priv_$(call privname,$(f)).c)
 PRIV_OBJS :=	$(PRIV_GEN:$(B)/gen/%.c=$(O)/gen/%.o)
 LIBPRIV :=	$(O)/libsbxpriv.a
 
-# ---- programs --------------------------------------------------------
+# ---- libraries and programs -----------------------------------------
+# Libraries hold what more than one program uses; a program's directory
+# holds only what that program runs, and no program links another's.
+#   conf/      sbx.conf: lexer, parser, value checks, dump, resolution
+#   provider/  bundles, digests, frames, pins, node's command line, the
+#              embedded driver (provider/driver.mjs)
+#   gates/     the gate engine (pure functions) and its document readers
+#   shim/      pid 1 of each sandbox: the launcher's clone child runs it
+#   libsbx/    the public client library (below, built PIC, with sbx.pc)
+LIBDIRS :=	conf provider gates shim
 PROGS :=	monitor launcher proxy provider-runner sbxctl
-# Code without a program of its own: only the archive.  shim/ is pid 1 of
-# each sandbox, run by the launcher's clone child; gates/ is the gate
-# evaluation engine, pure functions the provider runner and sbxctl call.
-ARCHIVES :=	shim gates
 dest_monitor :=		$(B)/sbin/sbx-monitor
 # The build tree is laid out like an installation: the monitor finds the
 # roles at SBX_ROLEDIR relative to its own directory in both.
@@ -99,37 +105,37 @@ dest_launcher :=	$(ROLEDIR_B)/sbx-launcher
 dest_proxy :=		$(ROLEDIR_B)/sbx-proxy
 dest_provider-runner :=	$(ROLEDIR_B)/sbx-provider-runner
 dest_sbxctl :=		$(B)/bin/sbxctl
-# Each role links only what it uses (with --as-needed, unused libraries
-# are not even recorded as dependencies).
+# The libraries each program links, one line each, users before what
+# they use (gates reads bundles with provider's code).
+uses_monitor :=		conf provider
+uses_launcher :=	shim
+uses_proxy :=
+uses_provider-runner :=	gates provider
+uses_sbxctl :=		libsbx gates provider conf
+# Each program links only the system libraries it uses (with
+# --as-needed, unused ones are not even recorded as dependencies).
+# sbxctl links them dynamically like every program: linking libsodium
+# and libbsd in saved ~0.13 ms per start but would keep a stale copy
+# past the distribution's security updates.
 libs_monitor :=		$(ALL_LIBS)
-# The monitor owns the provider launch plan: node's probe and command line
-# and the embedded driver come from the provider-runner archive.
-extra_monitor =		$(call prog_lib,provider-runner)
 libs_launcher :=	$(ALL_LIBS)
-extra_launcher =	$(call prog_lib,shim)
 libs_proxy :=		$(ALL_LIBS)
 libs_provider-runner :=	$(ALL_LIBS)
-extra_provider-runner =	$(call prog_lib,gates)
-# sbxctl links its libraries dynamically like every program: linking
-# libsodium and libbsd in saved ~0.13 ms per start but would keep a stale
-# copy past the distribution's security updates.
 libs_sbxctl :=		$(ALL_LIBS)
-# sbxctl is an ordinary agent: it talks to the monitor through libsbx.
-# "digest bundle" walks bundles offline with the provider runner's code.
-extra_sbxctl =		$(LIBSBX_A) $(call prog_lib,provider-runner) \
-			$(call prog_lib,gates) $(call prog_lib,monitor)
 
-prog_srcs =	$(filter-out $(1)/main.c $(1)/libsbx%.c,$(wildcard $(1)/*.c))
-# <prog>/*.mjs are embedded (scripts/embed) into that program's archive.
+prog_srcs =	$(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
+# <dir>/*.mjs are embedded (scripts/embed) into that directory's archive.
 embed_objs =	$(patsubst %.mjs,$(O)/gen/%_mjs.o,$(wildcard $(1)/*.mjs))
 prog_objs =	$(patsubst %.c,$(O)/%.o,$(call prog_srcs,$(1))) \
 		$(call embed_objs,$(1))
 prog_lib =	$(O)/$(1)/lib$(subst -,_,$(1)).a
+lib_of =	$(if $(filter libsbx,$(1)),$(LIBSBX_A),$(call prog_lib,$(1)))
+extra_of =	$(foreach l,$(uses_$(1)),$(call lib_of,$(l)))
 PROG_BINS :=	$(foreach p,$(PROGS),$(dest_$(p)))
-PROG_LIBS :=	$(foreach p,$(PROGS) $(ARCHIVES),$(call prog_lib,$(p)))
+PROG_LIBS :=	$(foreach p,$(PROGS) $(LIBDIRS),$(call prog_lib,$(p)))
 
 # libsbx: the C client library agents link; self-contained (no fatal()).
-LIBSBX_SRCS :=	$(wildcard sbxctl/libsbx*.c) $(wildcard common/imsg.c)
+LIBSBX_SRCS :=	$(wildcard libsbx/*.c) $(wildcard common/imsg.c)
 LIBSBX_PICOBJS := $(LIBSBX_SRCS:%.c=$(O)/pic/%.o)
 LIBSBX_A :=	$(B)/lib/libsbx.a
 LIBSBX_SO :=	$(B)/lib/libsbx.so
@@ -206,10 +212,10 @@ $(call prog_lib,$(1)): $(call prog_objs,$(1))
 	@mkdir -p $$(@D)
 	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach p,$(PROGS) $(ARCHIVES),$(eval $(call archive_rule,$(p))))
+$(foreach p,$(PROGS) $(LIBDIRS),$(eval $(call archive_rule,$(p))))
 
 define prog_rule
-$(dest_$(1)): $(O)/$(1)/main.o $(call prog_lib,$(1)) $(extra_$(1)) \
+$(dest_$(1)): $(O)/$(1)/main.o $(call prog_lib,$(1)) $(call extra_of,$(1)) \
     $(LIBPRIV) $(LIBCOMMON)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(libs_$(1))
@@ -230,9 +236,9 @@ $(LIBSBX_SO): $(LIBSBX_PICOBJS)
 PC_SUBST =	sed -e 's|@prefix@|$(prefix)|g' -e 's|@libdir@|$(libdir)|g' \
 		    -e 's|@includedir@|$(includedir)|g' \
 		    -e 's|@VERSION@|$(VERSION)|g'
-$(LIBSBX_PC): sbxctl/sbx.pc.in config.mk
+$(LIBSBX_PC): libsbx/sbx.pc.in config.mk
 	@mkdir -p $(@D)
-	$(PC_SUBST) sbxctl/sbx.pc.in > $@
+	$(PC_SUBST) libsbx/sbx.pc.in > $@
 
 # Unit tests link every role archive so that a role's internals (parsers,
 # policy checks) are testable without its main().
@@ -337,7 +343,7 @@ $(B)/fuzzobj/%.o: %.c config.mk config.h common/common.h
 # Fuzz targets link archives, so only the objects a target needs are pulled
 # in (a role file referring to its main.c must not break every target).
 FUZZ_COMMON_A :=	$(B)/fuzzobj/libcommon.a
-FUZZ_PROG_A :=		$(foreach p,$(PROGS) gates,$(B)/fuzzobj/lib$(subst -,_,$(p)).a)
+FUZZ_PROG_A :=		$(foreach p,$(PROGS) $(LIBDIRS),$(B)/fuzzobj/lib$(subst -,_,$(p)).a)
 
 $(FUZZ_COMMON_A): $(COMMON_OBJS:$(O)/%=$(B)/fuzzobj/%)
 	rm -f $@ && ar rcs $@ $^
@@ -346,7 +352,7 @@ define fuzz_prog_rule
 $(B)/fuzzobj/lib$(subst -,_,$(1)).a: $(patsubst %.c,$(B)/fuzzobj/%.o,$(call prog_srcs,$(1)))
 	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach p,$(PROGS) gates,$(eval $(call fuzz_prog_rule,$(p))))
+$(foreach p,$(PROGS) $(LIBDIRS),$(eval $(call fuzz_prog_rule,$(p))))
 
 $(B)/fuzz/%: $(B)/fuzzobj/regress/fuzz/%.o $(FUZZ_PROG_A) $(FUZZ_COMMON_A) \
     $(LIBPRIV)
@@ -394,9 +400,9 @@ install: all
 	install -m 644 $(LIBSBX_A) $(D)$(libdir)/
 	install -m 644 $(LIBSBX_SO) $(D)$(libdir)/libsbx.so.0
 	ln -sf libsbx.so.0 $(D)$(libdir)/libsbx.so
-	$(PC_SUBST) sbxctl/sbx.pc.in > $(D)$(libdir)/pkgconfig/sbx.pc
+	$(PC_SUBST) libsbx/sbx.pc.in > $(D)$(libdir)/pkgconfig/sbx.pc
 	chmod 644 $(D)$(libdir)/pkgconfig/sbx.pc
-	install -m 644 sbxctl/sbx.h $(D)$(includedir)/
+	install -m 644 libsbx/sbx.h $(D)$(includedir)/
 	for m in man/*.[13578]; do s=$${m##*.}; \
 	    install -m 644 $$m $(D)$(mandir)/man$$s/; done
 	# Each function of a library page under its own name too.

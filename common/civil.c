@@ -1,6 +1,6 @@
 /*
  * civil.c: the proleptic Gregorian calendar arithmetic that the two date
- * readers share (provider-runner/date.c for reviewedAt, gates/date.c for
+ * readers share (provider/datetime.c for reviewedAt, gates/jsdate.c for
  * JavaScript's Date.parse): fixed-width decimal fields, month lengths and
  * days since the epoch for any year.
  */

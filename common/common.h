@@ -523,7 +523,7 @@ int64_t	 civil_days(long, int, int);
 
 /* ---- sandbox spec: launcher <-> shim (DESIGN 1) ----------------------- */
 /*
- * spec.c, spec_default.c, status.c.  The spec is what one sandbox gets: the
+ * spec.c, spec_default.c, shimstatus.c.  The spec is what one sandbox gets: the
  * monitor serialises it onto the launcher's channel, the launcher parses
  * it back, refuses anything malformed and hands the parsed spec to the
  * shim code its clone child runs.  Strings are not owned by the struct:

@@ -3,7 +3,7 @@
  * (gates-spec 11.2), as the reference's discovery reads it: the gate-packs
  * directory (entry.gatePacks), the names that filter its files, and the
  * bundle id and type it claims.  Pure: the readers (provider-runner/
- * gatesread.c, for the runner and sbxctl alike) open and read the files.
+ * read.c, for the runner and sbxctl alike) open and read the files.
  *
  * Threat: the manifest is the agent's.  What it can say is bounded here:
  * a gate-packs directory that is a safe relative path (no "..", no

@@ -301,7 +301,7 @@ char	*gates_bundle_claim(const struct json_value *);
 void	 gates_io_error(struct gates_error *, int, const char *,
 	    const char *);
 
-/* ---- date.c: Date.parse ------------------------------------------------ */
+/* ---- jsdate.c: Date.parse ---------------------------------------------- */
 /*
  * The ECMAScript Date Time String Format as V8's Date.parse reads it:
  * 0 and epoch milliseconds, or -1 (NaN).  A date-time without an offset is
@@ -608,5 +608,31 @@ const struct gates_shipped *gates_shipped_packs(size_t *);
 /* Register the core providers and the shipped packs. */
 int	 gates_registry_bootstrap(struct gates_registry *,
 	    struct gates_error *);
+
+/* ---- read.c: gate documents from descriptors ------------------------- */
+struct gates_registry;
+struct gates_floors;
+struct gates_error;
+struct json_value;
+/* A document (the .json rule by name), read bounded and parsed. */
+int	 gread_doc(int, const char *, struct json_value **,
+	    struct gates_error *);
+/* A report for gates verify: the larger text cap of its indentation. */
+int	 gread_report(int, const char *, struct json_value **,
+	    struct gates_error *);
+/* The operator's gate-packs directory: BUNDLE/gate-packs/ as aiwg:. */
+int	 gread_operator_packs(struct gates_registry *, int, const char *,
+	    struct gates_error *);
+/* An agent's --pack-dir (a pack file or a bundle directory; fd -1: the
+ * errno met reaching it), beside the operator's gate-packs (or -1). */
+int	 gread_pack_dir(struct gates_registry *, int, int, const char *, int,
+	    struct gates_error *);
+/* Floors from the gates configuration's bytes (NULL: none). */
+int	 gread_floors(const struct gates_registry *, const unsigned char *,
+	    size_t, struct gates_floors *, struct gates_error *);
+/* Floors from the gates configuration's descriptor (fd -1: errno). */
+int	 gread_config(const struct gates_registry *, int, int, const char *,
+	    struct gates_floors *, struct gates_error *);
+
 
 #endif /* SBX_GATES_H */

@@ -162,7 +162,7 @@ int	 idmap_write(pid_t, int, const struct launcher_conf *, char *, size_t);
 int	 idmap_can_map(void);
 int	 idmap_privileged(void);
 
-/* listener.c: the proxy listeners pid 1 hands out (network proxy) */
+/* listenfd.c: the proxy listeners pid 1 hands out (network proxy) */
 int	 sandbox_listeners(struct sandbox *, int *fds, int *families,
 	    size_t max, char *err, size_t errlen);
 

@@ -1,6 +1,7 @@
 /*
- * selftest.c: the capability self-test, run inside a real sandbox (the
- * built-in default spec, exactly as a command would get it) whose payload
+ * selftest.c: the launcher's side of the capability self-test (one
+ * self-test in three files: monitor/selftest.c, this, shim/selftest.c),
+ * run inside a real sandbox (the built-in default spec, exactly as a command would get it) whose payload
  * child runs the checks of shim/selftest.c instead of an exec.  The
  * verdict goes back to the monitor, which refuses every sandbox unless the
  * last self-test passed: a kernel or configuration that cannot isolate is

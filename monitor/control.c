@@ -30,7 +30,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbxctl/sbx.h"
+#include "libsbx/sbx.h"
 #include "monitor.h"
 
 #define CTL_HELLO_TIMEOUT	10	/* seconds to say hello */

@@ -91,7 +91,7 @@ monitor_reload(void)
 		conf_free(nconf);
 		return;
 	}
-	if (conf_resolve(nconf, 0) == -1) {
+	if (conf_resolve(nconf, 0, caps_granted()) == -1) {
 		log_warnx("reload failed: %s does not resolve (above); "
 		    "keeping the old configuration", conffile);
 		conf_free(nconf);
@@ -266,7 +266,7 @@ main(int argc, char *argv[])
 		conf_free(monitor_conf);
 		exit(0);
 	}
-	if (conf_resolve(monitor_conf, geteuid() == 0) == -1)
+	if (conf_resolve(monitor_conf, geteuid() == 0, caps_granted()) == -1)
 		exit(1);
 	/* daemon(3) moves to /; SIGHUP must still find the file. */
 	if (realpath(conffile, abspath) == NULL)

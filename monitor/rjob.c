@@ -1,8 +1,8 @@
 /*
  * rjob.c: the requests the monitor has handed to the provider runner
  * (provider loads and invokes, gates evaluations and verifications), one
- * table for all, keyed by the runner's job id.  The owners (provider.c,
- * gates.c) embed a struct rjob first in their own job and give it the
+ * table for all, keyed by the runner's job id.  The owners (provreg.c,
+ * gatesreq.c) embed a struct rjob first in their own job and give it the
  * function that frees the rest; this file keeps what they share: ids,
  * lookups, and what happens when the agent that asked goes away.
  */

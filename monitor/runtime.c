@@ -26,7 +26,7 @@
 
 #include "common.h"
 #include "monitor.h"
-#include "provider-runner/runner.h"
+#include "provider/provider.h"
 
 #define MAPS_MAX	(256 * 1024)
 #define MAPS_TIMEOUT_MS	10000

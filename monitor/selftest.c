@@ -1,5 +1,6 @@
 /*
- * selftest.c: the monitor's side of the capability self-test (fail
+ * selftest.c: the monitor's side of the capability self-test (one
+ * self-test in three files: this, launcher/selftest.c and shim/selftest.c) (fail
  * closed).  At start-up, before any agent is served, and again on every
  * STATUS request, the launcher runs the self-test in a real sandbox; the
  * monitor refuses every sandbox with "sandbox-unavailable" unless the
@@ -31,7 +32,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbxctl/sbx.h"
+#include "libsbx/sbx.h"
 #include "monitor.h"
 
 #define SELFTEST_STARTUP_WAIT	20	/* seconds, at start-up */

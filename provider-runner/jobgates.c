@@ -482,7 +482,7 @@ read_rest(struct jobgates *j, struct gates_error *err)
 	if (take_doc(j, PR_GATES_OPERATOR, &name, &fd, &e) == 0 && fd != -1) {
 		/* Kept to tell an agent's bundle from the operator's (a
 		 * second descriptor the one way this role opens: beneath). */
-		if ((opfd = prov_open_beneath(fd, ".", O_RDONLY |
+		if ((opfd = open_beneath(fd, ".", O_RDONLY |
 		    O_DIRECTORY)) == -1) {
 			gates_fail(err, GATES_E_INPUT, "%s: %s", name,
 			    strerror(errno));
@@ -550,7 +550,7 @@ read_rest(struct jobgates *j, struct gates_error *err)
 			return gates_fail(err, GATES_E_INPUT, "records %s: not "
 			    "a regular file", name);
 		}
-		if (prov_read_bounded(fd, RUNNER_RECORDS_BYTES, &buf,
+		if (read_bounded(fd, RUNNER_RECORDS_BYTES, &buf,
 		    &len) == -1) {
 			r = errno;
 			close(fd);

@@ -1,5 +1,6 @@
 /*
- * audit.c: one line per decision of the proxy -- which sandbox and peer,
+ * audit.c: the audit line of sbx-proxy, as monitor/audit.c is the
+ * monitor's: one line per decision of the proxy -- which sandbox and peer,
  * what was asked, where it went, allowed or not and why, bytes each way
  * and how long.  The line goes to the log (stderr, which the monitor
  * relays); with PROXY_F_AUDIT the same record goes to the monitor as

@@ -144,7 +144,7 @@ number(const char *s)
 	return v;
 }
 
-/* The syntax of sbx.conf(5), which monitor/validate.c checks first. */
+/* The syntax of sbx.conf(5), which conf/values.c checks first. */
 int
 policy_add_domain(struct proxy_policy *p, int deny, const char *s,
     const char **why)

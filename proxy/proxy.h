@@ -221,7 +221,7 @@ void	 chunk_init(struct chunk_dec *);
 ssize_t	 chunk_feed(struct chunk_dec *, const uint8_t *, size_t, int *done,
 	    const char **why);
 
-/* ---- the server: sandbox.c, listener.c, conn.c, resolve.c, audit.c ----- */
+/* ---- the server: sandbox.c, listener.c, conn.c, dns.c, audit.c ----- */
 #include <sys/queue.h>
 
 struct event_base;
@@ -289,7 +289,7 @@ struct relay	*relay_new(int cfd, int ufd, uint64_t *up, uint64_t *down,
 void		 relay_start(struct relay *);
 void		 relay_free(struct relay *);
 
-/* resolve.c: set up before the privilege file; then lookups. */
+/* dns.c: set up before the privilege file; then lookups. */
 void	 resolve_init(struct event_base *);
 struct evdns_base *resolve_base(void);
 const struct proxy_addr *resolve_own(size_t *);

@@ -106,7 +106,7 @@ sandbox_imsg_rule(struct imsgbuf *ibuf, struct imsg *imsg)
 		    sizeof(r.host))
 			fatalx("RULE for sandbox %u: unterminated host",
 			    r.sandbox);
-		/* The monitor checked the rule (validate.c); its canonical
+		/* The monitor checked the rule (conf/values.c); its canonical
 		 * form must be itself, or the two sides disagree. */
 		if (host_canon(r.host, hlen, &h, &why) == -1 ||
 		    h.kind != HOST_NAME || strcmp(h.name, r.host) != 0)

@@ -4,7 +4,7 @@
 #
 #   fdpass.py SOCKET TYPE JSON PATH MODE [COUNT]
 #
-# Says hello, then sends request TYPE (a number, sbxctl/sbx.h) with the
+# Says hello, then sends request TYPE (a number, libsbx/sbx.h) with the
 # payload JSON and a descriptor of PATH opened with MODE: "r" (O_RDONLY),
 # "dir" (O_RDONLY | O_DIRECTORY) or "path" (O_PATH).  COUNT (default 1)
 # sends the request that many times on the same connection.  Prints the

@@ -147,7 +147,7 @@ conf_keywords_head() {
 }
 conf_keywords_body() {
 	paths
-	sed -n '/^static const struct keyword/,/^};/p' "$S/top/monitor/parse.c" |
+	sed -n '/^static const struct keyword/,/^};/p' "$S/top/conf/parse.c" |
 	    sed -n 's/^[[:space:]]*{ "\([a-z-]*\)".*/\1/p' > kws
 	[ "$(wc -l < kws)" -ge 30 ] || atf_fail "found only $(wc -l < kws) keywords in parse.c"
 	while read -r k; do
@@ -179,7 +179,7 @@ library_head() {
 }
 library_body() {
 	paths
-	sed -n 's/^[a-z].*[ *]\(sbx_[a-z_]*\)(.*/\1/p' "$S/top/sbxctl/sbx.h" |
+	sed -n 's/^[a-z].*[ *]\(sbx_[a-z_]*\)(.*/\1/p' "$S/top/libsbx/sbx.h" |
 	    sort -u > declared
 	[ "$(wc -l < declared)" -ge 10 ] ||
 	    atf_fail "found only $(tr '\n' ' ' < declared) in sbx.h"

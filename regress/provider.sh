@@ -1,6 +1,6 @@
 #! /usr/bin/env atf-sh
 #
-# provider.sh: the trusted driver (provider-runner/driver.mjs) run by node
+# provider.sh: the trusted driver (provider/driver.mjs) run by node
 # directly, as the provider sandbox runs it but without the sandbox (which
 # other tests cover): node with its permission flag, code generation from
 # strings disabled, the driver in argv, the request on stdin.  Requests
@@ -31,7 +31,7 @@ run_driver()
 {
 	# shellcheck disable=SC2046
 	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
-	    --no-warnings -e "$(cat "$(top)/provider-runner/driver.mjs")" \
+	    --no-warnings -e "$(cat "$(top)/provider/driver.mjs")" \
 	    "$@" < req > out
 }
 
@@ -174,7 +174,7 @@ determinism_body()
 	# shellcheck disable=SC2046
 	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
 	    --no-warnings --input-type=module \
-	    -e "$(cat "$(top)/provider-runner/driver.mjs")" < req > out3 ||
+	    -e "$(cat "$(top)/provider/driver.mjs")" < req > out3 ||
 	    atf_fail "the driver as a module exited $?"
 	atf_check cmp out out3
 }
@@ -558,7 +558,7 @@ export const provider = { id: "t.probe/v1", version: "1.0.0",
 	# A stdout that cannot be written: exit 74, never a silent 0.
 	# shellcheck disable=SC2046
 	node $(node "$(ref)" flags) --disallow-code-generation-from-strings \
-	    --no-warnings -e "$(cat "$(top)/provider-runner/driver.mjs")" \
+	    --no-warnings -e "$(cat "$(top)/provider/driver.mjs")" \
 	    < req 1</dev/null
 	st=$?
 	[ "$st" -eq 74 ] || atf_fail "driver with a read-only stdout exited $st"

@@ -5,7 +5,7 @@
  * gates configuration named by sbx.conf, an agent's --pack-dir packs,
  * and the rules that name packs (list --rule).  Directories and packs
  * are read by the provider runner's own readers (provider-runner/
- * gatesread.c) over descriptors opened here, so an offline look and an
+ * gates/read.c) over descriptors opened here, so an offline look and an
  * evaluation see the same packs by the same rules.
  *
  * Trust: operator packs (sbx.conf gate-packs) register in the aiwg:
@@ -27,8 +27,8 @@
 #include "common.h"
 #include "sbxctl.h"
 #include "gates/gates.h"
-#include "monitor/monitor.h"
-#include "provider-runner/runner.h"
+#include "conf/conf.h"
+#include "provider/provider.h"
 
 #define RULE_FILES_MAX	500	/* packsReferencedByRule's bounds */
 #define RULE_DEPTH_MAX	5

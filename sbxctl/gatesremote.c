@@ -34,7 +34,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbx.h"
+#include "libsbx/sbx.h"
 #include "sbxctl.h"
 #include "gates/gates.h"
 

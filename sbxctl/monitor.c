@@ -12,7 +12,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbx.h"
+#include "libsbx/sbx.h"
 #include "sbxctl.h"
 
 const char *const cmd_ping_synopsis[] = { "ping", NULL };

@@ -20,7 +20,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbx.h"
+#include "libsbx/sbx.h"
 #include "sbxctl.h"
 
 #define RESULT_MAX	(160 * 1024 * 1024)	/* twice the output cap */

@@ -24,7 +24,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbx.h"
+#include "libsbx/sbx.h"
 #include "sbxctl.h"
 
 const char *const cmd_run_synopsis[] = {

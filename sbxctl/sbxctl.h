@@ -64,7 +64,7 @@ int	 out_string(struct sbxctl *, const char *, const char *);
 char	*out_name(const char *);
 int	 out_finish(int);
 
-/* digest.c: "digest records FILE|-", "digest bundle DIR MODULE". */
+/* digestcmd.c: "digest records FILE|-", "digest bundle DIR MODULE". */
 int	 cmd_digest(struct sbxctl *, int, char **);
 extern const char *const cmd_digest_synopsis[];
 

@@ -1,5 +1,7 @@
 /*
- * selftest.c: the capability self-test's checks.  The launcher starts a
+ * selftest.c: the capability self-test's checks, its sandbox side (one
+ * self-test in three files: monitor/selftest.c, launcher/selftest.c and
+ * this).  The launcher starts a
  * real sandbox of class SBX_CLASS_SELFTEST (the built-in default spec);
  * its payload child, after everything a payload gets -- the mount tree,
  * capabilities, no_new_privs, Landlock, rlimits and command.priv's filter

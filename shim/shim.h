@@ -32,7 +32,7 @@ void	 shim_mounts(const struct sbx_spec *);
 /* net.c */
 void	 shim_net(const struct sbx_spec *);
 
-/* caps.c */
+/* capdrop.c */
 void	 shim_drop_caps(void);
 
 /* landlock.c */

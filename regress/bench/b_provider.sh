@@ -10,7 +10,7 @@
 #     read-only binds of node at /aiwg/bin/node and of every library the
 #     parent node maps plus soname aliases and the ELF interpreter, sorted
 #     by target, --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp), the
-#     same node running our driver (provider-runner/driver.mjs) with the
+#     same node running our driver (provider/driver.mjs) with the
 #     reference's flags (--input-type=module: the reference runs its
 #     driver as a module; sbx runs the same driver text as a script,
 #     which starts as fast), reading the same request bytes on stdin
@@ -175,7 +175,7 @@ node -e '
 # whose JSON text is then replaced by the real records' (one argv string
 # cannot carry 10,000 records); the seed is the one sbx derives.
 flags=$(node "$REF" flags) || die "provider-ref flags"
-DRIVER=$top/provider-runner/driver.mjs
+DRIVER=$top/provider/driver.mjs
 NONCE=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 for n in 1 10000; do
 	rd=$("$C" digest records "$D/r$n.json") || die "digest records"

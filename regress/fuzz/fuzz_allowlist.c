@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "provider-runner/runner.h"
+#include "provider/provider.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

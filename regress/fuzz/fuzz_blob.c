@@ -1,5 +1,5 @@
 /*
- * fuzz_blob: the snapshot blob decoder (provider-runner/blob.c), which
+ * fuzz_blob: the snapshot blob decoder (provider/blob.c), which
  * reads the registry's copy of a provider's bytes back.  A blob it
  * accepts must hold 1 to 20 modules within the snapshot limits, name an
  * entry that is one of them, and encode back to exactly the input bytes
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "provider-runner/runner.h"
+#include "provider/provider.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "monitor/monitor.h"
+#include "conf/conf.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

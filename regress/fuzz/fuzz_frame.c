@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "provider-runner/runner.h"
+#include "provider/provider.h"
 
 #define NONCE	"0123456789abcdef0123456789abcdef" \
 		"0123456789abcdef0123456789abcdef"

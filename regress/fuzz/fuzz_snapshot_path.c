@@ -2,7 +2,7 @@
  * fuzz_snapshot_path: the path rules of the snapshot and the linker.
  *  - prov_path_module_ok and prov_path_review_ok against POSIX regexec
  *    running the reference's patterns: they must agree on every input;
- *  - prov_utf8_check against common/json.c's UTF-8 decoder: both must
+ *  - utf8_check against common/json.c's UTF-8 decoder: both must
  *    call the same byte strings valid;
  *  - prov_path_resolve (the driver's linker rule) on a parent and a
  *    specifier split at the first NUL: an accepted result is a clean
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "provider-runner/runner.h"
+#include "provider/provider.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -92,7 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	valid = json_string_from_utf8(&u, s, size) == 0;
 	if (valid)
 		free(u.u);
-	if ((prov_utf8_check(data, size) == size) != valid)
+	if ((utf8_check(data, size) == size) != valid)
 		abort();
 
 	/* The linker rule: parent, NUL, specifier. */

@@ -24,7 +24,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbxctl/sbx.h"
+#include "libsbx/sbx.h"
 
 static const char	*sockpath;
 

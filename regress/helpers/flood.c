@@ -39,7 +39,7 @@
 #include <cJSON.h>
 
 #include "common.h"
-#include "sbxctl/sbx.h"
+#include "libsbx/sbx.h"
 
 #define PACKS		60	/* pack directories per evaluation (docs) */
 

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "sbxctl/sbx.h"
+#include "libsbx/sbx.h"
 
 #define BUF_MAX		20000	/* a mutated message, above the 16 KiB cap */
 #define HELD_MAX	6	/* connections left open at once */

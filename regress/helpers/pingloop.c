@@ -28,7 +28,7 @@
 #include <time.h>
 
 #include "common.h"
-#include "sbxctl/sbx.h"
+#include "libsbx/sbx.h"
 
 #define PING_MAX	100000000LL
 #define HOLD_MAX	65536LL

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "provider-runner/runner.h"
+#include "provider/provider.h"
 
 #define TP_UNUSED	__attribute__((__unused__))
 

@@ -1,13 +1,13 @@
 /*
  * t_gates_bundle: a pack bundle's manifest.json as the reference's
  * discovery reads it (gates-spec 11.2; gates/bundle.c), and the runner's
- * reader over a bundle directory (provider-runner/gatesread.c): the
+ * reader over a bundle directory (gates/read.c): the
  * declared gate-packs directory, the name filter and its "missing"
  * refusal, the safe-path rule, every file checked before any is read,
  * and a claimed operator bundle id.
  */
 #include "gatestest.h"
-#include "provider-runner/runner.h"
+#include "provider/provider.h"
 
 static struct json_value *
 manifest(const char *text)

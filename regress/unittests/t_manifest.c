@@ -537,7 +537,7 @@ example_copy(const atf_tc_t *tc, struct prov_manifest *m,
 	fd = tp_opendir("ex");
 	ATF_REQUIRE_MSG(prov_manifest_load(fd, m, &err) == 0, "%s", err.msg);
 	ATF_REQUIRE((afd = open("ex/providers.json", O_RDONLY)) != -1);
-	ATF_REQUIRE(prov_read_bounded(afd, PROV_ALLOWLIST_MAX, &buf,
+	ATF_REQUIRE(read_bounded(afd, PROV_ALLOWLIST_MAX, &buf,
 	    &len) == 0);
 	close(afd);
 	ATF_REQUIRE_MSG(prov_allowlist_parse(buf, len, al, &err) == 0, "%s",

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "monitor/monitor.h"
+#include "conf/conf.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -1152,7 +1152,7 @@ ATF_TC_BODY(resolve, tc)
 	conf = parse_ok("user \"root\"\nallow uid \"root\"\n"
 	    "allow gid \"root\"\nsocket-group \"root\"\n");
 	conf->user.id = 77;
-	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 1, 0), 0);
 	ATF_CHECK_EQ(conf->user.id, 0);
 	ATF_CHECK_EQ(conf->user_gid, 0);
 	ATF_CHECK_EQ(conf->socket_group.id, 0);
@@ -1160,20 +1160,20 @@ ATF_TC_BODY(resolve, tc)
 
 	/* Unknown names fail at start-up, not in -n. */
 	conf = parse_ok("user \"nosuchuser-sbx\"\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);
-	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 1, 0), -1);
 	conf_free(conf);
 	conf = parse_ok("allow gid \"nosuchgroup-sbx\"\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), -1);
 	conf_free(conf);
 
 	/* A named peer inside the sandbox id range. */
 	conf = parse_ok("allow uid \"root\"\nsandbox-uid-range 100 64\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), 0);
 	conf_free(conf);
 	conf = parse_ok("allow uid \"nobody\"\nsandbox-uid-range 60000 "
 	    "10000\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), -1);	/* nobody is 65534 */
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), -1);	/* nobody is 65534 */
 	conf_free(conf);
 
 	/* Provider files must exist once providers are enabled. */
@@ -1184,17 +1184,17 @@ ATF_TC_BODY(resolve, tc)
 	    "provider-allowlist \"%s/allow.json\"\n"
 	    "provider-runtime \"%s/node\"\n", cwd, cwd);
 	conf = parse_ok(text);
-	ATF_CHECK_EQ(conf_resolve(conf, 0), -1);	/* node: no x bit */
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), -1);	/* node: no x bit */
 	ATF_REQUIRE(chmod("node", 0755) == 0);
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), 0);
 	ATF_REQUIRE(unlink("allow.json") == 0);
-	ATF_CHECK_EQ(conf_resolve(conf, 0), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), -1);
 	conf->bundle_providers = 0;
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), 0);
 	conf_free(conf);
 
 	conf = parse_ok("profile \"p\" {\n\tro \"/nonexistent/sbx\"\n}\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), -1);
 	conf_free(conf);
 }
 
@@ -1218,9 +1218,9 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 	nuid = pw->pw_uid;
 	ngid = pw->pw_gid;
 	conf = parse_ok("user \"root\"\nsandbox-user \"nobody\"\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);	/* not root-started */
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), 0);	/* not root-started */
 	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
-	ATF_CHECK_EQ(conf_resolve(conf, 1), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 1, 0), 0);
 	ATF_CHECK_EQ(conf->sandbox_user_uid, nuid);
 	ATF_CHECK_EQ(conf->sandbox_user_gid, ngid);
 	conf_free(conf);
@@ -1228,25 +1228,25 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 	/* Missing: refused with an identity service profile ... */
 	conf = parse_ok("user \"root\"\nsandbox-user \"nosuchuser-sbx\"\n"
 	    "profile \"s\" {\n\tidentity service\n}\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);
-	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), 0);
+	ATF_CHECK_EQ(conf_resolve(conf, 1, 0), -1);
 	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
 	conf_free(conf);
 	/* ... and without one: the self-test's sandbox runs as it. */
 	conf = parse_ok("user \"root\"\nsandbox-user \"nosuchuser-sbx\"\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 0), 0);	/* not root-started */
-	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 0, 0), 0);	/* not root-started */
+	ATF_CHECK_EQ(conf_resolve(conf, 1, 0), -1);
 	ATF_CHECK_EQ(conf->sandbox_user_uid, 0);
 	ATF_CHECK_EQ(conf->sandbox_user_gid, 0);
 	conf_free(conf);
 
 	/* Root, or the service user by another name or number: refused. */
 	conf = parse_ok("user \"nobody\"\nsandbox-user \"root\"\n");
-	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 1, 0), -1);
 	conf_free(conf);
 	conf = parse_ok("user \"nobody\"\nsandbox-user 65534\n");
 	if (nuid == 65534)
-		ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+		ATF_CHECK_EQ(conf_resolve(conf, 1, 0), -1);
 	conf_free(conf);
 
 	/* Its group may not be the socket's (nor the service user's). */
@@ -1254,7 +1254,7 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 	snprintf(text, sizeof(text), "user \"root\"\nsandbox-user \"nobody\"\n"
 	    "socket-group \"%s\"\n", gr->gr_name);
 	conf = parse_ok(text);
-	ATF_CHECK_EQ(conf_resolve(conf, 1), -1);
+	ATF_CHECK_EQ(conf_resolve(conf, 1, 0), -1);
 	conf_free(conf);
 }
 

@@ -14,7 +14,7 @@ ATF_TC(embedded_driver);
 ATF_TC_HEAD(embedded_driver, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "The driver in the binary is "
-	    "provider-runner/driver.mjs byte for byte, fit for one argv "
+	    "provider/driver.mjs byte for byte, fit for one argv "
 	    "string");
 }
 ATF_TC_BODY(embedded_driver, tc)
@@ -26,9 +26,9 @@ ATF_TC_BODY(embedded_driver, tc)
 	int		 fd;
 
 	tp_top(tc, top, sizeof(top));
-	snprintf(path, sizeof(path), "%s/provider-runner/driver.mjs", top);
+	snprintf(path, sizeof(path), "%s/provider/driver.mjs", top);
 	ATF_REQUIRE((fd = open(path, O_RDONLY)) != -1);
-	ATF_REQUIRE(prov_read_bounded(fd, 1 << 20, &file, &flen) == 0);
+	ATF_REQUIRE(read_bounded(fd, 1 << 20, &file, &flen) == 0);
 	close(fd);
 	src = prov_driver_source(&len);
 	ATF_CHECK_EQ(len, flen);
@@ -223,7 +223,7 @@ fixture_load(const atf_tc_t *tc, struct fixture *f)
 	    err.msg);
 	ATF_REQUIRE((fd = openat(f->rootfd, "providers.json", O_RDONLY)) !=
 	    -1);
-	ATF_REQUIRE(prov_read_bounded(fd, PROV_ALLOWLIST_MAX, &buf,
+	ATF_REQUIRE(read_bounded(fd, PROV_ALLOWLIST_MAX, &buf,
 	    &len) == 0);
 	close(fd);
 	ATF_REQUIRE_MSG(prov_allowlist_parse(buf, len, &f->al, &err) == 0,

@@ -291,7 +291,7 @@ read_fixture(const atf_tc_t *tc, const char *name, unsigned char **buf,
 	snprintf(path, sizeof(path), "%s/regress/fixtures/"
 	    "gates-example-extension/%s", top, name);
 	ATF_REQUIRE_MSG((fd = open(path, O_RDONLY)) != -1, "%s", path);
-	ATF_REQUIRE(prov_read_bounded(fd, 1 << 20, buf, len) == 0);
+	ATF_REQUIRE(read_bounded(fd, 1 << 20, buf, len) == 0);
 	close(fd);
 }
 
@@ -588,7 +588,7 @@ result_text(int fd, int file, size_t *lenp)
 
 	if (file)
 		ATF_REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
-	ATF_REQUIRE(prov_read_bounded(fd, 1 << 20, &buf, lenp) == 0);
+	ATF_REQUIRE(read_bounded(fd, 1 << 20, &buf, lenp) == 0);
 	close(fd);
 	buf = xrecallocarray(buf, *lenp, *lenp + 1, 1);
 	return (char *)buf;

@@ -327,7 +327,7 @@ ATF_TC_BODY(utf8, tc)
 
 	good_bundle();
 	for (i = 0; i < nitems(t); i++) {
-		ATF_CHECK_EQ_MSG(prov_utf8_check((const unsigned char *)
+		ATF_CHECK_EQ_MSG(utf8_check((const unsigned char *)
 		    t[i].bytes, t[i].len), t[i].offset == (size_t)-1 ?
 		    t[i].len : t[i].offset, "case %zu", i);
 		tp_write("b/gp/u.mjs", t[i].bytes, t[i].len);

@@ -1,0 +1,656 @@
+/*
+ * sbxtable.c: the monitor's table of live sandboxes and its traffic with
+ * the launcher.  A sandbox belongs to the connection that asked for it; it
+ * collects that agent's descriptors, goes to the launcher as SPEC, FDs and
+ * START, and its STARTED and EXIT come back to the agent as the RUN reply
+ * and an EXIT event.  When the agent goes away its sandboxes are killed:
+ * nothing runs on behalf of a peer that can no longer see it.
+ */
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "common.h"
+#include "libsbx/sbx.h"
+#include "monitor.h"
+
+enum msb_state {
+	MSB_COLLECT,		/* waiting for the agent's descriptors */
+	MSB_STARTING,		/* sent to the launcher */
+	MSB_RUNNING
+};
+
+struct msb {
+	TAILQ_ENTRY(msb)	 entry;
+	uint32_t		 id;
+	struct ctl_conn		*conn;		/* NULL: the agent is gone */
+	uint32_t		 reqid;
+	uid_t			 uid;
+	pid_t			 peerpid;
+	struct sbx_identity	 ident;		/* host ids it runs as */
+	enum msb_state		 state;
+	uint8_t			*spec;
+	size_t			 speclen;
+	uint32_t		 expect;	/* slots the agent announced */
+	int			 fds[LAUNCH_NSLOTS];
+	unsigned		 held;		/* of fds[], the agent's */
+	int			 inflight;	/* RUN not yet answered */
+	int			 kill_on_start;
+	int			 runner;	/* a provider run's sandbox */
+	int			 pooled;	/* booted ahead of its run */
+	int			 reserved;	/* ... for one job's run */
+	int			 armed;		/* pooled, and now in use */
+	int			 egress;	/* its policy is at the proxy */
+	uint32_t		 tag;		/* the runner's name for it */
+	pid_t			 pid;
+	char			 what[80];	/* for the audit log */
+};
+TAILQ_HEAD(msbs, msb);
+
+static struct msbs	 msbs = TAILQ_HEAD_INITIALIZER(msbs);
+static unsigned		 nmsbs;
+static uint32_t		 nextid = 1;
+static uint32_t		 limits_seen;	/* SBX_LIMIT_* the launcher used */
+
+unsigned
+msb_count(void)
+{
+	return nmsbs;
+}
+
+uint32_t
+msb_limits(void)
+{
+	return limits_seen;
+}
+
+unsigned
+msb_count_uid(uid_t uid)
+{
+	struct msb	*s;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->uid == uid)
+			n++;
+	return n;
+}
+
+static struct msb *
+msb_byid(uint32_t id)
+{
+	struct msb	*s;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
+/* The uid whose connection started sandbox id (a provider run's: the
+ * service's own); -1 when there is no such sandbox. */
+int
+msb_owner(uint32_t id, uid_t *uid)
+{
+	struct msb	*s;
+
+	if ((s = msb_byid(id)) == NULL)
+		return -1;
+	*uid = s->uid;
+	return 0;
+}
+
+static void
+msb_free(struct msb *s)
+{
+	int	 i;
+
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		if (s->fds[i] != -1)
+			close(s->fds[i]);
+	conn_fd_release(s->conn, s->held);
+	if (s->inflight)
+		conn_req_release(s->conn);
+	free(s->spec);
+	identity_release(&s->ident);
+	if (s->egress)
+		egress_end(s->id);
+	TAILQ_REMOVE(&msbs, s, entry);
+	nmsbs--;
+	free(s);
+}
+
+static void
+launcher_signal(struct msb *s, int signo)
+{
+	struct launch_signal	 ls;
+	struct role		*r = &roles[ROLE_LAUNCHER];
+
+	memset(&ls, 0, sizeof(ls));
+	ls.signo = signo;
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_SIGNAL, s->id, 0, -1, &ls,
+	    sizeof(ls)) == -1)
+		fatal("%s: compose", __func__);
+	proc_event_add(r);
+}
+
+/* Everything is here: hand the sandbox to the launcher. */
+static void
+msb_forward(struct msb *s)
+{
+	struct role		*r = &roles[ROLE_LAUNCHER];
+	struct launch_fd	 lf;
+	struct launch_start	 ls;
+	int			 i;
+
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_SPEC, s->id, 0, -1, s->spec,
+	    s->speclen) == -1)
+		fatal("%s: compose spec", __func__);
+	memset(&ls, 0, sizeof(ls));
+	for (i = 0; i < LAUNCH_NSLOTS; i++) {
+		if (s->fds[i] == -1)
+			continue;
+		memset(&lf, 0, sizeof(lf));
+		lf.slot = i;
+		/* imsg owns (and closes) the descriptor once queued. */
+		if (imsg_compose(&r->ibuf, IMSG_LAUNCH_FD, s->id, 0, s->fds[i],
+		    &lf, sizeof(lf)) == -1)
+			fatal("%s: compose fd", __func__);
+		s->fds[i] = -1;
+		ls.slots |= 1U << i;
+	}
+	/* Queued for the launcher: no longer the connection's to hold. */
+	conn_fd_release(s->conn, s->held);
+	s->held = 0;
+	ls.identity = s->ident.mode;
+	ls.host_uid = s->ident.uid;
+	ls.host_gid = s->ident.gid;
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_START, s->id, 0, -1, &ls,
+	    sizeof(ls)) == -1)
+		fatal("%s: compose start", __func__);
+	free(s->spec);
+	s->spec = NULL;
+	s->state = MSB_STARTING;
+	proc_event_add(r);
+}
+
+/*
+ * A RUN request passed its checks: record the sandbox.  0, or -1 with a
+ * limit error already sent to the agent.
+ */
+int
+msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
+    const struct sbx_identity *ident, const struct conf_profile *prof,
+    const uint8_t *spec, size_t speclen, uint32_t expect, const char *what)
+{
+	struct msb	*s;
+	int		 i;
+
+	if (nmsbs >= monitor_conf->max_sandboxes) {
+		control_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes %u "
+		    "reached", monitor_conf->max_sandboxes);
+		return -1;
+	}
+	if (msb_count_uid(uid) >= monitor_conf->max_sandboxes_per_peer) {
+		control_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes-per-peer"
+		    " %u reached for uid %u",
+		    monitor_conf->max_sandboxes_per_peer, (unsigned)uid);
+		return -1;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->id = nextid++;
+	if (nextid == 0)
+		nextid = 1;
+	s->conn = c;
+	s->reqid = reqid;
+	s->uid = uid;
+	s->peerpid = peerpid;
+	s->ident = *ident;
+	s->state = MSB_COLLECT;
+	s->spec = xmalloc(speclen);
+	memcpy(s->spec, spec, speclen);
+	s->speclen = speclen;
+	s->expect = expect;
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		s->fds[i] = -1;
+	strlcpy(s->what, what, sizeof(s->what));
+	TAILQ_INSERT_TAIL(&msbs, s, entry);
+	nmsbs++;
+	/* In flight until the RUN is answered (started, or why not). */
+	s->inflight = 1;
+	conn_req_hold(c);
+	/* The proxy knows the sandbox's rules before its listeners exist;
+	 * they are the profile's as of now, whatever a reload does later. */
+	if (prof->network == CONF_NET_PROXY) {
+		egress_policy(s->id, uid, prof);
+		s->egress = 1;
+	}
+	if (expect == 0)
+		msb_forward(s);
+	return 0;
+}
+
+/* Tell the runner its sandbox could not start (or ended). */
+static void
+runner_exited(uint32_t tag, const struct launch_exit *le)
+{
+	struct role	*r = &roles[ROLE_PROVIDER_RUNNER];
+
+	if (imsg_compose(&r->ibuf, IMSG_PR_EXITED, tag, 0, -1, le,
+	    sizeof(*le)) == -1)
+		fatal("%s: compose", __func__);
+	proc_event_add(r);
+}
+
+void
+msb_runner_refused(uint32_t tag, const char *why)
+{
+	struct launch_exit	 le;
+
+	memset(&le, 0, sizeof(le));
+	le.reason = SANDBOX_SETUP_FAILED;
+	strlcpy(le.step, why, sizeof(le.step));
+	runner_exited(tag, &le);
+}
+
+/*
+ * A provider run's sandbox, asked for by the runner: its stdin and stdout
+ * are the runner's pipes, its stderr /dev/null.  It counts against
+ * max-sandboxes like any other.
+ */
+void
+msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
+    int out, uint32_t flags)
+{
+	struct sbx_identity	 ident;
+	struct msb		*s;
+	char			 err[256];
+	int			 i;
+
+	if (nmsbs >= monitor_conf->max_sandboxes) {
+		close(in);
+		close(out);
+		msb_runner_refused(tag, "max-sandboxes reached");
+		return;
+	}
+	/* Provider runs touch no caller file: identity service, which is
+	 * sandbox-user when started as root, never the service user. */
+	memset(&ident, 0, sizeof(ident));
+	ident.range_slot = -1;
+	if (identity_service(&ident, err, sizeof(err)) == -1) {
+		close(in);
+		close(out);
+		msb_runner_refused(tag, err);
+		return;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->id = nextid++;
+	if (nextid == 0)
+		nextid = 1;
+	s->runner = 1;
+	s->ident = ident;
+	s->pooled = (flags & PR_SPAWN_POOLED) != 0;
+	s->reserved = (flags & PR_SPAWN_RESERVED) != 0;
+	s->tag = tag;
+	s->uid = getuid();
+	s->peerpid = roles[ROLE_PROVIDER_RUNNER].pid;
+	s->state = MSB_COLLECT;
+	s->spec = xmalloc(speclen);
+	memcpy(s->spec, spec, speclen);
+	s->speclen = speclen;
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		s->fds[i] = -1;
+	s->fds[LAUNCH_SLOT_STDIN] = in;
+	s->fds[LAUNCH_SLOT_STDOUT] = out;
+	strlcpy(s->what, s->pooled && !s->reserved ?
+	    "pooled provider sandbox" : "provider run", sizeof(s->what));
+	TAILQ_INSERT_TAIL(&msbs, s, entry);
+	nmsbs++;
+	msb_forward(s);
+}
+
+/*
+ * The runner took a pooled sandbox for a run: from now on it has the
+ * run's deadline instead of its idle lifetime.  The launcher enforces it
+ * like any other.  0, or -1 if the runner broke the protocol.
+ */
+int
+msb_arm(uint32_t tag, uint32_t timeout_ms)
+{
+	struct launch_deadline	 ld;
+	struct role		*r = &roles[ROLE_LAUNCHER];
+	struct msb		*s;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->runner && s->tag == tag)
+			break;
+	/* Gone already: its EXITED is on its way to the runner. */
+	if (s == NULL)
+		return 0;
+	if (!s->pooled || s->armed)
+		return -1;
+	s->armed = 1;
+	if (!s->reserved)
+		audit("pool-take", s->uid, s->peerpid, "sandbox %u: pooled, "
+		    "taken by a provider run with a %u ms deadline", s->id,
+		    timeout_ms);
+	memset(&ld, 0, sizeof(ld));
+	ld.timeout_ms = timeout_ms;
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_DEADLINE, s->id, 0, -1, &ld,
+	    sizeof(ld)) == -1)
+		fatal("%s: compose", __func__);
+	proc_event_add(r);
+	return 0;
+}
+
+/* Pooled provider sandboxes not yet taken by a run. */
+unsigned
+msb_pool_idle(void)
+{
+	struct msb	*s;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->runner && s->pooled && !s->reserved && !s->armed)
+			n++;
+	return n;
+}
+
+/* A descriptor for the agent's pending RUN.  0, or -1 with why. */
+int
+msb_fd(struct ctl_conn *c, uint32_t reqid, uint32_t slot, int fd,
+    char *why, size_t whylen)
+{
+	struct msb	*s;
+	uint32_t	 got = 0;
+	int		 i;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->conn == c && s->reqid == reqid &&
+		    s->state == MSB_COLLECT)
+			break;
+	if (s == NULL) {
+		snprintf(why, whylen, "no run request %u is waiting for "
+		    "descriptors", reqid);
+		return -1;
+	}
+	if (!(s->expect & (1U << slot)) || s->fds[slot] != -1) {
+		snprintf(why, whylen, "descriptor slot %u was not announced "
+		    "or came twice", slot);
+		return -1;
+	}
+	s->fds[slot] = fd;
+	s->held++;
+	conn_fd_hold(c, 1);
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		if (s->fds[i] != -1)
+			got |= 1U << i;
+	if (got == s->expect)
+		msb_forward(s);
+	return 0;
+}
+
+/* The agent asks to signal one of its sandboxes. */
+int
+msb_signal(struct ctl_conn *c, uint32_t id, int signo, char *why,
+    size_t whylen)
+{
+	struct msb	*s;
+
+	if ((s = msb_byid(id)) == NULL || s->conn != c) {
+		snprintf(why, whylen, "sandbox %u is not one of yours", id);
+		return -1;
+	}
+	if (s->state != MSB_RUNNING) {
+		snprintf(why, whylen, "sandbox %u has not started", id);
+		return -1;
+	}
+	launcher_signal(s, signo);
+	return 0;
+}
+
+/* The agent's connection closed: its sandboxes go with it. */
+void
+msb_conn_gone(struct ctl_conn *c)
+{
+	struct msb	*s, *next;
+
+	for (s = TAILQ_FIRST(&msbs); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (s->conn != c)
+			continue;
+		s->conn = NULL;
+		switch (s->state) {
+		case MSB_COLLECT:
+			msb_free(s);
+			break;
+		case MSB_STARTING:
+			s->kill_on_start = 1;
+			break;
+		case MSB_RUNNING:
+			audit("kill", s->uid, s->peerpid, "sandbox %u: its "
+			    "agent disconnected", s->id);
+			launcher_signal(s, SIGKILL);
+			break;
+		}
+	}
+}
+
+void
+msb_started(struct role *r, struct imsg *imsg)
+{
+	struct launch_started	 st;
+	struct msb		*s;
+	cJSON			*o;
+
+	(void)r;
+	if (imsg_get_data(imsg, &st, sizeof(st)) == -1)
+		fatalx("%s: bad size", __func__);
+	if ((s = msb_byid(imsg_get_id(imsg))) == NULL ||
+	    s->state != MSB_STARTING)
+		fatalx("launcher: started for sandbox %u, which is not "
+		    "starting", imsg_get_id(imsg));
+	s->state = MSB_RUNNING;
+	s->pid = st.pid;
+	/* Answered below (or the agent is gone): out of flight. */
+	if (s->inflight) {
+		conn_req_release(s->conn);
+		s->inflight = 0;
+	}
+	limits_seen |= st.limits;
+	audit("spawn", s->uid, s->peerpid, "sandbox %u pid %d: %s", s->id,
+	    (int)s->pid, s->what);
+	if (s->runner)
+		return;
+	if (s->kill_on_start || s->conn == NULL) {
+		launcher_signal(s, SIGKILL);
+		return;
+	}
+	if ((o = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	cJSON_AddNumberToObject(o, "sandbox", s->id);
+	msb_limits_json(o, st.limits);
+	control_reply(s->conn, SBX_MSG_RUN, s->reqid, o);
+}
+
+/* "limits": cgroup or rlimit, and "cgroup": v1 or v2 for a cgroup. */
+void
+msb_limits_json(cJSON *o, uint32_t limits)
+{
+	cJSON_AddStringToObject(o, "limits", limits & SBX_LIMIT_CGROUP ?
+	    "cgroup" : "rlimit");
+	if (limits & SBX_LIMIT_CGROUP)
+		cJSON_AddStringToObject(o, "cgroup", limits & SBX_LIMIT_CGV2 ?
+		    "v2" : "v1");
+}
+
+/*
+ * Which limit ended the sandbox, when one did: the deadline, the payload
+ * killed by the signal of RLIMIT_FSIZE (or RLIMIT_CPU), a process killed
+ * by the memory cgroup, a fork the pids cgroup refused.  NULL otherwise.
+ * With rlimits a memory or pids failure is only an error inside the
+ * payload (ENOMEM, EAGAIN), which nothing outside can tell apart.
+ */
+static const char *
+limit_name(const struct launch_exit *le)
+{
+	if (le->reason == SANDBOX_TIMEOUT)
+		return "timeout";
+	if (le->reason == SANDBOX_SIGNALED &&
+	    WTERMSIG(le->wstatus) == SIGXFSZ)
+		return "fsize";
+	if (le->reason == SANDBOX_SIGNALED &&
+	    WTERMSIG(le->wstatus) == SIGXCPU)
+		return "cpu";
+	if (le->limits & SBX_LIMIT_OOM)
+		return "memory";
+	if (le->limits & SBX_LIMIT_PIDS)
+		return "pids";
+	return NULL;
+}
+
+static const char *
+reason_name(int reason, int wstatus)
+{
+	switch (reason) {
+	case SANDBOX_EXITED:
+		return "exited";
+	case SANDBOX_SIGNALED:
+		/* Signals the kernel sends for a resource limit. */
+		if (WTERMSIG(wstatus) == SIGXFSZ || WTERMSIG(wstatus) == SIGXCPU)
+			return "limit";
+		return "signaled";
+	case SANDBOX_TIMEOUT:
+		return "timeout";
+	case SANDBOX_SETUP_FAILED:
+		return "setup-failed";
+	case SANDBOX_KILLED:
+		return "killed";
+	}
+	return "unknown";
+}
+
+void
+msb_exited(struct role *r, struct imsg *imsg)
+{
+	struct launch_exit	 le;
+	struct msb		*s;
+	const char		*reason, *lim;
+	char			 msg[256];
+	cJSON			*o;
+
+	(void)r;
+	if (imsg_get_data(imsg, &le, sizeof(le)) == -1)
+		fatalx("%s: bad size", __func__);
+	if ((s = msb_byid(imsg_get_id(imsg))) == NULL ||
+	    s->state == MSB_COLLECT)
+		fatalx("launcher: exit for sandbox %u, which is not running",
+		    imsg_get_id(imsg));
+	le.step[sizeof(le.step) - 1] = '\0';
+	reason = reason_name(le.reason, le.wstatus);
+	switch (le.reason) {
+	case SANDBOX_EXITED:
+		snprintf(msg, sizeof(msg), "exited with status %d",
+		    WEXITSTATUS(le.wstatus));
+		break;
+	case SANDBOX_SIGNALED:
+		snprintf(msg, sizeof(msg), "killed by signal %d (%s)",
+		    WTERMSIG(le.wstatus), strsignal(WTERMSIG(le.wstatus)));
+		break;
+	case SANDBOX_TIMEOUT:
+		snprintf(msg, sizeof(msg), "timed out and was killed");
+		break;
+	case SANDBOX_SETUP_FAILED:
+		if (le.error != 0)
+			snprintf(msg, sizeof(msg), "setup failed: %s: %s",
+			    le.step, strerror(le.error));
+		else
+			snprintf(msg, sizeof(msg), "setup failed: %s",
+			    le.step);
+		break;
+	default:
+		if (le.step[0] != '\0')
+			snprintf(msg, sizeof(msg), "killed: %s", le.step);
+		else
+			snprintf(msg, sizeof(msg), "killed");
+	}
+	/* Which limit ended it, when one did. */
+	if (le.limits & SBX_LIMIT_OOM)
+		strlcat(msg, "; the memory limit killed a process",
+		    sizeof(msg));
+	if (le.limits & SBX_LIMIT_PIDS)
+		strlcat(msg, "; the pids limit refused a fork", sizeof(msg));
+	if (le.reason == SANDBOX_SIGNALED && WTERMSIG(le.wstatus) == SIGXFSZ)
+		strlcat(msg, "; a file reached the fsize limit", sizeof(msg));
+	audit("exit", s->uid, s->peerpid, "sandbox %u: %s", s->id, msg);
+	if (s->runner) {
+		runner_exited(s->tag, &le);
+		msb_free(s);
+		return;
+	}
+	/* A sandbox that never started answers the RUN with an error. */
+	if (s->conn != NULL && s->state == MSB_STARTING) {
+		control_error(s->conn, s->reqid, 0, SBX_E_SETUP, "%s", msg);
+	} else if (s->conn != NULL) {
+		if ((o = cJSON_CreateObject()) == NULL)
+			fatalx("out of memory");
+		cJSON_AddNumberToObject(o, "sandbox", s->id);
+		cJSON_AddStringToObject(o, "reason", reason);
+		if (le.reason == SANDBOX_EXITED)
+			cJSON_AddNumberToObject(o, "status",
+			    WEXITSTATUS(le.wstatus));
+		if (le.reason == SANDBOX_SIGNALED)
+			cJSON_AddNumberToObject(o, "signal",
+			    WTERMSIG(le.wstatus));
+		if (le.reason == SANDBOX_SETUP_FAILED) {
+			cJSON_AddStringToObject(o, "step", le.step);
+			if (le.error != 0)
+				cJSON_AddStringToObject(o, "error",
+				    sbx_errname(le.error));
+		}
+		msb_limits_json(o, le.limits);
+		if ((lim = limit_name(&le)) != NULL)
+			cJSON_AddStringToObject(o, "limit", lim);
+		cJSON_AddStringToObject(o, "message", msg);
+		control_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
+	}
+	msb_free(s);
+}
+
+/* network proxy: a listener the sandbox's pid 1 made, for the proxy. */
+void
+msb_listener(struct role *r, struct imsg *imsg)
+{
+	struct launch_listener	 ll;
+	struct msb		*s;
+	int			 fd;
+
+	(void)r;
+	if (imsg_get_data(imsg, &ll, sizeof(ll)) == -1)
+		fatalx("%s: size", __func__);
+	if ((fd = imsg_get_fd(imsg)) == -1) {
+		log_warnx("launcher: listener for sandbox %u without a "
+		    "descriptor", imsg_get_id(imsg));
+		monitor_shutdown(1);
+		return;
+	}
+	s = msb_byid(imsg_get_id(imsg));
+	if (s == NULL || !s->egress) {
+		/* Ended already, or not a proxy sandbox: nothing takes it. */
+		if (s != NULL)
+			log_warnx("sandbox %u: a listener, but its profile "
+			    "has no network proxy", s->id);
+		close(fd);
+		return;
+	}
+	egress_listener(s->id, fd);
+}
