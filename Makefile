@@ -165,7 +165,9 @@ help:
 	    "clean deps"
 
 # ---- rules -----------------------------------------------------------
-$(O)/%.o: %.c config.mk config.h common/common.h
+# Objects depend on the headers they include through the -MMD files (read
+# at the end); the first build has no objects, so it needs no list.
+$(O)/%.o: %.c config.mk config.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -I$(<D) -MMD -MP -c -o $@ $<
 
@@ -199,9 +201,9 @@ $(B)/gen/%_mjs.c: %.mjs scripts/embed
 	@mkdir -p $(@D)
 	sh scripts/embed $< > $@
 
-$(O)/gen/%.o: $(B)/gen/%.c config.h common/common.h
+$(O)/gen/%.o: $(B)/gen/%.c config.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIBPRIV): $(PRIV_OBJS)
 	@mkdir -p $(@D)
@@ -249,8 +251,7 @@ $(B)/regress/unittests/%: $(O)/regress/unittests/%.o $(PROG_LIBS) \
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
 
-$(O)/regress/unittests/%.o: regress/unittests/%.c config.mk config.h \
-    common/common.h
+$(O)/regress/unittests/%.o: regress/unittests/%.c config.mk config.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ATF_C_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -335,10 +336,10 @@ bench: deps all $(HELPER_BINS)
 
 # ---- fuzzing (clang, libFuzzer) ---------------------------------------
 FUZZ_CFLAGS :=	-g -O1 -fsanitize=fuzzer-no-link,address,undefined
-$(B)/fuzzobj/%.o: %.c config.mk config.h common/common.h
+$(B)/fuzzobj/%.o: %.c config.mk config.h
 	@mkdir -p $(@D)
 	$(CLANG) $(filter-out -D_FORTIFY_SOURCE=3,$(CPPFLAGS)) -I$(<D) \
-	    $(FUZZ_CFLAGS) -c -o $@ $<
+	    $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 
 # Fuzz targets link archives, so only the objects a target needs are pulled
 # in (a role file referring to its main.c must not break every target).
@@ -459,4 +460,4 @@ distclean: clean
 	rm -rf config.mk config.h config.log config.status configure \
 	    autom4te.cache config.h.in config.h.in~ aclocal.m4
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) $(B)/fuzzobj -name '*.d' 2>/dev/null)

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "cgv2.h"
+#include "spec.h"
 
 /* Read a small control file whole; -1 with errno. */
 static ssize_t

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "civil.h"
 
 /* n decimal digits, nothing else: 0 and the value, or -1. */
 int

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common.h"
+#include "clock.h"
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 uint64_t

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "sha256.h"
 
 static void
 hex_of(const unsigned char md[SHA256_LEN], char hex[DIGEST_HEX_LEN + 1])

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fdcheck.h"
 
 static const char *const stallfs[] = { "fuse", "fuseblk", "coda", "pvfs2" };
 

@@ -5,7 +5,7 @@
  * { high 64 bits, low 64 bits }, truncated:
  * 10^e = T * 2^(POW10_FLOG2(e) - 127) * (1 + r), 0 <= r < 2^-127.
  */
-#include "common.h"
+#include "json.h"
 
 const uint64_t pow10_tab[POW10_MAX - POW10_MIN + 1][2] = {
 	{ 0xbf29dcaba82fdeae, 0x7432ee873880fc33 },	/* 1e-343 */

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
+#include "proxy_msg.h"
 
 void
 proxy_policy_init(struct proxy_policy_msg *p, uint32_t sandbox, uint32_t uid)

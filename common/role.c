@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
+#include "role.h"
 
 #define ROLE_READS_MAX	8	/* reads per event before others get a turn */
 

@@ -14,8 +14,9 @@
 #include <sodium.h>
 
 #include "common.h"
+#include "sha256.h"
 
-/* libsodium's state lives in storage common.h reserves for it. */
+/* libsodium's state lives in storage sha256.h reserves for it. */
 _Static_assert(sizeof(crypto_hash_sha256_state) <=
     sizeof(((struct sha256_ctx *)NULL)->sodium), "sha256_ctx.sodium");
 #define SODIUM(ctx)	((crypto_hash_sha256_state *)(void *)&(ctx)->sodium)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "spec.h"
 
 /*
  * The launcher reports what this record says to the monitor, so a record

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "spec.h"
 
 #define SPEC_F_DEV_SHM		0x1
 #define SPEC_F_WORKDIR_FD	0x2

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "common.h"
+#include "spec.h"
 
 /*
  * The system directories a dynamically linked command needs, read-only.

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
 #include "conf.h"
 
 /* Host directories the built-in profile binds read-only, if present. */

@@ -25,6 +25,7 @@
 #include <vis.h>
 
 #include "common.h"
+#include "proto.h"
 #include "conf.h"
 
 enum toktype {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "civil.h"
 #include "gates.h"
 
 #define TIME_MAX	8640000000000000LL

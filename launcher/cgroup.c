@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgv2.h"
+#include "spec.h"
 #include "launcher.h"
 
 #define CGV1_ROOT	"/sys/fs/cgroup"

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto.h"
+#include "spec.h"
 #include "launcher.h"
 
 /* CAP_SETUID and CAP_SETGID effective: maps onto other host ids. */

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "proto.h"
+#include "spec.h"
 
 #define SANDBOX_UID_DEFAULT	1000	/* unprivileged id inside */
 #define SANDBOX_ERRLEN		256
@@ -59,7 +61,7 @@ struct sandbox_io {
 	int		 workdir;	/* directory fd, or -1 */
 };
 
-/* How a sandbox ended: SANDBOX_* in common.h (the monitor reports it). */
+/* How a sandbox ended: SANDBOX_* in proto.h (the monitor reports it). */
 
 struct sandbox_exit {
 	int		 reason;	/* SANDBOX_* */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spec.h"
 #include "launcher.h"
 
 #define LISTENERS_MAX	2

@@ -18,6 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdcheck.h"
+#include "proto.h"
+#include "role.h"
+#include "spec.h"
 #include "launcher.h"
 #include "shim/shim.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spec.h"
 #include "launcher.h"
 
 static const struct {

@@ -21,6 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "proto.h"
+#include "spec.h"
 #include "launcher.h"
 
 

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto.h"
+#include "spec.h"
 #include "launcher.h"
 
 #define SELFTEST_TIMEOUT_MS	10000

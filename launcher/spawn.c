@@ -31,6 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "spec.h"
 #include "launcher.h"
 #include "shim/shim.h"
 

@@ -46,6 +46,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto.h"
+#include "role.h"
+#include "spec.h"
 #include "launcher.h"
 #include "shim/shim.h"
 
@@ -343,7 +346,7 @@ spawner_request(const struct spawn_args *a, int *pidfd, int *mntns)
 		errno = EINVAL;
 		return -1;
 	}
-	/* Set by this launcher, never on the wire (common.h). */
+	/* Set by this launcher, never on the wire (spec.h). */
 	m.cgroup = a->spec->cgroup != 0;
 	m.cgroup_wait = a->spec->cgroup_wait != 0;
 	m.uid = a->uid;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@
 
 #include <cJSON.h>
 
-#include "common.h"
+#include "defs.h"
+#include "imsg.h"
 #include "sbx.h"
 
 struct sbx_conn {

@@ -47,6 +47,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "cgv2.h"
+#include "spec.h"
 #include "monitor.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"

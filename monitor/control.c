@@ -30,6 +30,9 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "fdcheck.h"
+#include "proto.h"
+#include "spec.h"
 #include "libsbx/sbx.h"
 #include "monitor.h"
 

@@ -22,6 +22,8 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "proto.h"
+#include "proxy_msg.h"
 #include "monitor.h"
 
 /*

@@ -35,6 +35,7 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "proto.h"
 #include "libsbx/sbx.h"
 #include "monitor.h"
 #include "provider/provider.h"

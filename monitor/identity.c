@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
 #include "monitor.h"
 
 /* One bit per id of sandbox-uid-range in use (4096 sandboxes at most). */

@@ -16,6 +16,7 @@
 
 #include <event.h>
 
+#include "proto.h"
 #include "conf/conf.h"
 
 /* ---- proc.c: roles (DESIGN 1: fork+exec, fd 3, lost child) ------------- */

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
+#include "role.h"
 #include "monitor.h"
 
 #define PROC_READS_MAX	8	/* reads per event before others get a turn */
@@ -191,7 +193,7 @@ proc_exec_valgrind(const struct role *r, int exe, char *const argv[],
 }
 #endif
 
-/* Our end of the launcher's LAUNCH_POLICY_FD (common.h), or -1. */
+/* Our end of the launcher's LAUNCH_POLICY_FD (proto.h), or -1. */
 static int	 policy_fd = -1;
 
 /*
@@ -311,7 +313,7 @@ proc_exec(struct role *r, int debug, int verbose)
 	dup2(nullfd, STDIN_FILENO);
 	dup2(nullfd, STDOUT_FILENO);
 	dup2(lp[1], STDERR_FILENO);
-	/* The launcher's policy socket, for its mapper (common.h). */
+	/* The launcher's policy socket, for its mapper (proto.h). */
 	first = ROLE_FD + 1;
 	if (polhi != -1) {
 		if (dup2(polhi, LAUNCH_POLICY_FD) == -1)

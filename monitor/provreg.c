@@ -25,6 +25,8 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "proto.h"
+#include "spec.h"
 #include "libsbx/sbx.h"
 #include "monitor.h"
 #include "provider/provider.h"

@@ -18,6 +18,7 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "spec.h"
 #include "monitor.h"
 
 /*

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "spec.h"
 #include "monitor.h"
 #include "provider/provider.h"
 

@@ -20,6 +20,8 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "proto.h"
+#include "spec.h"
 #include "libsbx/sbx.h"
 #include "monitor.h"
 

@@ -32,6 +32,7 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "proto.h"
 #include "libsbx/sbx.h"
 #include "monitor.h"
 

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
+#include "role.h"
 #include "runner.h"
 
 #define RUNNER_JOBS_MAX	1024	/* jobs open at once; the monitor caps lower */

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
 #include "runner.h"
 #include "gates/gates.h"
 

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
 #include "runner.h"
 
 /* Number.MAX_SAFE_INTEGER */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
 #include "runner.h"
 
 /* ECMAScript's time value range, in ms either side of the epoch. */

@@ -21,6 +21,8 @@
 #include <sodium.h>
 
 #include "common.h"
+#include "proto.h"
+#include "role.h"
 #include "runner.h"
 
 /* The message carries a descriptor exactly when it should. */

@@ -44,6 +44,9 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "clock.h"
+#include "proto.h"
+#include "spec.h"
 #include "runner.h"
 
 #define POOL_BACKOFF_MIN_MS	250

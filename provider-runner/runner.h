@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "proto.h"
 #include "provider/provider.h"
 
 /* ---- pio.c: bounded, event-driven I/O on one descriptor ---------------- */

@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "clock.h"
+#include "proto.h"
 #include "runner.h"
 
 /* After EXITED, how long the rest of stdout may take to drain. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
 #include "runner.h"
 
 static unsigned char		*pending;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
 #include "provider.h"
 
 struct wbuf {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "civil.h"
 #include "provider.h"
 
 /* ECMAScript's time value range: +-8.64e15 ms around the epoch. */

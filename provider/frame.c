@@ -21,6 +21,7 @@
 #include <sodium.h>
 
 #include "common.h"
+#include "spec.h"
 #include "provider.h"
 
 int

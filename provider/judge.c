@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
+#include "spec.h"
 #include "provider.h"
 
 /* What the driver's documented exit statuses mean (driver.mjs). */

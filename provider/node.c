@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "clock.h"
 #include "provider.h"
 
 /* Generated from provider/driver.mjs by scripts/embed. */

@@ -20,6 +20,7 @@
 
 #include "common.h"
 #include "beneath.h"
+#include "proto.h"
 
 /* ---- error.c ----------------------------------------------------------- */
 enum prov_code {

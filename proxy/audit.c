@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
+#include "role.h"
 #include "proxy.h"
 
 static struct imsgbuf	*audit_ibuf;

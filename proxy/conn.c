@@ -38,6 +38,9 @@
 #include <event2/util.h>
 
 #include "common.h"
+#include "clock.h"
+#include "proto.h"
+#include "role.h"
 #include "proxy.h"
 
 #define CONN_HIGH	(256 * 1024)	/* bytes buffered per direction */

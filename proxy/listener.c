@@ -17,6 +17,7 @@
 #include <event2/listener.h>
 
 #include "common.h"
+#include "role.h"
 #include "proxy.h"
 
 static void

@@ -13,6 +13,8 @@
 #include <stddef.h>
 
 #include "common.h"
+#include "proto.h"
+#include "role.h"
 #include "proxy.h"
 
 static const struct role_handler proxy_handlers[] = {

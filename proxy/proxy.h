@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "proto.h"
 
 /* ---- addr.c: one address and what kind it is --------------------------- */
 struct proxy_addr {

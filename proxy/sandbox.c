@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
+#include "role.h"
 #include "proxy.h"
 
 static TAILQ_HEAD(, proxy_sandbox) sandboxes =

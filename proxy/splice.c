@@ -24,6 +24,8 @@
 #include <event2/event.h>
 
 #include "common.h"
+#include "clock.h"
+#include "role.h"
 #include "proxy.h"
 
 /*

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "proto.h"
 #include "sbxctl.h"
 #include "gates/gates.h"
 

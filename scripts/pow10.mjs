@@ -7,7 +7,7 @@
 // The table is committed so that building needs no node; regress/canon.sh
 // runs this script again and compares, so the file cannot drift from its
 // definition.  Before writing, it checks the integer approximations of
-// logarithms that the C code uses (POW10_* macros in common/common.h)
+// logarithms that the C code uses (POW10_* macros in common/json.h)
 // against exact values over every exponent a double can have.
 const MIN = -343;	// 19 digits times 10^-343 is below half of 2^-1074
 const MAX = 324;	// numfmt.c scales by 10^-k for k down to -324
@@ -43,7 +43,7 @@ function flog10threequarterspow2(q) {
 	return digits(3n * 5n ** BigInt(m)) - 1 - m;
 }
 
-// The C side (common.h), in JavaScript integers: arithmetic shifts of
+// The C side (json.h), in JavaScript integers: arithmetic shifts of
 // products that stay well inside 2^53.
 const c_flog2pow10 = (e) => Math.floor(e * 1741647 / 2 ** 19);
 const c_flog10pow2 = (q) => Math.floor(q * 315653 / 2 ** 20);
@@ -86,7 +86,7 @@ process.stdout.write(`/*
  * { high 64 bits, low 64 bits }, truncated:
  * 10^e = T * 2^(POW10_FLOG2(e) - 127) * (1 + r), 0 <= r < 2^-127.
  */
-#include "common.h"
+#include "json.h"
 
 const uint64_t pow10_tab[POW10_MAX - POW10_MIN + 1][2] = {
 ${lines.join('\n')}

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 
+#include "spec.h"
 #include "shim.h"
 
 static struct priv_bpf	*bpf_command;

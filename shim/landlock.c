@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spec.h"
 #include "shim.h"
 
 /* Rights newer than the build host's header, by ABI version. */

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 
+#include "spec.h"
 #include "shim.h"
 
 static void

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spec.h"
 #include "shim.h"
 
 #define LISTEN_BACKLOG	128

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spec.h"
 #include "shim.h"
 
 /* What the payload child sends back when it cannot become the payload. */

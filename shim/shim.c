@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spec.h"
 #include "shim.h"
 
 /*

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "spec.h"
 
 /* Where the new root is assembled before pivot_root: a directory every
  * host has, covered by the root tmpfs in the sandbox's mount namespace

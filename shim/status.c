@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spec.h"
 #include "shim.h"
 
 static void

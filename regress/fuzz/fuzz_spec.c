@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "spec.h"
 
 int	 LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -39,6 +39,9 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
+#include "proxy_msg.h"
+#include "role.h"
 
 #define MAXRULES	64
 

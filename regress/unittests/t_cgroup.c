@@ -27,6 +27,9 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "cgv2.h"
+#include "proto.h"
+#include "spec.h"
 #include "launcher/launcher.h"
 #include "monitor/monitor.h"
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "fdcheck.h"
 
 ATF_TC_WITHOUT_HEAD(check_kernel_objects);
 ATF_TC_BODY(check_kernel_objects, tc)

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "spec.h"
 #include "shim/shim.h"
 
 #ifndef AF_VSOCK

@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "spec.h"
 #include "shim/shim.h"
 
 #ifndef SYS_SECCOMP

@@ -4,6 +4,7 @@
  * under the cap, a JSON object with ok: true), the inspect descriptor,
  * nonces, and the request a run writes to the driver's stdin (5.3).
  */
+#include "spec.h"
 #include "provtest.h"
 
 #define N "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

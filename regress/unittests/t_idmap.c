@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
+#include "spec.h"
 #include "launcher/launcher.h"
 
 #define SELF_UID	997	/* the service user, as the mapper sees it */

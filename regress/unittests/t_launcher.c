@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
+#include "spec.h"
 #include "launcher/launcher.h"
 #include "emptyenv.h"
 

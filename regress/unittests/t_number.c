@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "sha256.h"
 
 static uint64_t	 rs = 0x9e3779b97f4a7c15ULL;
 

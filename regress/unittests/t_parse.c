@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
 #include "conf/conf.h"
 
 /* ---- helpers ---------------------------------------------------------- */

@@ -1217,7 +1217,7 @@ ATF_TC_BODY(tables_cover_tree, tc)
 			for (known = 0, i = 0; i < nitems(compiled); i++)
 				known |= strcmp(compiled[i]->file, rel) == 0;
 			ATF_CHECK_MSG(known, "%s is not in PRIV_TABLES "
-			    "(common.h)", rel);
+			    "(priv.h)", rel);
 			found++;
 		}
 		closedir(e);

@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include "proto.h"
+#include "role.h"
 #include "provtest.h"
 
 #define NOW_MS		1788393600000LL	/* 2026-09-03T00:00:00.000Z */

@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proto.h"
+#include "spec.h"
 #include "launcher/launcher.h"
 #include "emptyenv.h"
 

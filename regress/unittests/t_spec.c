@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "spec.h"
 
 /* Offsets in the wire header (see common/spec.c). */
 #define OFF_MAGIC	0

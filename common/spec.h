@@ -1,0 +1,147 @@
+/*
+ * spec.h: spec.c, spec_default.c, shimstatus.c -- the sandbox spec the
+ * monitor sends the launcher, the shim's descriptors and the status
+ * records it writes the launcher (launcher <-> shim, DESIGN 1).
+ */
+#ifndef SBX_SPEC_H
+#define SBX_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * spec.c, spec_default.c, shimstatus.c.  The spec is what one sandbox gets: the
+ * monitor serialises it onto the launcher's channel, the launcher parses
+ * it back, refuses anything malformed and hands the parsed spec to the
+ * shim code its clone child runs.  Strings are not owned by the struct:
+ * after sbx_spec_parse() they point into the caller's wire buffer, before
+ * serialisation into whatever the caller built it from.
+ */
+#define SBX_SPEC_MAGIC		0x53425853U	/* "SBXS" */
+#define SBX_SPEC_VERSION	1
+#define SBX_SPEC_WIRE_MAX	65536		/* whole serialised spec */
+#define SBX_SPEC_MAXARGS	256
+#define SBX_SPEC_MAXENV		128
+#define SBX_SPEC_MAXMOUNTS	64
+#define SBX_SPEC_STRMAX		32768		/* one string, NUL included (the
+						   provider driver is an argument) */
+#define SBX_SPEC_ERRLEN		256		/* error buffers */
+#define SBX_SPEC_UNLIMITED	UINT64_MAX	/* nofile, fsize: inherit */
+
+#define SBX_CLASS_COMMAND	1		/* payload classes */
+#define SBX_CLASS_PROVIDER	2
+#define SBX_CLASS_SELFTEST	3		/* the shim's own checks run as
+						   the payload, under command.priv,
+						   without an exec */
+
+#define SBX_NET_NONE		1		/* empty netns, lo up */
+#define SBX_NET_PROXY		2		/* the same, and pid 1 makes the
+						   proxy's listeners in it */
+#define SBX_PROXY_PORT		3128		/* 127.0.0.1 and [::1] inside */
+
+#define SBX_MOUNT_RO		1		/* read-only bind */
+#define SBX_MOUNT_RW		2		/* read-write bind */
+#define SBX_MOUNT_TMPFS		3		/* sized tmpfs */
+#define SBX_MOUNT_SYMLINK	4		/* symlink dst -> src, made in
+						   the root tmpfs (merged /usr) */
+
+#define SBX_MOUNT_F_NOEXEC	0x1		/* rw bind, tmpfs: no execute */
+#define SBX_MOUNT_F_ALL		SBX_MOUNT_F_NOEXEC
+
+struct sbx_mount {
+	uint32_t	 kind;		/* SBX_MOUNT_* */
+	uint32_t	 flags;		/* SBX_MOUNT_F_* */
+	const char	*src;		/* host path (binds), NULL for tmpfs;
+					   the relative target (symlink) */
+	const char	*dst;		/* absolute path inside the sandbox */
+	uint64_t	 size;		/* tmpfs bytes, 0 for binds */
+};
+
+struct sbx_spec {
+	uint32_t	 class;		/* SBX_CLASS_* */
+	uint32_t	 net;		/* SBX_NET_* */
+	size_t		 argc;
+	const char	*argv[SBX_SPEC_MAXARGS + 1];	/* NULL-terminated */
+	size_t		 envc;
+	const char	*env[SBX_SPEC_MAXENV + 1];	/* "NAME=value" */
+	const char	*workdir;	/* mount point inside, or NULL */
+	int		 workdir_fd;	/* 1: a directory fd is passed */
+	size_t		 nmounts;
+	struct sbx_mount mounts[SBX_SPEC_MAXMOUNTS];
+	uint64_t	 root_size;	/* tmpfs root, read-only after setup */
+	uint64_t	 tmp_size;	/* /tmp; also /dev/shm when asked */
+	int		 dev_shm;	/* 1: a /dev/shm tmpfs */
+	int		 tmp_noexec;	/* 1: /tmp (and /dev/shm) noexec */
+	int		 workdir_noexec;	/* 1: the workdir noexec */
+	uint64_t	 timeout_ms;	/* wall clock, then SIGKILL */
+	uint64_t	 memory;	/* bytes */
+	uint64_t	 pids;		/* processes, the shim included */
+	uint64_t	 nofile;	/* RLIMIT_NOFILE or UNLIMITED */
+	uint64_t	 fsize;		/* RLIMIT_FSIZE or UNLIMITED */
+	int		 cgroup;	/* set by the launcher: memory and
+					   pids are capped by a cgroup */
+	int		 cgroup_wait;	/* launcher only, never on the wire:
+					   pid 1 is moved into its cgroups
+					   while it builds the sandbox and
+					   waits for that before the payload */
+};
+
+void	 sbx_spec_init(struct sbx_spec *);
+int	 sbx_spec_default(struct sbx_spec *);
+int	 sbx_spec_add_arg(struct sbx_spec *, const char *);
+int	 sbx_spec_add_env(struct sbx_spec *, const char *);
+int	 sbx_spec_add_mount(struct sbx_spec *, uint32_t kind, const char *src,
+	    const char *dst, uint64_t size);
+int	 sbx_spec_add_mount_flags(struct sbx_spec *, uint32_t kind,
+	    uint32_t flags, const char *src, const char *dst, uint64_t size);
+int	 sbx_spec_check(const struct sbx_spec *, char *err, size_t errlen);
+int	 sbx_spec_serialise(const struct sbx_spec *, uint8_t *buf,
+	    size_t buflen, size_t *lenp, char *err, size_t errlen);
+int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
+	    char *err, size_t errlen);
+
+/*
+ * The shim's descriptors when the launcher's clone child calls it, fixed
+ * so that neither side negotiates: 0-2 the payload's stdio, then these.
+ * Everything else is closed.
+ */
+#define SBX_SHIM_FD_STATUS	3	/* status pipe, shim -> launcher */
+#define SBX_SHIM_FD_LIFELINE	4	/* read end; HUP when launcher died */
+#define SBX_SHIM_FD_WORKDIR	5	/* optional workdir directory */
+#define SBX_SHIM_FD_PROXY	6	/* network proxy: a unix socket the
+					   listeners go out on, shim -> launcher */
+#define SBX_SHIM_NFDS		7
+
+/* One record per write(), smaller than PIPE_BUF so it arrives whole. */
+#define SBX_STATUS_SETUP	1	/* setup failed: step, error */
+#define SBX_STATUS_EXIT		2	/* payload finished: wstatus */
+#define SBX_LIMIT_CGROUP	0x1	/* memory/pids by a cgroup */
+#define SBX_LIMIT_RLIMIT	0x2	/* memory/pids by RLIMIT_AS/NPROC */
+#define SBX_LIMIT_OOM		0x4	/* launcher -> monitor only: the
+					   memory cgroup killed a process of
+					   the sandbox */
+#define SBX_LIMIT_PIDS		0x8	/* launcher -> monitor only: the
+					   pids cgroup refused a fork */
+#define SBX_LIMIT_CGV2		0x10	/* launcher -> monitor only: the
+					   cgroup is v2 (else v1) */
+/* runner -> monitor only (struct pr_done): what ended a provider run */
+#define SBX_LIMIT_OUTPUT	0x20	/* stdout passed the output cap */
+#define SBX_LIMIT_TIMEOUT	0x40	/* the run's deadline */
+#define SBX_LIMIT_FSIZE		0x80	/* SIGXFSZ (RLIMIT_FSIZE) */
+#define SBX_STEP_MAX		160
+
+struct sbx_status {
+	uint32_t	 type;		/* SBX_STATUS_* */
+	int32_t		 error;		/* errno of the failing step */
+	int32_t		 wstatus;	/* raw wait status of the payload */
+	uint32_t	 limits;	/* SBX_LIMIT_* in force */
+	char		 step[SBX_STEP_MAX];	/* NUL-terminated */
+};
+
+int	 sbx_status_check(const struct sbx_status *);
+const char *sbx_limit_name(uint32_t);
+
+/* shimstatus.c: an errno's name ("ENOENT"), for messages. */
+const char *sbx_errname(int);
+
+#endif /* SBX_SPEC_H */
