@@ -8,11 +8,13 @@
  * files the operator never reviewed.  openat2 refuses all of them in the
  * kernel, atomically with the open, so there is no check-then-open race.
  */
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +47,7 @@ open_beneath(int dirfd, const char *path, int flags)
 int
 read_bounded(int fd, size_t max, unsigned char **bufp, size_t *lenp)
 {
+	struct stat	 st;
 	unsigned char	*buf = NULL;
 	size_t		 len = 0, cap = 0, ncap;
 	ssize_t		 n;
@@ -56,21 +59,33 @@ read_bounded(int fd, size_t max, unsigned char **bufp, size_t *lenp)
 		errno = EINVAL;
 		return -1;
 	}
+	/*
+	 * cap bytes of data and the NUL after them.  A regular file's size
+	 * is known: one buffer of that size (and one byte more, to see the
+	 * end) instead of doubling up to it, which would copy and fault in
+	 * every byte of a large file twice.
+	 */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size <= max) {
+		cap = (size_t)st.st_size + 1;
+		buf = xcalloc(cap + 1, 1);
+	}
 	for (;;) {
 		if (len == cap) {
 			if (cap > max)
 				break;
-			ncap = cap == 0 ? 16384 : cap * 2;
-			if (ncap > max + 1)
+			ncap = cap == 0 ? 65536 : cap * 2;
+			if (ncap > max + 1 || ncap < cap)
 				ncap = max + 1;
-			buf = xrecallocarray(buf, cap, ncap, 1);
+			buf = xrecallocarray(buf, buf == NULL ? 0 : cap + 1,
+			    ncap + 1, 1);
 			cap = ncap;
 		}
 		if ((n = read(fd, buf + len, cap - len)) == -1) {
 			if (errno == EINTR)
 				continue;
 			saved = errno;
-			freezero(buf, cap);
+			freezero(buf, cap + 1);
 			errno = saved;
 			return -1;
 		}
@@ -78,6 +93,7 @@ read_bounded(int fd, size_t max, unsigned char **bufp, size_t *lenp)
 			break;
 		len += (size_t)n;
 	}
+	buf[len] = '\0';
 	*bufp = buf;
 	*lenp = len;
 	return 0;

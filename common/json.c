@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "hex.h"
 
 struct parser {
 	const unsigned char	*buf;
@@ -186,18 +187,6 @@ scratch_reserve(struct parser *ps)
 	ncap = ps->scratchcap == 0 ? 64 : ps->scratchcap * 2;
 	ps->scratch = xreallocarray(ps->scratch, ncap, sizeof(*ps->scratch));
 	ps->scratchcap = ncap;
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* After the backslash; appends the escaped code unit. */

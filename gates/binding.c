@@ -49,18 +49,6 @@ check_value(const char *name, const struct json_value *decl, double v,
 }
 
 static int
-str_in(const struct json_value *arr, const struct json_value *s)
-{
-	size_t	 i;
-
-	for (i = 0; arr != NULL && arr->type == JSON_ARRAY &&
-	    i < arr->u.array.n; i++)
-		if (gt_equal(&arr->u.array.v[i], s))
-			return 1;
-	return 0;
-}
-
-static int
 resolve_pins(const struct gates_registry *reg, const char *bid,
     const struct json_value *pins, struct gates_resolved *res,
     struct gates_error *err)
@@ -266,7 +254,7 @@ check_slices(const char *bid, const struct json_value *spec,
 	for (i = 0; groups != NULL && i < groups->u.object.n; i++) {
 		members = &groups->u.object.m[i].value;
 		for (j = 0; j < members->u.array.n; j++)
-			if (!str_in(slices, &members->u.array.v[j])) {
+			if (!gt_in_array(slices, &members->u.array.v[j])) {
 				g = gt_jstr_cstr(&groups->u.object.m[i].key);
 				s = gt_cstr(&members->u.array.v[j]);
 				REG("binding %s sliceGroup '%s' names slice '%s' "
@@ -288,7 +276,7 @@ check_slices(const char *bid, const struct json_value *spec,
 			for (l = 0; l < 2; l++)
 				for (k = 0; lists[l] != NULL &&
 				    k < lists[l]->u.array.n; k++)
-					if (!str_in(slices,
+					if (!gt_in_array(slices,
 					    &lists[l]->u.array.v[k])) {
 						s = gt_cstr(
 						    &lists[l]->u.array.v[k]);
@@ -317,7 +305,7 @@ check_slices(const char *bid, const struct json_value *spec,
 			if (gt_str_is(json_get(scope, "mode"), "each")) {
 				for (all = 1, k = 0; k < slices->u.array.n &&
 				    all; k++)
-					all = str_in(lists[1],
+					all = gt_in_array(lists[1],
 					    &slices->u.array.v[k]);
 				if (all) {
 					REG("gate %s each-scope excludes every "

@@ -17,18 +17,6 @@
 
 #define REG(...)	gates_fail(err, GATES_E_REGISTRY, __VA_ARGS__)
 
-static int
-str_in(const struct json_value *arr, const struct json_value *s)
-{
-	size_t	 i;
-
-	for (i = 0; arr != NULL && arr->type == JSON_ARRAY &&
-	    i < arr->u.array.n; i++)
-		if (gt_equal(&arr->u.array.v[i], s))
-			return 1;
-	return 0;
-}
-
 static size_t
 alen(const struct json_value *arr)
 {
@@ -55,7 +43,7 @@ scope_tightens(const char *cid, const struct json_value *parent,
 	if (strcmp(fm, tm) == 0) {
 		if (strcmp(tm, "listed") == 0) {
 			for (i = 0; i < alen(fs); i++)
-				if (!str_in(ts, &fs->u.array.v[i])) {
+				if (!gt_in_array(ts, &fs->u.array.v[i])) {
 					r = REG("gate %s scope listed may not "
 					    "drop inherited slices", cid);
 					goto out;
@@ -64,7 +52,7 @@ scope_tightens(const char *cid, const struct json_value *parent,
 			/* Set sizes: the schema keeps both unique. */
 			n = alen(ts);
 			for (i = 0; i < n && r == 0; i++)
-				if (!str_in(fs, &ts->u.array.v[i]))
+				if (!gt_in_array(fs, &ts->u.array.v[i]))
 					r = -1;
 			if (n != alen(fs) || r == -1) {
 				r = REG("gate %s scope pooled may not change "
@@ -73,7 +61,7 @@ scope_tightens(const char *cid, const struct json_value *parent,
 			}
 		}
 		for (i = 0; i < alen(te); i++)
-			if (!str_in(fe, &te->u.array.v[i])) {
+			if (!gt_in_array(fe, &te->u.array.v[i])) {
 				r = REG("gate %s scope may only narrow "
 				    "inherited exceptions", cid);
 				goto out;
@@ -82,7 +70,7 @@ scope_tightens(const char *cid, const struct json_value *parent,
 	}
 	if (strcmp(fm, "listed") == 0 && strcmp(tm, "each") == 0) {
 		for (i = 0; i < alen(fs); i++)
-			if (str_in(te, &fs->u.array.v[i])) {
+			if (gt_in_array(te, &fs->u.array.v[i])) {
 				s = gt_cstr(&fs->u.array.v[i]);
 				r = REG("gate %s scope listed -> each may not "
 				    "except inherited slice '%s'", cid, s);
@@ -267,7 +255,7 @@ gates_gate_tightens(const struct json_value *parent,
 	pe = json_get(json_get(parent, "evidence"), "required");
 	ce = json_get(json_get(child, "evidence"), "required");
 	for (i = 0; i < alen(pe); i++)
-		if (!str_in(ce, &pe->u.array.v[i])) {
+		if (!gt_in_array(ce, &pe->u.array.v[i])) {
 			s = gt_cstr(&pe->u.array.v[i]);
 			REG("gate %s may not drop required evidence %s", cid, s);
 			free(s);

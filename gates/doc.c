@@ -231,6 +231,41 @@ ynext(struct ybuild *yb, yaml_event_t *ev)
 	return 0;
 }
 
+/* No anchor and no explicit tag: the only nodes taken (with aliases,
+ * anything else is invalid-yaml). */
+static int
+yplain(const yaml_char_t *anchor, const yaml_char_t *tag, int implicit)
+{
+	return anchor == NULL && (tag == NULL || implicit);
+}
+
+/* The next event's type; the event itself (stream and document
+ * boundaries) carries nothing kept. */
+static int
+ytype(struct ybuild *yb, yaml_event_type_t *type)
+{
+	yaml_event_t	 ev;
+
+	if (ynext(yb, &ev) == -1)
+		return -1;
+	*type = ev.type;
+	yaml_event_delete(&ev);
+	return 0;
+}
+
+/* The next event must be of this type. */
+static int
+yexpect(struct ybuild *yb, yaml_event_type_t want)
+{
+	yaml_event_type_t	 type;
+
+	if (ytype(yb, &type) == -1)
+		return -1;
+	if (type != want)
+		return yfail(yb, "invalid-yaml");
+	return 0;
+}
+
 static int
 ymapping(struct ybuild *yb, struct json_value *v, size_t depth)
 {
@@ -251,10 +286,9 @@ ymapping(struct ybuild *yb, struct json_value *v, size_t depth)
 			return yfail(yb, "duplicate-or-invalid-key");
 		}
 		memset(&key, 0, sizeof(key));
-		if (ev.data.scalar.anchor != NULL ||
-		    (ev.data.scalar.tag != NULL &&
-		    !ev.data.scalar.quoted_implicit &&
-		    !ev.data.scalar.plain_implicit)) {
+		if (!yplain(ev.data.scalar.anchor, ev.data.scalar.tag,
+		    ev.data.scalar.plain_implicit ||
+		    ev.data.scalar.quoted_implicit)) {
 			yaml_event_delete(&ev);
 			return yfail(yb, "invalid-yaml");
 		}
@@ -326,7 +360,7 @@ ynode(struct ybuild *yb, yaml_event_t *ev, struct json_value *v, size_t depth)
 		tag = ev->data.scalar.tag;
 		implicit = ev->data.scalar.plain_implicit ||
 		    ev->data.scalar.quoted_implicit;
-		if (anchor != NULL || (tag != NULL && !implicit)) {
+		if (!yplain(anchor, tag, implicit)) {
 			yaml_event_delete(ev);
 			return yfail(yb, "invalid-yaml");
 		}
@@ -350,7 +384,7 @@ ynode(struct ybuild *yb, yaml_event_t *ev, struct json_value *v, size_t depth)
 		tag = ev->data.mapping_start.tag;
 		implicit = ev->data.mapping_start.implicit;
 		yaml_event_delete(ev);
-		if (anchor != NULL || (tag != NULL && !implicit))
+		if (!yplain(anchor, tag, implicit))
 			return yfail(yb, "invalid-yaml");
 		return ymapping(yb, v, depth);
 	case YAML_SEQUENCE_START_EVENT:
@@ -358,7 +392,7 @@ ynode(struct ybuild *yb, yaml_event_t *ev, struct json_value *v, size_t depth)
 		tag = ev->data.sequence_start.tag;
 		implicit = ev->data.sequence_start.implicit;
 		yaml_event_delete(ev);
-		if (anchor != NULL || (tag != NULL && !implicit))
+		if (!yplain(anchor, tag, implicit))
 			return yfail(yb, "invalid-yaml");
 		return ysequence(yb, v, depth);
 	default:
@@ -373,6 +407,7 @@ parse_yaml(const void *buf, size_t len, struct json_value **out,
 {
 	struct ybuild		 yb;
 	yaml_event_t		 ev;
+	yaml_event_type_t	 type;
 	struct json_value	*v;
 	int			 r = -1;
 
@@ -383,49 +418,24 @@ parse_yaml(const void *buf, size_t len, struct json_value **out,
 		fatalx("yaml_parser_initialize: out of memory");
 	yaml_parser_set_input_string(&yb.parser, buf, len);
 	yaml_parser_set_encoding(&yb.parser, YAML_UTF8_ENCODING);
-	if (ynext(&yb, &ev) == -1)
+	if (yexpect(&yb, YAML_STREAM_START_EVENT) == -1 ||
+	    ytype(&yb, &type) == -1)
 		goto done;
-	if (ev.type != YAML_STREAM_START_EVENT) {
-		yaml_event_delete(&ev);
-		yfail(&yb, "invalid-yaml");
-		goto done;
-	}
-	yaml_event_delete(&ev);
-	if (ynext(&yb, &ev) == -1)
-		goto done;
-	if (ev.type == YAML_STREAM_END_EVENT) {
-		/* An empty file is the null document. */
-		yaml_event_delete(&ev);
+	/* An empty file is the null document. */
+	if (type == YAML_STREAM_END_EVENT) {
 		r = 0;
 		goto done;
 	}
-	if (ev.type != YAML_DOCUMENT_START_EVENT) {
-		yaml_event_delete(&ev);
+	if (type != YAML_DOCUMENT_START_EVENT) {
 		yfail(&yb, "invalid-yaml");
 		goto done;
 	}
-	yaml_event_delete(&ev);
-	if (ynext(&yb, &ev) == -1)
-		goto done;
-	if (ynode(&yb, &ev, v, 0) == -1)
-		goto done;
-	if (ynext(&yb, &ev) == -1)
-		goto done;
-	if (ev.type != YAML_DOCUMENT_END_EVENT) {
-		yaml_event_delete(&ev);
-		yfail(&yb, "invalid-yaml");
-		goto done;
-	}
-	yaml_event_delete(&ev);
-	if (ynext(&yb, &ev) == -1)
+	if (ynext(&yb, &ev) == -1 || ynode(&yb, &ev, v, 0) == -1)
 		goto done;
 	/* One document per file: a second one is ignored nowhere. */
-	if (ev.type != YAML_STREAM_END_EVENT) {
-		yaml_event_delete(&ev);
-		yfail(&yb, "invalid-yaml");
+	if (yexpect(&yb, YAML_DOCUMENT_END_EVENT) == -1 ||
+	    yexpect(&yb, YAML_STREAM_END_EVENT) == -1)
 		goto done;
-	}
-	yaml_event_delete(&ev);
 	r = 0;
  done:
 	yaml_parser_delete(&yb.parser);

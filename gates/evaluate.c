@@ -392,18 +392,6 @@ by_slice(const struct json_value *series, const struct json_value *slice)
 	return v != NULL && v->type == JSON_NULL ? NULL : v;
 }
 
-static int
-str_in(const struct json_value *arr, const struct json_value *s)
-{
-	size_t	 i;
-
-	for (i = 0; arr != NULL && arr->type == JSON_ARRAY &&
-	    i < arr->u.array.n; i++)
-		if (gt_equal(&arr->u.array.v[i], s))
-			return 1;
-	return 0;
-}
-
 static enum gates_outcome
 entry_outcome(const struct json_value *gate,
     const struct gates_target_eval *ev, const struct json_value *upstream)
@@ -484,7 +472,7 @@ run_gate(const struct json_value *gate, const struct gates_pack *pack,
 		exc = NULL;
 	}
 	for (i = 0; list != NULL && i < list->u.array.n; i++) {
-		if (str_in(exc, &list->u.array.v[i]))
+		if (gt_in_array(exc, &list->u.array.v[i]))
 			continue;
 		ntargets++;
 		gates_eval_target(gate, by_slice(series, &list->u.array.v[i]),

@@ -236,6 +236,9 @@ void	 gt_set_bool(struct json_value *, int);
 void	 gt_set_null(struct json_value *);
 /* Structural equality as canonical JSON would see it (key order aside). */
 int	 gt_equal(const struct json_value *, const struct json_value *);
+/* 1 if the array (NULL or not an array: none) holds an element gt_equal
+ * to the value. */
+int	 gt_in_array(const struct json_value *, const struct json_value *);
 /* Canonical JSON text equality (gates-spec 2.7 "compared as canonical"). */
 int	 gt_canon_equal(const struct json_value *, const struct json_value *);
 /* Remove a member by key; 1 if it was there. */

@@ -317,6 +317,18 @@ gt_equal(const struct json_value *a, const struct json_value *b)
 }
 
 int
+gt_in_array(const struct json_value *arr, const struct json_value *v)
+{
+	size_t	 i;
+
+	for (i = 0; arr != NULL && arr->type == JSON_ARRAY &&
+	    i < arr->u.array.n; i++)
+		if (gt_equal(&arr->u.array.v[i], v))
+			return 1;
+	return 0;
+}
+
+int
 gt_canon_equal(const struct json_value *a, const struct json_value *b)
 {
 	if (a == NULL || b == NULL)

@@ -72,23 +72,6 @@ child_fail(int statusfd, const char *step)
 	_exit(127);
 }
 
-/* Inherited dispositions (libevent's handlers) and masks would reach
- * pid 1 and the payload. */
-static void
-child_reset_signals(void)
-{
-	struct sigaction	 sa;
-	sigset_t		 set;
-	int			 sig;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
-	sigemptyset(&set);
-	(void)sigprocmask(SIG_SETMASK, &set, NULL);
-}
-
 static int
 child_caps(void)
 {
@@ -119,7 +102,9 @@ child_main(const struct spawn_args *c)
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL);
 	if (c->lifeline_w != -1)
 		(void)close(c->lifeline_w);
-	child_reset_signals();
+	/* Inherited dispositions (libevent's handlers) and masks would
+	 * reach pid 1 and the payload. */
+	(void)shim_reset_signals();
 	if (c->scrub != NULL)
 		c->scrub();
 

@@ -186,6 +186,36 @@ msb_forward(struct msb *s)
 }
 
 /*
+ * A new sandbox in the table, collecting its descriptors (none yet): what
+ * an agent's RUN and a provider run share.  The spec is copied.
+ */
+static struct msb *
+msb_alloc(uid_t uid, pid_t peerpid, const struct sbx_identity *ident,
+    const uint8_t *spec, size_t speclen, const char *what)
+{
+	struct msb	*s;
+	int		 i;
+
+	s = xcalloc(1, sizeof(*s));
+	s->id = nextid++;
+	if (nextid == 0)
+		nextid = 1;
+	s->uid = uid;
+	s->peerpid = peerpid;
+	s->ident = *ident;
+	s->state = MSB_COLLECT;
+	s->spec = xmalloc(speclen);
+	memcpy(s->spec, spec, speclen);
+	s->speclen = speclen;
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		s->fds[i] = -1;
+	strlcpy(s->what, what, sizeof(s->what));
+	TAILQ_INSERT_TAIL(&msbs, s, entry);
+	nmsbs++;
+	return s;
+}
+
+/*
  * A RUN request passed its checks: record the sandbox.  0, or -1 with a
  * limit error already sent to the agent.
  */
@@ -195,7 +225,6 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
     const uint8_t *spec, size_t speclen, uint32_t expect, const char *what)
 {
 	struct msb	*s;
-	int		 i;
 
 	if (nmsbs >= monitor_conf->max_sandboxes) {
 		control_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes %u "
@@ -208,25 +237,10 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 		    monitor_conf->max_sandboxes_per_peer, (unsigned)uid);
 		return -1;
 	}
-	s = xcalloc(1, sizeof(*s));
-	s->id = nextid++;
-	if (nextid == 0)
-		nextid = 1;
+	s = msb_alloc(uid, peerpid, ident, spec, speclen, what);
 	s->conn = c;
 	s->reqid = reqid;
-	s->uid = uid;
-	s->peerpid = peerpid;
-	s->ident = *ident;
-	s->state = MSB_COLLECT;
-	s->spec = xmalloc(speclen);
-	memcpy(s->spec, spec, speclen);
-	s->speclen = speclen;
 	s->expect = expect;
-	for (i = 0; i < LAUNCH_NSLOTS; i++)
-		s->fds[i] = -1;
-	strlcpy(s->what, what, sizeof(s->what));
-	TAILQ_INSERT_TAIL(&msbs, s, entry);
-	nmsbs++;
 	/* In flight until the RUN is answered (started, or why not). */
 	s->inflight = 1;
 	conn_req_hold(c);
@@ -276,7 +290,7 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 	struct sbx_identity	 ident;
 	struct msb		*s;
 	char			 err[256];
-	int			 i;
+	int			 pooled, reserved;
 
 	if (nmsbs >= monitor_conf->max_sandboxes) {
 		close(in);
@@ -294,29 +308,17 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 		msb_runner_refused(tag, err);
 		return;
 	}
-	s = xcalloc(1, sizeof(*s));
-	s->id = nextid++;
-	if (nextid == 0)
-		nextid = 1;
+	pooled = (flags & PR_SPAWN_POOLED) != 0;
+	reserved = (flags & PR_SPAWN_RESERVED) != 0;
+	s = msb_alloc(getuid(), roles[ROLE_PROVIDER_RUNNER].pid, &ident,
+	    spec, speclen, pooled && !reserved ? "pooled provider sandbox" :
+	    "provider run");
 	s->runner = 1;
-	s->ident = ident;
-	s->pooled = (flags & PR_SPAWN_POOLED) != 0;
-	s->reserved = (flags & PR_SPAWN_RESERVED) != 0;
+	s->pooled = pooled;
+	s->reserved = reserved;
 	s->tag = tag;
-	s->uid = getuid();
-	s->peerpid = roles[ROLE_PROVIDER_RUNNER].pid;
-	s->state = MSB_COLLECT;
-	s->spec = xmalloc(speclen);
-	memcpy(s->spec, spec, speclen);
-	s->speclen = speclen;
-	for (i = 0; i < LAUNCH_NSLOTS; i++)
-		s->fds[i] = -1;
 	s->fds[LAUNCH_SLOT_STDIN] = in;
 	s->fds[LAUNCH_SLOT_STDOUT] = out;
-	strlcpy(s->what, s->pooled && !s->reserved ?
-	    "pooled provider sandbox" : "provider run", sizeof(s->what));
-	TAILQ_INSERT_TAIL(&msbs, s, entry);
-	nmsbs++;
 	msb_forward(s);
 }
 

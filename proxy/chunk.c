@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "hex.h"
 #include "proxy.h"
 
 enum {
@@ -36,18 +37,6 @@ chunk_init(struct chunk_dec *c)
 }
 
 static int
-hexdigit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 ctl(int c)
 {
 	return (c < 0x20 && c != '\t') || c == 0x7f;
@@ -67,7 +56,7 @@ chunk_feed(struct chunk_dec *c, const uint8_t *p, size_t len, int *done,
 		case C_SIZE:
 			if (++c->linelen > CHUNK_LINE_MAX)
 				goto toolong;
-			if ((d = hexdigit(ch)) != -1) {
+			if ((d = hexval(ch)) != -1) {
 				if (++c->digits > CHUNK_DIGITS_MAX) {
 					*why = "chunk size too large";
 					return -1;

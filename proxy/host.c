@@ -22,24 +22,13 @@
 
 #include <string.h>
 
+#include "hex.h"
 #include "proxy.h"
 
 static int
 is_digit(int c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* One inet_aton part: decimal, 0octal or 0xhex; at most 0xffffffff. */

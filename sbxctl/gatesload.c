@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "beneath.h"
 #include "sbxctl.h"
 #include "gates/gates.h"
 #include "conf/conf.h"
@@ -43,9 +44,7 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
     size_t *lenp, struct gates_error *err)
 {
 	struct stat	 st;
-	char		*buf;
-	size_t		 len = 0;
-	ssize_t		 n;
+	unsigned char	*buf;
 	int		 fd;
 
 	*bufp = NULL;
@@ -60,24 +59,13 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
 		close(fd);
 		return -1;
 	}
-	buf = xmalloc(max + 2);
-	while (len <= max) {
-		if ((n = read(fd, buf + len, max + 1 - len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			gates_io_error(err, errno, "open", path);
-			free(buf);
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += n;
+	if (read_bounded(fd, max, &buf, lenp) == -1) {
+		gates_io_error(err, errno, "open", path);
+		close(fd);
+		return -1;
 	}
 	close(fd);
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
+	*bufp = (char *)buf;
 	return 0;
 }
 

@@ -38,12 +38,14 @@ child_fail(int fd, int step)
 }
 
 /*
- * Runs in a vfork child (see start_payload): system calls on its own
- * descriptor table, signal handlers and mask, and the stack below pid 1's
- * suspended frames only; it never returns.
+ * Every signal's disposition back to the default and none blocked, so
+ * that what a parent installed or blocked (the launcher's libevent
+ * handlers, pid 1's blocked SIGCHLD) reaches neither the shim nor the
+ * payload.  Only system calls: it runs in the launcher's clone child and
+ * in pid 1's vfork child.  0, or -1 with errno from sigprocmask.
  */
-static __dead void
-payload_child(const struct sbx_spec *sp, int errfd)
+int
+shim_reset_signals(void)
 {
 	struct sigaction	 sa;
 	sigset_t		 set;
@@ -54,7 +56,18 @@ payload_child(const struct sbx_spec *sp, int errfd)
 	for (sig = 1; sig < NSIG; sig++)
 		(void)sigaction(sig, &sa, NULL);
 	sigemptyset(&set);
-	if (sigprocmask(SIG_SETMASK, &set, NULL) == -1)
+	return sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+/*
+ * Runs in a vfork child (see start_payload): system calls on its own
+ * descriptor table, signal handlers and mask, and the stack below pid 1's
+ * suspended frames only; it never returns.
+ */
+static __dead void
+payload_child(const struct sbx_spec *sp, int errfd)
+{
+	if (shim_reset_signals() == -1)
 		child_fail(errfd, STEP_EXEC);
 	/* Only 0-2 reach the payload; errfd closes on a successful exec. */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)

@@ -45,6 +45,7 @@ int	 shim_limits_payload(const struct sbx_spec *);
 
 /* payload.c */
 __dead void shim_run(const struct sbx_spec *, uint32_t);
+int	 shim_reset_signals(void);
 
 /* filter.c: shim_filters_init compiles once, in the launcher, before
  * the first sandbox; the other two load what it compiled. */
