@@ -45,7 +45,7 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
 {
 	struct stat	 st;
 	unsigned char	*buf;
-	int		 fd;
+	int		 fd, serr = 0;
 
 	*bufp = NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC |
@@ -53,9 +53,12 @@ read_file(const char *path, int nofollow, size_t max, char **bufp,
 		gates_io_error(err, errno, "open", path);
 		return -1;
 	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		gates_io_error(err, S_ISDIR(st.st_mode) ? EISDIR : EIO, "read",
-		    path);
+	if (fstat(fd, &st) == -1)
+		serr = errno;
+	else if (!S_ISREG(st.st_mode))
+		serr = S_ISDIR(st.st_mode) ? EISDIR : EIO;
+	if (serr != 0) {
+		gates_io_error(err, serr, "read", path);
 		close(fd);
 		return -1;
 	}
