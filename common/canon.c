@@ -1,5 +1,5 @@
 /*
- * canon.c: the canonical JSON text of provider-spec 2 -- object keys sorted
+ * canon.c: the canonical JSON text of interop.md §P2 -- object keys sorted
  * by UTF-16 code units (the JavaScript default sort), no whitespace, arrays
  * in order, and every string and number written byte for byte as
  * ECMAScript JSON.stringify writes it.

@@ -1,5 +1,5 @@
 /*
- * digest.c: "sha256:<hex>" digests (provider-spec 2, artifactDigest) of
+ * digest.c: "sha256:<hex>" digests (interop.md §P2, artifactDigest) of
  * bytes and of canonical JSON.  SHA-256 is sha256.c's; the format
  * (prefix, lowercase hex) is what the reference writes and what allowlists
  * and binding pins compare as strings.

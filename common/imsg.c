@@ -1,5 +1,5 @@
 /*
- * imsg.c: message framing for every sbx channel (DESIGN 3), our own
+ * imsg.c: message framing for every sbx channel (design.md §3), our own
  * implementation of the current OpenBSD imsg wire layout.
  *
  * A message is a 16-byte host-order header {type, len, peerid, pid} followed

@@ -1,6 +1,6 @@
 /*
  * imsg.h: imsg.c -- message framing on a socket, in the current OpenBSD
- * layout (DESIGN 3), descriptors passed alongside.  Also built into libsbx
+ * layout (design.md §3), descriptors passed alongside.  Also built into libsbx
  * (PIC), so nothing here logs or exits.  The messages themselves are in
  * proto.h.
  */

@@ -11,7 +11,7 @@
 
 /*
  * json.c parses untrusted bytes (RFC 8259, JSON.parse semantics) into a
- * tree; canon.c writes the canonical text of provider-spec 2 (sorted keys,
+ * tree; canon.c writes the canonical text of interop.md §P2 (sorted keys,
  * no whitespace, ECMAScript JSON.stringify scalars); digest.c hashes it.
  * Nothing here calls fatal() on bad input: every refusal is returned.
  */

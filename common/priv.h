@@ -1,5 +1,5 @@
 /*
- * priv.h: priv_*.c -- privilege files (DESIGN 2, sbx.priv(5)): parse,
+ * priv.h: priv_*.c -- privilege files (design.md §2, sbx.priv(5)): parse,
  * print, lint, compile and apply (Landlock, seccomp), and the compiled
  * tables of libsbxpriv.a that every role applies.
  */

@@ -82,7 +82,7 @@ enum role_imsg {
 };
 
 /* ---- monitor <-> provider-runner ------------------------------------ */
-/* Bulk bytes travel in chunks below the channel cap (DESIGN 3). */
+/* Bulk bytes travel in chunks below the channel cap (design.md §3). */
 #define PR_CHUNK		(IMSG_MAXSIZE_DEFAULT - IMSG_HEADER_SIZE)
 #define PR_BLOB_MAX		(2 * 1024 * 1024)	/* a snapshot blob */
 #define PR_ALLOWLIST_MAX	(1024 * 1024)
@@ -164,7 +164,7 @@ struct pr_arm {
 };
 
 struct pr_done {
-	int32_t		 code;		/* 0, or a provider-spec error code
+	int32_t		 code;		/* 0, or an error code of interop.md §P6
 					   (enum prov_code) */
 	uint32_t	 count;		/* load: providers issued */
 	uint32_t	 limit;		/* with code: the SBX_LIMIT_* that
@@ -298,7 +298,7 @@ struct launch_fd {
 };
 
 /*
- * Whose host identity a sandbox has (DESIGN 1).  The monitor decides it
+ * Whose host identity a sandbox has (design.md §1).  The monitor decides it
  * from the requesting peer's SO_PEERCRED and the profile; the launcher
  * checks it again and never maps host id 0.
  */
@@ -387,7 +387,7 @@ struct role_ping {
 	uint64_t	 seq;
 };
 
-/* ---- monitor <-> proxy (DESIGN 1; sbx-protocol(7)) -------------------- */
+/* ---- monitor <-> proxy (design.md §1; sbx-protocol(7)) ----------------- */
 /*
  * A sandbox's network policy is sent once, when the sandbox starts, and
  * the proxy keeps it unchanged for the sandbox's life (a reload does not

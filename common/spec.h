@@ -1,7 +1,7 @@
 /*
  * spec.h: spec.c, spec_default.c, shimstatus.c -- the sandbox spec the
  * monitor sends the launcher, the shim's descriptors and the status
- * records it writes the launcher (launcher <-> shim, DESIGN 1).
+ * records it writes the launcher (launcher <-> shim, design.md §1).
  */
 #ifndef SBX_SPEC_H
 #define SBX_SPEC_H

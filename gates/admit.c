@@ -1,5 +1,5 @@
 /*
- * admit.c: admitEntry (provider-spec 2), the limits every digested
+ * admit.c: admitEntry (interop.md §P2), the limits every digested
  * document passes before anything reads it, and artifactDigest.
  *
  * Threat: a document sized to make every later step (schema checks,

@@ -1,5 +1,5 @@
 /*
- * binding.c: resolveGateBinding (gates-spec 3.2).  A binding pins every
+ * binding.c: resolveGateBinding (interop.md §G3.2).  A binding pins every
  * pack (authored and composed digests) and every provider it uses and
  * preregisters the parameter values; resolution proves the pins against
  * the registry, fills parameters from defaults, range-checks them and,

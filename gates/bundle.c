@@ -1,6 +1,6 @@
 /*
  * bundle.c: what a pack bundle's manifest.json says about its gate packs
- * (gates-spec 11.2), as the reference's discovery reads it: the gate-packs
+ * (interop.md §G11.2), as the reference's discovery reads it: the gate-packs
  * directory (entry.gatePacks), the names that filter its files, and the
  * bundle id and type it claims.  Pure: the readers (provider-runner/
  * read.c, for the runner and sbxctl alike) open and read the files.

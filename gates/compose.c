@@ -1,6 +1,6 @@
 /*
- * compose.c: `extends` composition and the tightening proof (gates-spec
- * 2.6, 2.7).
+ * compose.c: `extends` composition and the tightening proof (interop.md
+ * §G2.6, §G2.7).
  *
  * Threat: a child pack (or a binding under a project floor) that claims to
  * extend a strict parent while loosening it -- a raised cap, a lowered
@@ -386,7 +386,7 @@ apply_extends(const struct json_value *parent, const struct json_value *child,
 			found = gt_equal(json_get(&pgates->u.array.v[j], "id"),
 			    json_get(&cgates->u.array.v[i], "id"));
 		/* A second override of a parent gate is dropped
-		 * (gates-spec 13.10); new gates all go in, and validation
+		 * (interop.md §G13.10); new gates all go in, and validation
 		 * refuses duplicates among them. */
 		if (!found)
 			gt_copy(gt_push(gates), &cgates->u.array.v[i]);

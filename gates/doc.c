@@ -1,7 +1,7 @@
 /*
  * doc.c: reading a gate document's bytes into a tree, as the reference's
  * parseDecisionJson does for a path ending in .json and (sbx's reading of
- * the unstored parseDecisionYaml, gates-spec 13.4) for every other path.
+ * the unstored parseDecisionYaml, interop.md §G13.4) for every other path.
  *
  * JSON: the size cap first, then JSON.parse ("invalid-json"), then
  * duplicate keys ("duplicate-or-invalid-key"), then admitEntry.

@@ -1,5 +1,5 @@
 /*
- * evaluate.c: evaluateGates (gates-spec 8, 10): the refusals in the
+ * evaluate.c: evaluateGates (interop.md §G8, §G10): the refusals in the
  * reference's order, the gate loop and the report with its self digest.
  *
  * Threat: an evaluation over inputs other than the preregistered ones.
@@ -10,7 +10,7 @@
  *
  * Pure: the caller (sbxctl offline, or the provider runner role) reads
  * the files; this only computes.  Bundle-provider sections need the
- * isolated re-run of provider-spec 7: the provider runner does it between
+ * isolated re-run of interop.md §P7: the provider runner does it between
  * a precheck call and the evaluating call and hands the sealed sections
  * in (struct gates_rerun); without them a binding pinning a bundle
  * provider is refused as the reference's CLI refuses it.
@@ -146,7 +146,7 @@ check_sections(const struct gates_eval_input *in,
 }
 
 /*
- * Refusal 20 (provider-spec 7 step 5): every pin with a code digest takes
+ * Refusal 20 (interop.md §P7 step 5): every pin with a code digest takes
  * its section from the isolated re-run, in pin order, the first refusal
  * winning; the caller's own section is replaced, never consulted, so a
  * forged section can neither roll back a clean re-run nor hide a

@@ -1,5 +1,5 @@
 /*
- * floors.c: the operator's gates configuration (gates-spec 6): floors,
+ * floors.c: the operator's gates configuration (interop.md §G6): floors,
  * ceilings and the provider allowlist of an aiwg.config-shaped file, and
  * their enforcement over a resolved binding.
  *
@@ -385,7 +385,7 @@ gates_floors_free(struct gates_floors *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* ---- expansion and enforcement (gates-spec 6.4) ------------------------ */
+/* ---- expansion and enforcement (interop.md §G6.4) ---------------------- */
 
 struct xfloor {
 	char			*pack_id;

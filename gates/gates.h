@@ -1,6 +1,6 @@
 /*
  * gates.h: the one header of gates/ -- the gate evaluation engine of
- * gates-spec.md, a library of pure functions linked by the provider
+ * interop.md part G, a library of pure functions linked by the provider
  * runner and sbxctl.
  *
  * Each block belongs to one group of source files; keep declarations in
@@ -16,7 +16,7 @@
 
 /* ---- statistics (gates/stats*.c) ---- */
 /*
- * The statistics of gates-spec 9, bit for bit as the reference's
+ * The statistics of interop.md §G9, bit for bit as the reference's
  * JavaScript computes them: every operation in JavaScript's left-to-right
  * order, in double precision, and with JavaScript's Math.round, Math.min
  * and Math.max.  Numbers that come from a gate document or a metrics
@@ -239,12 +239,12 @@ int	 gt_equal(const struct json_value *, const struct json_value *);
 /* 1 if the array (NULL or not an array: none) holds an element gt_equal
  * to the value. */
 int	 gt_in_array(const struct json_value *, const struct json_value *);
-/* Canonical JSON text equality (gates-spec 2.7 "compared as canonical"). */
+/* Canonical JSON text equality (interop.md §G2.7 "compared as canonical"). */
 int	 gt_canon_equal(const struct json_value *, const struct json_value *);
 /* Remove a member by key; 1 if it was there. */
 int	 gt_remove(struct json_value *, const char *);
 
-/* ---- admit.c: admitEntry (provider-spec 2) ----------------------------- */
+/* ---- admit.c: admitEntry (interop.md §P2) ----------------------------- */
 #define GATES_ADMIT_BYTES	262144
 #define GATES_ADMIT_DEPTH	32
 #define GATES_ADMIT_PROPS	4096
@@ -278,7 +278,7 @@ int	 gates_path_is_json(const char *);
 int	 gates_path_is_doc(const char *);
 int	 gates_path_is_pack(const char *);
 
-/* ---- bundle.c: a pack bundle's manifest.json (gates-spec 11.2) -------- */
+/* ---- bundle.c: a pack bundle's manifest.json (interop.md §G11.2) ------- */
 #define GATES_MANIFEST_MAX	65536	/* MANIFEST_MAX_BYTES */
 #define GATES_PACKS_DIR		"gate-packs"
 struct gates_bundle_decl {
@@ -338,7 +338,7 @@ int	 gates_digest_ok(const char *);
 int	 gates_semver_ok(const char *);
 int	 gates_param_name_ok(const char *);
 
-/* ---- providers.c: the core metric providers (gates-spec 4.4) ----------- */
+/* ---- providers.c: the core metric providers (interop.md §G4.4) --------- */
 enum gates_metric_kind {
 	GATES_MK_NONE = 0,
 	GATES_MK_PROPORTION,
@@ -369,7 +369,7 @@ enum gates_metric_kind gates_metric_kind_parse(const struct json_value *);
 int	 gates_provider_source_digest(const struct gates_provider *,
 	    char[DIGEST_STR_LEN + 1]);
 
-/* ---- registry.c: packs and ids (gates-spec 2.3, 2.4) ------------------- */
+/* ---- registry.c: packs and ids (interop.md §G2.3, §G2.4) --------------- */
 #define GATES_NS_MAX		16
 struct gates_pack {
 	char			*id;
@@ -430,11 +430,11 @@ const char *gp_num(double, char[JSON_NUMBER_BUFSZ]);
 /* "<packId>.<param>" */
 char	*gp_qualify(const char *pack_id, const struct json_value *name);
 
-/* ---- validate.c: validateResolvedPack (gates-spec 2.5) ----------------- */
+/* ---- validate.c: validateResolvedPack (interop.md §G2.5) --------------- */
 int	 gates_validate_pack(const struct json_value *pack,
 	    const struct gates_registry *, struct gates_error *);
 
-/* ---- compose.c: extends and tightening (gates-spec 2.6, 2.7) ----------- */
+/* ---- compose.c: extends and tightening (interop.md §G2.6, §G2.7) ------- */
 /* The composed pack as a new tree (a pack without extends: a copy with
  * parameters always present). */
 int	 gates_compose(const struct gates_registry *, const struct json_value *,
@@ -444,7 +444,7 @@ int	 gates_gate_tightens(const struct json_value *parent,
 	    const struct json_value *child, const struct json_value *params,
 	    struct gates_error *);
 
-/* ---- floors.c: the gates configuration (gates-spec 6) ----------------- */
+/* ---- floors.c: the gates configuration (interop.md §G6) ---------------- */
 struct gates_floors {
 	struct json_value	*object;	/* {floors, ceilings[, providers]} */
 	int			 opt_out;	/* 'none-explicit-opt-out' */
@@ -457,7 +457,7 @@ void	 gates_floors_resolve(const struct json_value *gates,
 	    struct gates_floors *);
 void	 gates_floors_free(struct gates_floors *);
 
-/* ---- binding.c: resolveGateBinding (gates-spec 3.2) -------------------- */
+/* ---- binding.c: resolveGateBinding (interop.md §G3.2) ------------------ */
 struct gates_rpack {
 	const struct gates_pack	*pack;
 };
@@ -476,7 +476,7 @@ int	 gates_enforce_floors(const struct gates_registry *,
 	    const struct gates_resolved *, const struct gates_floors *,
 	    struct gates_error *);
 
-/* ---- upstream.c: the upstream allowlist and ceiling (gates-spec 5.2) --- */
+/* ---- upstream.c: the upstream allowlist and ceiling (interop.md §G5.2) --- */
 enum gates_outcome {
 	GATES_PROMOTE = 0,
 	GATES_HOLD = 1,
@@ -495,7 +495,7 @@ struct gates_upstream_verdict {
 void	 gates_upstream_judge(const struct json_value *metadata,
 	    struct gates_upstream_verdict *);
 
-/* ---- predicate.c: DecisionPredicate (gates-spec 8.4) ------------------- */
+/* ---- predicate.c: DecisionPredicate (interop.md §G8.4) ----------------- */
 enum gates_tri { GATES_FALSE = 0, GATES_TRUE = 1, GATES_UNKNOWN = 2 };
 enum gates_tri gates_predicate_eval(const struct json_value *pred,
 	    const struct json_value *input);
@@ -503,9 +503,9 @@ enum gates_tri gates_predicate_eval(const struct json_value *pred,
 const struct json_value *gates_json_pointer(const struct json_value *,
 	    const struct json_value *pointer);
 
-/* ---- evaluate.c, kinds.c, report.c: evaluateGates (gates-spec 8, 10) --- */
+/* ---- evaluate.c, kinds.c, report.c: evaluateGates (interop.md §G8, §G10) --- */
 /*
- * provider-spec 7 step 5 for one bundle pin, as the caller (the provider
+ * interop.md §P7 step 5 for one bundle pin, as the caller (the provider
  * runner) did it: the engine stays pure, so the isolated re-run happens
  * outside it, between a precheck call (refusals 1-19) and the evaluating
  * call, which takes the sealed sections from here.
@@ -573,7 +573,7 @@ void	 gates_eval_target(const struct json_value *gate,
 struct json_value *gates_pool(const char *metric_kind,
 	    const struct json_value *const *, size_t);
 
-/* ---- verify.c: validateGateReport (gates-spec 10.3) ------------------- */
+/* ---- verify.c: validateGateReport (interop.md §G10.3) ------------------ */
 /*
  * Is report what in gives?  The trusted inputs as gates_evaluate takes
  * them (in->now is not used: the re-evaluation runs at the report's own
@@ -588,7 +588,7 @@ int	 gates_verify(const struct gates_registry *,
 	    const struct gates_eval_input *in, int provider_runtime,
 	    const struct json_value *report, struct json_value **out);
 
-/* ---- seal.c: holdout and upstream records (gates-spec 5) -------------- */
+/* ---- seal.c: holdout and upstream records (interop.md §G5) ------------- */
 int	 gates_seal_holdout(const char *frozen_digest, const char *accessed_at,
 	    struct json_value **, struct gates_error *);
 /* The CLI loaders: the tree as the evaluator takes it, or -1. */

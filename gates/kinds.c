@@ -1,5 +1,5 @@
 /*
- * kinds.c: one gate over one target observation (gates-spec 8.3, 8.4)
+ * kinds.c: one gate over one target observation (interop.md §G8.3, §G8.4)
  * and the pooling of the pooled scope (4.3).  Every shortfall -- a missing
  * observation, unknown support, an unresolved parameter, a statistic the
  * data cannot support -- is `insufficient`, which holds and never
@@ -490,7 +490,7 @@ gates_eval_target(const struct json_value *gate, const struct json_value *obs,
 	}
 }
 
-/* ---- poolObservations (gates-spec 4.3) --------------------------------- */
+/* ---- poolObservations (interop.md §G4.3) ------------------------------- */
 
 struct json_value *
 gates_pool(const char *kind, const struct json_value *const *obs, size_t n)

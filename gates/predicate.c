@@ -1,6 +1,6 @@
 /*
- * predicate.c: DecisionPredicate over the evaluation input (gates-spec
- * 8.4): three-valued logic, RFC 6901 pointers, structural equality.  A
+ * predicate.c: DecisionPredicate over the evaluation input (interop.md
+ * §G8.4): three-valued logic, RFC 6901 pointers, structural equality.  A
  * predicate can only read; anything it cannot decide is unknown, which
  * holds and never promotes.
  */

@@ -1,6 +1,6 @@
 /*
  * providers.c: the core metric providers the reference's offline CLI
- * registers (gates-spec 4.4).  Offline evaluation never runs them (their
+ * registers (interop.md §G4.4).  Offline evaluation never runs them (their
  * sections come from the caller's metrics document and are checked
  * against the pins), so only their identity is here: id, version, the
  * metric vocabulary and the sourceDigest computed from it, exactly the

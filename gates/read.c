@@ -2,7 +2,7 @@
  * read.c: the gate documents of an evaluation, from descriptors: the
  * binding, metrics, holdout and upstream files, the operator's gate-packs
  * directory, the agent's --pack-dir packs (a pack file, or a bundle
- * directory with its manifest.json, gates-spec 11.2), and the floors
+ * directory with its manifest.json, interop.md §G11.2), and the floors
  * from the gates configuration.  The runner reads what the monitor
  * relayed; sbxctl's offline validate, list and show call the same
  * functions over descriptors it opened, so both see the same packs by the
@@ -239,7 +239,7 @@ check_pack_stat(int ok, const struct stat *st, int e, const char *label,
 }
 
 /*
- * The manifest beneath a bundle (gates-spec 11.2): none, or unreadable,
+ * The manifest beneath a bundle (interop.md §G11.2): none, or unreadable,
  * or over its cap, or not a JSON object, is no manifest, as in the
  * reference; a symbolic link is refused, since beneath a descriptor it
  * cannot be followed.
@@ -575,7 +575,7 @@ gread_pack_dir(struct gates_registry *reg, int fd, int err_in,
 }
 
 /*
- * The operator's floors (gates-spec 6), as sbxctl's gl_floors reads them:
+ * The operator's floors (interop.md §G6), as sbxctl's gl_floors reads them:
  * no configuration is the empty one; anything invalid is the reference's
  * refusal without its "refusing evaluation: " prefix.
  */

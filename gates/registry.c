@@ -1,6 +1,6 @@
 /*
- * registry.c: pack ids, namespaces and registration (gates-spec 2.3,
- * 2.4).  The registry is a plain value the caller owns; registration
+ * registry.c: pack ids, namespaces and registration (interop.md §G2.3,
+ * §G2.4).  The registry is a plain value the caller owns; registration
  * runs the reference's checks in its order, so the first refusal is the
  * one the reference would report.
  *

@@ -1,8 +1,8 @@
 /*
- * schemas.c: the closed JSON Schemas of gate documents (gates-spec 2.1,
- * 3.1, 10.2), checked by schema.c.  The pack schema is the reference's;
+ * schemas.c: the closed JSON Schemas of gate documents (interop.md §G2.1,
+ * §G3.1, §G10.2), checked by schema.c.  The pack schema is the reference's;
  * the binding and report schemas are the newest shapes the reference's
- * code needs (gates-spec 13.1): provider pins may carry codeDigest and
+ * code needs (interop.md §G13.1): provider pins may carry codeDigest and
  * recordsDigest, reports carry floors and may carry attestation.
  */
 #include "common.h"

@@ -1,5 +1,5 @@
 /*
- * seal.c: the holdout record and the upstream record (gates-spec 5), as
+ * seal.c: the holdout record and the upstream record (interop.md §G5), as
  * the reference's CLI loads them.  A record must arrive sealed: the
  * loaders never seal on the caller's behalf (an unsealed file would let
  * whoever wrote it choose the content the seal then vouches for), they

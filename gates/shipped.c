@@ -1,9 +1,9 @@
 /*
  * shipped.c: the reference's two shipped decision-engine packs, embedded
- * so that the operator default floor (gates-spec 6.4) holds with no
+ * so that the operator default floor (interop.md §G6.4) holds with no
  * configuration: aiwg:decision-engine/integrity-ceiling and
  * aiwg:decision-engine/absolute-screening, the same content as the
- * reference ships (their digests are in gates-spec 7 and checked by
+ * reference ships (their digests are in interop.md §G7 and checked by
  * t_gates_registry), registered as the reference's CLI registers shipped
  * packs: namespace aiwg, bundle decision-engine.
  */

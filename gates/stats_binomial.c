@@ -1,6 +1,6 @@
 /*
  * stats_binomial.c: the Wilson score interval of a binomial proportion
- * (gates-spec 9.2) and the bps figures of an interval-bound gate (8.4).
+ * (interop.md §G9.2) and the bps figures of an interval-bound gate (8.4).
  */
 #include <math.h>
 

@@ -1,6 +1,6 @@
 /*
  * stats_bootstrap.c: the seeded percentile bootstrap of a mean paired
- * difference (gates-spec 9.7).  Every draw, sum and order statistic is the
+ * difference (interop.md §G9.7).  Every draw, sum and order statistic is the
  * reference's, so the same seed gives the same interval bit for bit.
  */
 #include <math.h>

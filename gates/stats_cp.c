@@ -1,6 +1,6 @@
 /*
  * stats_cp.c: the Clopper-Pearson exact interval of a binomial proportion
- * (gates-spec 9.3): each bound inverts the exact binomial tail by
+ * (interop.md §G9.3): each bound inverts the exact binomial tail by
  * bisection, rounding outward.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * stats_js.c: the JavaScript number semantics the gate statistics must
- * reproduce to give the reference's results bit for bit (gates-spec 9.8),
+ * reproduce to give the reference's results bit for bit (interop.md §G9.8),
  * and the one way the statistics report an error.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * stats_normal.c: the standard normal quantile and the z of a two-sided
- * level (gates-spec 9.1).  Acklam's rational approximation without the
+ * level (interop.md §G9.1).  Acklam's rational approximation without the
  * refinement step, because that is what the reference computes: the
  * refined value is closer to the true quantile and would therefore give
  * different bounds.

@@ -1,6 +1,6 @@
 /*
  * stats_paired.c: intervals for the difference of two paired proportions
- * (gates-spec 9.4-9.6): Newcombe's method 10 and Tango's score interval,
+ * (interop.md §G9.4-§G9.6): Newcombe's method 10 and Tango's score interval,
  * their conversion to basis points, and the non-inferiority verdict.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
- * upstream.c: outcomes and the upstream integrity verdict (gates-spec
- * 5.2): qualificationIntegrityAllowlistProblems and upstreamOutcome.
+ * upstream.c: outcomes and the upstream integrity verdict (interop.md
+ * §G5.2): qualificationIntegrityAllowlistProblems and upstreamOutcome.
  * A malformed record is one problem ("integrity-invalid"), never a pass;
  * a missing record holds.
  */

@@ -1,5 +1,5 @@
 /*
- * validate.c: validateResolvedPack (gates-spec 2.5), the semantic checks
+ * validate.c: validateResolvedPack (interop.md §G2.5), the semantic checks
  * a schema cannot express, run on every composed pack at registration
  * and on floor packs.  Confused authoring (a bound with the wrong op, a
  * statistic field its kind ignores) fails at load instead of quietly

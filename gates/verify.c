@@ -1,5 +1,5 @@
 /*
- * verify.c: validateGateReport (gates-spec 10.3): is this report what the
+ * verify.c: validateGateReport (interop.md §G10.3): is this report what the
  * trusted inputs give?  {valid, reasons}, never a refusal.
  *
  * Threat: a report that claims a decision its inputs do not support --

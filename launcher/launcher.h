@@ -26,7 +26,7 @@ struct launcher_conf {
 	gid_t		 sandbox_gid;
 	/*
 	 * Map the sandbox id to these host ids instead of the launcher's own
-	 * (identity caller or range, as the monitor decided; DESIGN 1).
+	 * (identity caller or range, as the monitor decided; design.md §1).
 	 * Needs CAP_SETUID and CAP_SETGID; host id 0 is always refused.
 	 */
 	int		 map_host;

@@ -127,7 +127,7 @@ collect(struct sandbox *sb, const siginfo_t *si, struct sandbox_exit *ex)
 		/*
 		 * Nobody in sbx sent it (sb->killed is ours): pid 1 was
 		 * killed from outside -- an operator, the OOM killer.  The
-		 * sandbox was lost, not badly set up (DESIGN 1: reported as
+		 * sandbox was lost, not badly set up (design.md §1: reported as
 		 * killed).
 		 */
 		ex->reason = SANDBOX_KILLED;

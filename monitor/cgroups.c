@@ -1,6 +1,6 @@
 /*
  * cgroups.c: a cgroup subtree for the launcher, laid out before the roles
- * start (DESIGN 1, Limits).  Memory and pids caps then hold for the whole
+ * start (design.md §1, Limits).  Memory and pids caps then hold for the whole
  * sandbox -- every process in it together -- instead of per process as
  * RLIMIT_AS and RLIMIT_NPROC do.  The launcher makes one cgroup per
  * sandbox in it (launcher/cgroup.c).

@@ -1,5 +1,5 @@
 /*
- * egress.c: the monitor's side of a network-proxy sandbox (DESIGN 1,
+ * egress.c: the monitor's side of a network-proxy sandbox (design.md §1,
  * sbx-protocol(7) "monitor and proxy").  When such a sandbox is made, its
  * profile's domain and address rules go to sbx-proxy as they are at that
  * moment (a reload changes new sandboxes only); the listeners its pid 1

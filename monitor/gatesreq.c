@@ -1,10 +1,10 @@
 /*
  * gatesreq.c: GATES_EVALUATE -- every "sbxctl gates evaluate", with isolated
- * re-runs of the bundle providers a binding pins (provider-spec 7;
+ * re-runs of the bundle providers a binding pins (interop.md §P7;
  * sbx-protocol(7)).
  *
  * Gate documents are untrusted and are parsed only in the provider
- * runner (DESIGN 1, 5): the monitor routes.  The agent's request names
+ * runner (design.md §1, §5): the monitor routes.  The agent's request names
  * its documents; their descriptors follow as GATES_DOC messages in a
  * fixed order (or, for one the agent could not open, the errno), and
  * once all are here the monitor relays them, plus its own descriptors of

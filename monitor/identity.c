@@ -1,5 +1,5 @@
 /*
- * identity.c: whose host identity a sandbox has (DESIGN 1).  The monitor
+ * identity.c: whose host identity a sandbox has (design.md §1).  The monitor
  * decides it -- from the peer's SO_PEERCRED credentials and the profile --
  * and the launcher only checks it again, so a bug or a compromise of the
  * launcher's input cannot pick a host id the peer did not have.

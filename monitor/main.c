@@ -1,5 +1,5 @@
 /*
- * sbx-monitor: the service agents talk to (DESIGN 1).  It parses sbx.conf,
+ * sbx-monitor: the service agents talk to (design.md §1).  It parses sbx.conf,
  * opens the control socket, drops root, starts its roles, applies its own
  * privilege file and then serves agents until a signal or a lost role.
  */
@@ -282,7 +282,7 @@ main(int argc, char *argv[])
 	if (audit_open(monitor_conf->log_file) == -1)
 		exit(1);
 	/*
-	 * The socket is made before root is given up (DESIGN 1): a
+	 * The socket is made before root is given up (design.md §1): a
 	 * socket-group the run-as user is not in needs root.  bind(2) makes
 	 * it owned by the run-as user (when that user owns the directory,
 	 * so it can remove it at exit), in that group, with its mode, and

@@ -19,7 +19,7 @@
 #include "proto.h"
 #include "conf/conf.h"
 
-/* ---- proc.c: roles (DESIGN 1: fork+exec, fd 3, lost child) ------------- */
+/* ---- proc.c: roles (design.md §1: fork+exec, fd 3, lost child) --------- */
 enum role_id {
 	ROLE_LAUNCHER,
 	ROLE_PROXY,
@@ -76,7 +76,7 @@ int	 cgroups_v2_discover(const char *mountinfo, const char *cgfile,
 	    char *base, size_t len);
 const char *cgroups_mechanism(void);
 
-/* ---- identity.c: whose host ids a sandbox has (DESIGN 1) ------------- */
+/* ---- identity.c: whose host ids a sandbox has (design.md §1) ----------- */
 struct sbx_identity {
 	uint32_t	 mode;		/* SBX_IDENTITY_* */
 	uint32_t	 uid;		/* host ids; 0 for service */

@@ -2,7 +2,7 @@
  * proc.c: the monitor's roles.  Each role is its own executable, started
  * with fork+exec (a fresh address space and ASLR layout per role) with its
  * socketpair at descriptor 3 and nothing else open.  A role that dies is
- * never restarted: the whole service shuts down (DESIGN 1, "lost child"),
+ * never restarted: the whole service shuts down (design.md §1, "lost child"),
  * because a role killed by its seccomp filter must not get another try.
  */
 #include <sys/types.h>
@@ -464,7 +464,7 @@ proc_start_all(int debug, int verbose)
  * its channel open and answers nothing: without a bound, every client
  * whose request needs it would wait forever.  The monitor probes each
  * role every half role-timeout; a probe unanswered for role-timeout means
- * the role is treated as lost (DESIGN 1): clients are told why, the role
+ * the role is treated as lost (design.md §1): clients are told why, the role
  * is killed and the service stops, fail closed, for the service manager
  * to restart.  A probe is answered from the role's event loop (role.c),
  * so it measures exactly what serving a request needs.

@@ -1,5 +1,5 @@
 /*
- * provreg.c: gate metric providers, the monitor's part (DESIGN 1, 5).
+ * provreg.c: gate metric providers, the monitor's part (design.md §1, §5).
  *
  * The monitor holds the trusted state: the opt-in, the operator's
  * allowlist (read here, validated by the runner), and the registry of

@@ -1,5 +1,5 @@
 /*
- * runtime.c: the provider launch plan (DESIGN 5).  A provider sandbox sees
+ * runtime.c: the provider launch plan (design.md §5).  A provider sandbox sees
  * node and exactly the shared libraries node maps (with their soname
  * aliases and the ELF interpreter), read-only, and nothing else of the
  * host.  The plan is trusted state, so the monitor makes it: at start-up,

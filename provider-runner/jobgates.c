@@ -1,7 +1,7 @@
 /*
  * jobgates.c: IMSG_PR_GATES_* -- "sbxctl gates evaluate" with isolated
- * re-runs of the bundle providers a binding pins (provider-spec 7, step
- * 5; gates-spec 8.1, refusal 20).
+ * re-runs of the bundle providers a binding pins (interop.md §P7, step
+ * 5; interop.md §G8.1, refusal 20).
  *
  * A job opens with the agent's documents (DOC, one descriptor each) and
  * starts with EVAL (the clock, the trusted binding digest, the limits,
@@ -60,7 +60,7 @@
 #include "runner.h"
 #include "gates/gates.h"
 
-/* The reference's re-run output cap (provider-spec 7, step 5.6). */
+/* The reference's re-run output cap (interop.md §P7, step 5.6). */
 #define JOBGATES_OUTPUT	1048576
 #define JOBGATES_PINS_MAX	64
 #define JOBGATES_RETRY_MS	20	/* a sandbox slot, asked again */

@@ -1,6 +1,6 @@
 /*
  * jobinvoke.c: IMSG_PR_OUTPUT, IMSG_PR_BLOB and IMSG_PR_INVOKE -- run an
- * issued provider over records (provider-spec 6, "Check order in
+ * issued provider over records (interop.md §P6, "Check order in
  * invokeBundleProvider"; 3, seeds and sealed sections).
  *
  * A job opens with OUTPUT (where the result goes), receives the

@@ -1,6 +1,6 @@
 /*
  * jobload.c: IMSG_PR_LOAD -- load a bundle's gate providers
- * (provider-spec 6, "Check order in loadGateBundleProviders").
+ * (interop.md §P6, "Check order in loadGateBundleProviders").
  *
  * Once, before the entries: the bundle root is a directory (path-escape),
  * the manifest and its gateProviders entries (invalid-module, duplicate,
@@ -14,7 +14,7 @@
  *
  * The first refusal refuses the whole load, as the reference's does, and
  * nothing is issued until every entry has passed: a refused load must
- * register nothing (provider-spec 8, "A refused load registers nothing"),
+ * register nothing (interop.md §P8, "A refused load registers nothing"),
  * and a monitor that never sees a provider of a refused load cannot
  * register one by mistake.  So the snapshots wait here until the end,
  * then each goes out as its blob and its IMSG_PR_PROVIDER, then DONE.

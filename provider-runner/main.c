@@ -1,6 +1,6 @@
 /*
  * sbx-provider-runner: everything about gate metric providers that
- * touches untrusted bytes (DESIGN 1, 5).  It serves the monitor's
+ * touches untrusted bytes (design.md §1, §5).  It serves the monitor's
  * requests on descriptor 3: the operator's allowlist, loads of bundles
  * handed over as directory descriptors, and invokes of issued providers
  * over records; each provider run happens in a sandbox the monitor

@@ -1,6 +1,6 @@
 /*
  * sbrun.c: one provider run in a sandbox the monitor starts for us
- * (DESIGN 1, 5; provider-spec 5).
+ * (design.md §1, §5; interop.md §P5).
  *
  * The runner may not create processes or namespaces (its filter forbids
  * both): it makes the two pipes, hands the monitor the sandbox's ends

@@ -1,5 +1,5 @@
 /*
- * trust.c: the operator's allowlist, the trust root (provider-spec 4), as
+ * trust.c: the operator's allowlist, the trust root (interop.md §P4), as
  * the monitor relays it: the file's bytes in chunks, then END with the
  * total.
  *

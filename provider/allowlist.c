@@ -1,6 +1,6 @@
 /*
  * allowlist.c: the operator's allowlist, the only trust root for bundle
- * providers (provider-spec 4), in the aiwg.config shape
+ * providers (interop.md §P4), in the aiwg.config shape
  *
  *	{"gates": {"providers": [{bundleId, providerId, codeDigest,
  *	    reviewer, reviewedAt}, ...]}}
@@ -218,7 +218,7 @@ prov_allowlist_free(struct prov_allowlist *al)
 }
 
 /*
- * Matching at load (provider-spec 4): the first entry for (bundle id,
+ * Matching at load (interop.md §P4): the first entry for (bundle id,
  * provider id) is the one; none is "unregistered", and an entry whose
  * digest, reviewer or review date differs from the snapshot and the
  * bundle's review is an "attestation-mismatch".

@@ -9,7 +9,7 @@
  * running that is not the code the allowlist pinned.  Decoding therefore
  * takes the exact shape or nothing (every length is explicit and checked
  * against what remains, no trailing bytes, the snapshot limits of
- * provider-spec 2), and the caller re-digests the decoded modules against
+ * interop.md §P2), and the caller re-digests the decoded modules against
  * the issued code digest before a single byte reaches a sandbox.
  *
  * Layout, every integer a big-endian u32:

@@ -1,5 +1,5 @@
 /*
- * datetime.c: the two date-time shapes of provider-spec 1 and 4.
+ * datetime.c: the two date-time shapes of interop.md §P1 and §P4.
  *
  * In-bundle reviews carry Zod's datetime(): "YYYY-MM-DDTHH:MM:SS", an
  * optional fraction and "Z".  The allowlist takes whatever Date.parse

@@ -1,5 +1,5 @@
 /*
- * descriptor.c: the inspect run's answer (provider-spec 1, "Metrics
+ * descriptor.c: the inspect run's answer (interop.md §P1, "Metrics
  * declaration"; 3, sourceDigest).
  *
  * The descriptor comes out of the sandbox, so it is as hostile as any

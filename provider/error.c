@@ -1,6 +1,6 @@
 /*
  * error.c: refusals.  Codes are the reference's GateProviderError codes
- * (provider-spec 6) so that an agent sees the same code for the same
+ * (interop.md §P6) so that an agent sees the same code for the same
  * refusal from sbx and from the reference; messages name the input and
  * the rule.  Untrusted bytes (file names, provider error text) enter a
  * message only through prov_quote, so a hostile name cannot forge log

@@ -1,5 +1,5 @@
 /*
- * frame.c: the one line a provider run may write (provider-spec 5.5),
+ * frame.c: the one line a provider run may write (interop.md §P5.5),
  *
  *	AIWG-RESULT <nonce> <json>\n
  *

@@ -1,5 +1,5 @@
 /*
- * judge.c: how a provider run ended, as a provider-spec error code
+ * judge.c: how a provider run ended, as an error code of interop.md §P6
  * (5.5 frames, 5.6 timeouts, caps and exit codes).
  *
  * The run's verdict combines two reports: the monitor's, of how the

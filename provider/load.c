@@ -1,6 +1,6 @@
 /*
  * load.c: the load-time checks of one manifest entry, in the reference's
- * order (provider-spec 6, "Check order in loadGateBundleProviders"), up
+ * order (interop.md §P6, "Check order in loadGateBundleProviders"), up
  * to the sandboxed inspect run: snapshot, in-bundle review, review
  * consistency, allowlist.  The order matters to an operator reading the
  * refusal (a tampered file reports attestation-mismatch before a missing

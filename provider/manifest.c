@@ -1,6 +1,6 @@
 /*
  * manifest.c: the gateProviders declaration of a bundle's manifest.json
- * (provider-spec 1).
+ * (interop.md §P1).
  *
  * The manifest is bundle data, so hostile: it is read beneath the
  * bundle's directory fd with a 64 KiB cap and parsed by common/json.c

@@ -1,5 +1,5 @@
 /*
- * node.c: the command line of a provider run (DESIGN 5).
+ * node.c: the command line of a provider run (design.md §5).
  *
  *	node <permission flag> --disallow-code-generation-from-strings
  *	    [--experimental-vm-modules] --no-warnings -e <driver.mjs>

@@ -1,5 +1,5 @@
 /*
- * path.c: the path rules of provider-spec 1, 2 and 5.4 in one place.
+ * path.c: the path rules of interop.md §P1, §P2 and §P5.4 in one place.
  *
  * A module path from a manifest names a file inside the bundle; the
  * pattern admits only [A-Za-z0-9_-] segments joined by '/' with one final

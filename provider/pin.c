@@ -1,6 +1,6 @@
 /*
  * pin.c: records digests, run seeds, binding pins and sealed sections
- * (provider-spec 3).
+ * (interop.md §P3).
  *
  * A binding pins a bundle provider's code digest and its input records'
  * digest; evaluation re-runs the pinned code over records with that

@@ -119,7 +119,7 @@ int	 prov_path_join(const char *, const char *, char *, size_t);
 int	 prov_path_resolve(const char *parent, const char *spec, char *out,
 	    size_t outsz, struct prov_error *);
 
-/* ---- snapshot.c: provider-spec 2 -------------------------------------- */
+/* ---- snapshot.c: interop.md §P2 -------------------------------------- */
 #define PROV_MAX_FILES		20
 #define PROV_MAX_FILE_BYTES	262144
 #define PROV_MAX_TOTAL_BYTES	1048576
@@ -152,7 +152,7 @@ void	 prov_snapshot_free(struct prov_snapshot *);
 int	 prov_code_digest(const struct prov_module *, size_t,
 	    char[DIGEST_STR_LEN + 1]);
 
-/* ---- manifest.c, review.c: what a bundle declares (provider-spec 1) ---- */
+/* ---- manifest.c, review.c: what a bundle declares (interop.md §P1) ---- */
 #define PROV_MANIFEST_MAX	65536
 #define PROV_MANIFEST_NAME	"manifest.json"
 #define PROV_REVIEW_FILE_MAX	8192
@@ -200,7 +200,7 @@ int	 prov_review_read(int, const struct prov_entry *,
 int	 prov_review_check(const struct prov_review *, const char *,
 	    const char *, int64_t, struct prov_error *);
 
-/* ---- allowlist.c: the trust root (provider-spec 4) --------------------- */
+/* ---- allowlist.c: the trust root (interop.md §P4) --------------------- */
 #define PROV_ALLOWLIST_MAX	(1024 * 1024)	/* sbx: file bytes */
 #define PROV_ALLOW_MAX		4096		/* sbx: entries */
 #define PROV_ALLOW_ID_MAX	256		/* sbx: bundleId, providerId */
@@ -236,7 +236,7 @@ int	 prov_load_entry(int, const struct prov_manifest *, size_t,
 	    const struct prov_allowlist *, int64_t, struct prov_loaded *,
 	    struct prov_error *);
 
-/* ---- request.c: one run's stdin (provider-spec 5.3) -------------------- */
+/* ---- request.c: one run's stdin (interop.md §P5.3) -------------------- */
 #define PROV_NONCE_BYTES	32
 #define PROV_NONCE_HEX		(PROV_NONCE_BYTES * 2)
 #define PROV_INSPECT_SEED	1
@@ -266,7 +266,7 @@ void	 prov_nonce_new(char[PROV_NONCE_HEX + 1]);
 int	 prov_request_build(const struct prov_run *, const char *, char **,
 	    size_t *, struct prov_error *);
 
-/* ---- frame.c: the result frame (provider-spec 5.5) --------------------- */
+/* ---- frame.c: the result frame (interop.md §P5.5) --------------------- */
 #define PROV_FRAME_PREFIX	"AIWG-RESULT "
 #define PROV_FRAME_OVERHEAD	(sizeof(PROV_FRAME_PREFIX) - 1 + \
 				    PROV_NONCE_HEX + 2)
@@ -294,7 +294,7 @@ int	 prov_descriptor_check(const struct json_value *,
 	    struct prov_error *);
 void	 prov_descriptor_free(struct prov_descriptor *);
 
-/* ---- pin.c: records, seeds, pins, sealed sections (provider-spec 3) ---- */
+/* ---- pin.c: records, seeds, pins, sealed sections (interop.md §P3) ---- */
 #define PROV_MAX_RECORDS_DEFAULT 50000
 
 struct prov_identity {
@@ -331,7 +331,7 @@ int	 prov_seal_section(const struct prov_identity *,
 	    const struct json_value *, char **, size_t *,
 	    struct prov_error *);
 
-/* ---- node.c: the node command line (DESIGN 5) -------------------------- */
+/* ---- node.c: the node command line (design.md §5) ---------------------- */
 #define PROV_NODE_FLAG_MAX	48
 #define PROV_NODE_PROBE_MAX	512
 #define PROV_NODE_ARGV_MAX	10
@@ -370,7 +370,7 @@ int	 prov_blob_encode(const struct prov_snapshot *, unsigned char **,
 int	 prov_blob_decode(const void *, size_t, struct prov_snapshot *,
 	    struct prov_error *);
 
-/* ---- judge.c: how a provider run ended (provider-spec 5.5, 5.6) -------- */
+/* ---- judge.c: how a provider run ended (interop.md §P5.5, §P5.6) ------- */
 struct prov_outcome {
 	const struct launch_exit *exit;		/* IMSG_PR_EXITED */
 	uint32_t		 timeout_ms;

@@ -1,5 +1,5 @@
 /*
- * request.c: one run's standard input (provider-spec 5.3),
+ * request.c: one run's standard input (interop.md §P5.3),
  * "<nonce>\n<request JSON>".
  *
  * The nonce is 256 bits from libsodium's CSPRNG, new for every run: the

@@ -1,5 +1,5 @@
 /*
- * review.c: in-bundle reviews (provider-spec 1, 4).
+ * review.c: in-bundle reviews (interop.md §P1, §P4).
  *
  * A bundle may say who reviewed which digest, inline or in a review file.
  * That claim is bundle data, so it authorises nothing: only the

@@ -1,5 +1,5 @@
 /*
- * snapshot.c: the provider snapshot and its code digest (provider-spec 2).
+ * snapshot.c: the provider snapshot and its code digest (interop.md §P2).
  *
  * The code that runs is the whole directory of the entry module, read
  * once into memory: every .mjs file below it, sorted, bounded, and hashed

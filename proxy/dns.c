@@ -2,7 +2,7 @@
  * dns.c: the proxy's resolver, and what its host's own addresses are.
  *
  * Both are set up before the privilege file takes the file system and
- * netlink away (DESIGN 2): evdns reads resolv.conf and the hosts file
+ * netlink away (design.md §2): evdns reads resolv.conf and the hosts file
  * now and afterwards needs only UDP sockets; getaddrinfo would want
  * /etc files and NSS modules it can no longer open.  Each lookup's
  * addresses are checked (policy.c) and the connection goes to one of

@@ -1,5 +1,5 @@
 /*
- * sbx-proxy: the HTTP/1.1 egress proxy of sbx (DESIGN 1).  It serves
+ * sbx-proxy: the HTTP/1.1 egress proxy of sbx (design.md §1).  It serves
  * listeners that sandboxes' pid 1 made in their own network namespaces,
  * with each sandbox's policy as the monitor sent it, and nothing else.
  * Like every role it applies its privilege file (proxy/proxy.priv)

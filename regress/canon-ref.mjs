@@ -1,7 +1,7 @@
 // canon-ref.mjs: the reference side of regress/canon.sh.  It generates
 // test corpora from a seed and computes, with node itself, what sbx must
 // produce: JSON.stringify of numbers and strings, and the canonical JSON
-// digest of provider-spec 2 (keys sorted with the default sort, scalars
+// digest of interop.md §P2 (keys sorted with the default sort, scalars
 // by JSON.stringify, sha256 over the UTF-8 text).
 //
 //   node canon-ref.mjs numbers SEED COUNT    > hex lines; expected.txt
@@ -38,7 +38,7 @@ function rng(seed) {
 	};
 }
 
-// The reference canonicaliser: provider-spec 2, canonicalJson.
+// The reference canonicaliser: interop.md §P2, canonicalJson.
 export function canon(v) {
 	if (Array.isArray(v))
 		return '[' + v.map(canon).join(',') + ']';
@@ -455,7 +455,7 @@ function expectCanon(text) {
 	}
 }
 
-// The reference's admitEntry limits (provider-spec 2, artifactDigest):
+// The reference's admitEntry limits (interop.md §P2, artifactDigest):
 // what its records digest refuses as "not digestible".  Values are
 // visited depth first; the root is at depth 0 and counts as a node.
 const ADMIT = { bytes: 262144, depth: 32, keys: 4096, array: 4096,

@@ -225,7 +225,7 @@ atf_test_case spec_vectors
 spec_vectors_head()
 {
 	atf_set "descr" "sbxctl reproduces the records digests of" \
-	    "provider-spec 3"
+	    "interop.md §P3"
 }
 spec_vectors_body()
 {

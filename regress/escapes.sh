@@ -1,6 +1,6 @@
 #! /usr/bin/env atf-sh
 #
-# escapes.sh: the provider escape suite (provider-spec 8 C, the seed's
+# escapes.sh: the provider escape suite (interop.md §P8.C, the seed's
 # threat model).  Every bundle under regress/fixtures/escapes attacks the
 # isolation one way; each is loaded and invoked through a real monitor and
 # must end as a refusal with the reference code its CASES line names, or

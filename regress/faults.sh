@@ -1,7 +1,7 @@
 #! /usr/bin/env atf-sh
 #
 # faults.sh: what the service does when a part of it dies or stops, under
-# load (DESIGN 1; issue "Hardening": faults).  Each case runs its fault
+# load (design.md §1; issue "Hardening": faults).  Each case runs its fault
 # FAULT_ROUNDS times (10 by default) against a private monitor with
 # bundle providers on and a pool, while several `sbxctl run` and provider
 # invokes are in flight:

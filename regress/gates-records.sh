@@ -1,7 +1,7 @@
 #! /usr/bin/env atf-sh
 #
 # gates-records.sh: "sbxctl gates evaluate --records PROVIDER_ID=FILE"
-# through a real monitor (issue 11; provider-spec 7 step 5, 8 scenarios
+# through a real monitor (issue 11; interop.md §P7 step 5, 8 scenarios
 # 9, 31-36, 56): the pinned bundle provider is re-run in a fresh sandbox
 # over the records file, its sealed section replaces whatever the caller
 # claimed, and every way of getting around that refuses with the

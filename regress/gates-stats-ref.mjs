@@ -1,4 +1,4 @@
-// gates-stats-ref.mjs: the statistics of gates-spec 9 written in
+// gates-stats-ref.mjs: the statistics of interop.md §G9 written in
 // JavaScript from the spec's text, for regress/gates-stats.sh.  node's
 // numbers and Math functions are the reference's own, so where the C
 // library and this script disagree in a bit, one of them departs from

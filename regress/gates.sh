@@ -4,7 +4,7 @@
 # regress/fixtures/gates: the reference's conformance pack registered
 # from an operator gate-packs directory, its binding, metrics as the core
 # providers shape them, sealed holdout and upstream records.  Covers the
-# report and its digest (equal to the reference's, gates-spec 12.2), the
+# report and its digest (equal to the reference's, interop.md §G12.2), the
 # exit statuses, every refusal class in order, floors and ceilings from
 # the operator's gates configuration, project packs and the seal helpers.
 #

@@ -1,9 +1,9 @@
 // provider-ref.mjs: the reference side of regress/provider.sh.  Written
-// from provider-spec 2, 3 and 5 independently of the C code, so that the
+// from interop.md §P2, §P3 and §P5 independently of the C code, so that the
 // shell test checks sbx against a second implementation:
 //
 //   node provider-ref.mjs digest DIR MODULE
-//	the code digest of a bundle provider (provider-spec 2)
+//	the code digest of a bundle provider (interop.md §P2)
 //   node provider-ref.mjs request DIR MODULE MODE RECORDS CLOCK SEED NONCE
 //	    ID VERSION
 //	a run's standard input, "<nonce>\n<request JSON>" (RECORDS is JSON

@@ -197,7 +197,7 @@ clock_and_random_body()
 	    Object.getPrototypeOf(function () {}), typeof Math.random,
 	    new Date(2026, 0, 1).toISOString()] };' \
 	    '{"ok":true,"result":{"metrics":{},"v":[1788393600000,1788393600000,"string",true,1788393600000,true,1788393600000,1788393600000,true,"undefined","2026-01-01T00:00:00.000Z"]}}'
-	# mulberry32 for seed 1 (provider-spec 5.4's computed values).
+	# mulberry32 for seed 1 (interop.md §P5.4's computed values).
 	probe 'return { metrics: {}, r: [random(), random(), random()] };' \
 	    '{"ok":true,"result":{"metrics":{},"r":[0.6270739405881613,0.002735721180215478,0.5274470399599522]}}'
 	# Another seed, another sequence; the same seed, the same one.

@@ -1,7 +1,7 @@
 #! /usr/bin/env atf-sh
 #
 # providers-spec.sh: the reference's functional scenarios about loading,
-# invoking and isolating bundle providers (provider-spec 8 A, B and D),
+# invoking and isolating bundle providers (interop.md §P8.A, B and D),
 # ported to sbx: a private monitor, our own fixtures (the example bundle,
 # regress/fixtures/spec/iso and its variants), `sbxctl provider ...`.
 # Each case names the scenarios it ports.  The evaluation scenarios

@@ -1,8 +1,8 @@
 /*
  * digestcmd.c: "sbxctl digest records FILE|-" prints the sha256: digest of a
- * JSON document's canonical text (provider-spec 2-3, artifactDigest), the
+ * JSON document's canonical text (interop.md §P2-§P3, artifactDigest), the
  * value binding pins carry as recordsDigest; "sbxctl digest bundle DIR
- * MODULE" prints the code digest of a bundle provider (provider-spec 2),
+ * MODULE" prints the code digest of a bundle provider (interop.md §P2),
  * the value an allowlist entry pins.  Both run locally: digesting needs
  * no monitor, so an operator can check a pin or review a bundle without
  * one, with the same snapshot code the provider runner uses.

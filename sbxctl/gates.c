@@ -1,6 +1,6 @@
 /*
  * gates.c: "sbxctl gates ...", the gate engine offline, with the
- * reference CLI's output and exit statuses (gates-spec 11):
+ * reference CLI's output and exit statuses (interop.md §G11):
  *
  *	validate pack|binding|report|auto file [--pack-dir dir]...
  *	evaluate --binding f --metrics f --holdout f [--upstream f] --now t

@@ -1,8 +1,8 @@
 /*
  * gatesremote.c: "sbxctl gates evaluate", always through sbx-monitor: the
  * gate documents are untrusted and are parsed only in the provider runner
- * (DESIGN 5), which also re-runs the bundle providers a binding pins
- * (--records PROVIDER_ID=FILE; provider-spec 7) over providers the
+ * (design.md §5), which also re-runs the bundle providers a binding pins
+ * (--records PROVIDER_ID=FILE; interop.md §P7) over providers the
  * monitor issued.  This side only opens the agent's files, as the agent,
  * and passes them as descriptors, and prints the report (or the
  * refusal's message) that comes back through a pipe.  There is no

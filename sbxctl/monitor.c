@@ -266,7 +266,7 @@ cmd_privs(struct sbxctl *ctx, int argc, char **argv)
 		return out_usage(ctx, "privs takes at most one name");
 	if ((c = ctl_connect(ctx, &status)) == NULL)
 		return status;
-	/* One table per request keeps every frame small (DESIGN 3). */
+	/* One table per request keeps every frame small (design.md §3). */
 	if (argc == 1) {
 		if ((list = cJSON_CreateObject()) == NULL ||
 		    (arr = cJSON_AddArrayToObject(list, "names")) == NULL)

@@ -5,8 +5,8 @@
  * work.  The host's 127.0.0.1 is a different interface in a different
  * namespace and cannot be reached from here.
  *
- * "proxy" is the same namespace, plus the egress proxy's way in (DESIGN
- * 1): pid 1 makes listening sockets on 127.0.0.1:3128 and [::1]:3128
+ * "proxy" is the same namespace, plus the egress proxy's way in (design.md
+ * §1): pid 1 makes listening sockets on 127.0.0.1:3128 and [::1]:3128
  * *inside* the namespace and hands them out to the launcher, which passes
  * them on to sbx-proxy.  The proxy then accepts this namespace's clients
  * from the host's side; there is no bridge process, no socket path in the

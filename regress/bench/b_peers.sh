@@ -20,7 +20,7 @@
 #            `codex debug landlock --`; the first the installed CLI
 #            accepts), its default read-only policy
 #   refplan  the reference's provider isolation: bwrap with the launch
-#            plan of provider-spec 5.2 (b_run.sh, b_provider.sh), each
+#            plan of interop.md §P5.2 (b_run.sh, b_provider.sh), each
 #            program of the command bound with its libraries
 #   direct   the command alone, the floor
 #

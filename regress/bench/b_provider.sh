@@ -5,7 +5,7 @@
 #   - latency of `sbxctl provider invoke` of the example provider through
 #     a private sbx-monitor, on 1 record and on 10,000 records, against
 #     the reference path run cold: bwrap with the launch plan of
-#     provider-spec 5.2 (--unshare-all --unshare-user --disable-userns
+#     interop.md §P5.2 (--unshare-all --unshare-user --disable-userns
 #     --die-with-parent --new-session --clearenv --cap-drop ALL,
 #     read-only binds of node at /aiwg/bin/node and of every library the
 #     parent node maps plus soname aliases and the ELF interpreter, sorted
@@ -49,7 +49,7 @@ RUNS=${RUNS:-100}		# timed runs of each command (>= 100)
 WARM=${WARM:-5}			# untimed runs of each first
 CLIENTS=${CLIENTS:-2}		# concurrent clients for throughput
 CALLS=${CALLS:-50}		# invokes per client
-CLOCK=1788393600000		# provider-spec 8's NOW
+CLOCK=1788393600000		# interop.md §P8's NOW
 SETTLE=${SETTLE:-0.15}		# seconds after the pool is full again
 
 die() { echo "b_provider: $*" >&2; exit 1; }
@@ -253,7 +253,7 @@ node -e '
 echo "provider: example.count/v1 ($dg)"
 echo "sbx: sbxctl provider invoke through sbx-monitor, provider-pool 0" \
     "(cold) and provider-pool 4 (a pooled sandbox per run)"
-echo "reference: bwrap with the provider-spec 5.2 plan ($(wc -l < "$D/binds")" \
+echo "reference: bwrap with the interop.md §P5.2 plan ($(wc -l < "$D/binds")" \
     "binds), node $(node --version) $flags --input-type=module, driver.mjs," \
     "request on stdin; sbx runs the same driver as a script (no --input-type)"
 # ---- latency: benchrun, interleaved, settled ----------------------------

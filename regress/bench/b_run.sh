@@ -2,8 +2,8 @@
 # b_run.sh BUILD: a sandbox's cost, end to end, side by side with bwrap.
 #
 #   - `sbxctl run -- /bin/true` through a private sbx-monitor against
-#     bwrap with the flags of the reference launch plan (provider-spec.md
-#     5.2: --unshare-all --unshare-user --disable-userns --die-with-parent
+#     bwrap with the flags of the reference launch plan (interop.md
+#     §P5.2: --unshare-all --unshare-user --disable-userns --die-with-parent
 #     --new-session --clearenv --cap-drop ALL, read-only binds of the
 #     program, its libraries and its ELF interpreter sorted by target,
 #     --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp) running /bin/true

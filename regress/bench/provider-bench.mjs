@@ -7,7 +7,7 @@
 // provider invoke: "sbx" (sbxctl provider invoke through a monitor with
 // provider-pool 0), "pool" (the same through a monitor with
 // provider-pool 4) and "ref" (bwrap with the reference's launch plan,
-// provider-spec 5.2, reading the same request bytes on stdin), plus what
+// interop.md §P5.2, reading the same request bytes on stdin), plus what
 // each run's stdout must contain.  Every run must exit 0 and print a
 // result, or the benchmark stops: a failing run would not measure the
 // same work.

@@ -1,6 +1,6 @@
 /*
  * t_canon: canonical JSON and digests against checked-in vectors -- the
- * records and code digests of provider-spec 2-3, ECMAScript number and
+ * records and code digests of interop.md §P2-§P3, ECMAScript number and
  * string formatting, parse errors with their offsets, and the limits.
  * regress/canon.sh compares the same code against node at test time.
  */
@@ -129,7 +129,7 @@ ATF_TC_BODY(code_digest_example, tc)
 	char			 got[DIGEST_STR_LEN + 1], *text;
 	size_t			 len, i;
 
-	/* provider-spec 2, worked example: the text as given ... */
+	/* interop.md §P2, worked example: the text as given ... */
 	digest_bytes(EX_CANON, strlen(EX_CANON), got);
 	ATF_CHECK_STREQ(got, EX_DIGEST);
 

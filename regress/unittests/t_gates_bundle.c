@@ -1,6 +1,6 @@
 /*
  * t_gates_bundle: a pack bundle's manifest.json as the reference's
- * discovery reads it (gates-spec 11.2; gates/bundle.c), and the runner's
+ * discovery reads it (interop.md §G11.2; gates/bundle.c), and the runner's
  * reader over a bundle directory (gates/read.c): the
  * declared gate-packs directory, the name filter and its "missing"
  * refusal, the safe-path rule, every file checked before any is read,

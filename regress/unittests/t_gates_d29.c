@@ -1,7 +1,7 @@
 /*
  * t_gates_d29: the shipped aiwg:decision-engine/absolute-screening and
  * integrity-ceiling packs over the D29 absolute-screening study
- * (gates-spec 12.1 "D29 absolute screening", figures of 12.2): a binding
+ * (interop.md §G12.1 "D29 absolute screening", figures of 12.2): a binding
  * pinning both shipped packs with default parameters, ten slices, a
  * HOLD ceiling, held-out digests and a sealed access record, metrics as
  * the decision.screening/v1 provider shapes them.
@@ -33,7 +33,7 @@ struct d29 {
 };
 
 /* The four gold-support classes; citation-injection is a blocking
- * slice, not one (false-support 1/801 in gates-spec 12.2). */
+ * slice, not one (false-support 1/801 in interop.md §G12.2). */
 static int
 citation(size_t i)
 {

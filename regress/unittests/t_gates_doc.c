@@ -1,5 +1,5 @@
 /*
- * t_gates_doc: reading gate documents (gates-spec 1): the size cap,
+ * t_gates_doc: reading gate documents (interop.md §G1): the size cap,
  * JSON.parse, duplicate keys, admitEntry's limits in order, YAML with the
  * core schema, Date.parse and ajv-formats date-time, and the closed
  * schemas' messages in Ajv's order.

@@ -1,6 +1,6 @@
 /*
  * t_gates_eval: evaluateGates over the reference's conformance pack and
- * binding (gates-spec 12.1 "Fixture evaluation"): the passing report and
+ * binding (interop.md §G12.1 "Fixture evaluation"): the passing report and
  * its digests (12.2), each asserted change, and the refusals in order.
  */
 #include "gatestest.h"
@@ -47,7 +47,7 @@ num(double d)
 	return xstrdup(b);
 }
 
-/* The core providers' shapes (gates-spec 4.4) for these observations. */
+/* The core providers' shapes (interop.md §G4.4) for these observations. */
 static char *
 mx_json(const struct mx *m)
 {
@@ -312,7 +312,7 @@ ATF_TC_BODY(passing_report, tc)
 	ATF_CHECK(gt_str_is(json_get(json_get(r.report, "floors"), "digest"),
 	    "sha256:27219d2e415e6d6904d372444d83f4e3e62b823fbe2d504a5fa265a4"
 	    "d0dc56b3"));
-	/* gates-spec 12.2 figures */
+	/* interop.md §G12.2 figures */
 	ATF_CHECK_EQ(stat_of(&r, "false-ready-upper", NULL, "upperBps"), 20);
 	ATF_CHECK_EQ(stat_of(&r, "false-ready-exact", "a", "upperBps"), 37);
 	ATF_CHECK_EQ(stat_of(&r, "coverage-lower", NULL, "lowerBps"), 4781);
@@ -617,7 +617,7 @@ ATF_TC_BODY(variants, tc)
 	struct json_value	*rep;
 
 	mx_default(&m);
-	/* The report digests of gates-spec 12.2 without attestation. */
+	/* The report digests of interop.md §G12.2 without attestation. */
 	run_setup(tc, &r);
 	run_eval(&r, &m);
 	memset(&in, 0, sizeof(in));

@@ -1,5 +1,5 @@
 /*
- * t_gates_registry: pack ids and registration (gates-spec 2.3, 2.4),
+ * t_gates_registry: pack ids and registration (interop.md §G2.3, §G2.4),
  * validateResolvedPack (2.5), extends and tightening (2.6, 2.7), binding
  * resolution (3.2) and the gates configuration (6.2), each refusal with
  * the reference's message.
@@ -208,7 +208,7 @@ ATF_TC_BODY(extends_tightening, tc)
 	gates_registry_free(&reg);
 }
 
-/* assertGateTightens over scope transitions (gates-spec 2.7 item 9). */
+/* assertGateTightens over scope transitions (interop.md §G2.7 item 9). */
 static const char *
 tighten(const char *parent, const char *child)
 {

@@ -1,6 +1,6 @@
 /*
- * t_gates_rerun.c: the engine's side of provider-spec 7 step 5 (gates-spec
- * 8.1 refusal 20) over regress/fixtures/gates-example: sections come
+ * t_gates_rerun.c: the engine's side of interop.md §P7 step 5 (interop.md
+ * §G8.1 refusal 20) over regress/fixtures/gates-example: sections come
  * from the caller's re-runs (struct gates_rerun), replace the caller's
  * own, and refuse in the reference's words when missing; the precheck
  * call stops after refusal 19.

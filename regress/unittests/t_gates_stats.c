@@ -1,5 +1,5 @@
 /*
- * t_gates_stats: the gate statistics (gates-spec 9) against the vectors
+ * t_gates_stats: the gate statistics (interop.md §G9) against the vectors
  * the reference's tests assert (12.1, with their tolerances), the values
  * the spec's author computed by reimplementation (12.2, exact figures),
  * the reference's error messages in its order of checks, and JavaScript's

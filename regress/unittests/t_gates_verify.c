@@ -1,5 +1,5 @@
 /*
- * t_gates_verify: validateGateReport (gates-spec 10.3) over the
+ * t_gates_verify: validateGateReport (interop.md §G10.3) over the
  * conformance pack and binding: an honest report verifies, each tampered
  * input or field gives its reason, in the reference's order, and the
  * reference's own report-validation scenarios (an upgraded decision, a

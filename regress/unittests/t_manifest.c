@@ -1,5 +1,5 @@
 /*
- * t_manifest: manifest.json gateProviders validation (provider-spec 1),
+ * t_manifest: manifest.json gateProviders validation (interop.md §P1),
  * in-bundle reviews (inline and files), and the load-time check order on
  * the example bundle (snapshot, review, allowlist), each refusal with its
  * code and a message naming the entry and field.

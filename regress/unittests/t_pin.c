@@ -1,6 +1,6 @@
 /*
  * t_pin: records digests, deriveIsolatedSeed, binding pins and sealed
- * sections (provider-spec 3) against the spec's worked values, and the
+ * sections (interop.md §P3) against the spec's worked values, and the
  * record bound sbx uses instead of the reference's 4,096-record ceiling.
  */
 #include "provtest.h"
@@ -159,7 +159,7 @@ ATF_TC_BODY(seeds, tc)
 	struct prov_error	 err;
 	uint32_t		 seed;
 
-	/* provider-spec 3's worked values. */
+	/* interop.md §P3's worked values. */
 	ATF_REQUIRE(prov_seed_derive(CODE_EX, REC_EMPTY, &seed, &err) == 0);
 	ATF_CHECK_EQ(seed, 635942133U);
 	ATF_REQUIRE(prov_seed_derive(CODE_EX, REC_A0B0, &seed, &err) == 0);

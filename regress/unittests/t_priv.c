@@ -1408,7 +1408,7 @@ ATF_TC_BODY(tables_enforced, tc)
 
 /*
  * What the payload filters must refuse, stated independently of the
- * files (DESIGN 2): a changed file that drops one of these fails here.
+ * files (design.md §2): a changed file that drops one of these fails here.
  * ALLOWED means the table let the call through to the safety net.
  */
 #define SIGSYS_	(-1)

@@ -160,7 +160,7 @@ ATF_TC_BODY(probe_this_node, tc)
 	    err.msg);
 	ATF_CHECK(strcmp(node.permission, "--permission") == 0 ||
 	    strcmp(node.permission, "--experimental-permission") == 0);
-	/* Node 20 spells them the long way (provider-spec 0 and 5.2). */
+	/* Node 20 spells them the long way (interop.md §P0 and §P5.2). */
 	if (strncmp(node.version, "v20.", 4) == 0) {
 		ATF_CHECK_STREQ(node.permission, "--experimental-permission");
 		ATF_CHECK_STREQ(node.vm_modules, "--experimental-vm-modules");
