@@ -1,7 +1,8 @@
 /*
- * t_idmap: the launcher's mapper refuses on its own (issue 20).  Every
- * rule of idmap_policy_check, the one decision between a compromised
- * front and a host id, with a passwd file of the test's own making.
+ * t_launcher_idmap: the launcher's mapper refuses on its own (issue
+ * 20).  Every rule of idmap_policy_check, the one decision between a
+ * compromised front and a host id, with a passwd file of the test's own
+ * making.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -42,7 +43,7 @@ policy(struct idmap_policy *p)
 	p->caller_set = 1;
 	p->nallow = 1;
 	p->allow_uid[0] = 990;		/* a system user named by "allow uid" */
-	strlcpy(passwd, "/tmp/t_idmap.XXXXXX", sizeof(passwd));
+	strlcpy(passwd, "/tmp/t_launcher_idmap.XXXXXX", sizeof(passwd));
 	ATF_REQUIRE((fd = mkstemp(passwd)) != -1);
 	ATF_REQUIRE((f = fdopen(fd, "w")) != NULL);
 	fprintf(f, "root:x:0:0:root:/root:/bin/sh\n"
