@@ -11,7 +11,7 @@
 #   <dir>/*.mjs                -> build/gen/<dir>/<name>_mjs.c (embedded
 #                                 bytes) -> that directory's archive
 #   libsbx/*.c                 -> build/lib/libsbx.{a,so} (+ common/imsg.c)
-#   regress/unittests/t_*.c    -> ATF test programs
+#   regress/unittests/t_*.c    -> ATF test programs (t_<dir>_*: see tests)
 #   regress/helpers/*.c        -> helper programs for the tests
 #   regress/*.sh               -> atf-sh test programs
 #   regress/fuzz/fuzz_*.c      -> libFuzzer targets (make fuzz)
@@ -112,6 +112,12 @@ uses_launcher :=	shim
 uses_proxy :=
 uses_provider-runner :=	gates provider
 uses_sbxctl :=		libsbx gates provider conf
+# And the libraries each library uses (libsbxpriv and libsbxcommon come
+# last for everyone).
+uses_conf :=
+uses_provider :=
+uses_gates :=		provider
+uses_shim :=
 # Each program links only the system libraries it uses (with
 # --as-needed, unused ones are not even recorded as dependencies).
 # sbxctl links them dynamically like every program: linking libsodium
@@ -132,7 +138,6 @@ prog_lib =	$(O)/$(1)/lib$(subst -,_,$(1)).a
 lib_of =	$(if $(filter libsbx,$(1)),$(LIBSBX_A),$(call prog_lib,$(1)))
 extra_of =	$(foreach l,$(uses_$(1)),$(call lib_of,$(l)))
 PROG_BINS :=	$(foreach p,$(PROGS),$(dest_$(p)))
-PROG_LIBS :=	$(foreach p,$(PROGS) $(LIBDIRS),$(call prog_lib,$(p)))
 
 # libsbx: the C client library agents link; self-contained (no fatal()).
 LIBSBX_SRCS :=	$(wildcard libsbx/*.c) $(wildcard common/imsg.c)
@@ -143,7 +148,8 @@ LIBSBX_PC :=	$(B)/lib/pkgconfig/sbx.pc
 
 # ---- tests -----------------------------------------------------------
 UNIT_SRCS :=	$(wildcard regress/unittests/t_*.c)
-UNIT_BINS :=	$(UNIT_SRCS:regress/%.c=$(B)/regress/%)
+UNIT_NAMES :=	$(UNIT_SRCS:regress/unittests/%.c=%)
+UNIT_BINS :=	$(UNIT_NAMES:%=$(B)/regress/unittests/%)
 HELPER_SRCS :=	$(wildcard regress/helpers/*.c)
 HELPER_BINS :=	$(HELPER_SRCS:regress/%.c=$(B)/regress/%)
 SH_TESTS :=	$(wildcard regress/*.sh)
@@ -242,14 +248,32 @@ $(LIBSBX_PC): libsbx/sbx.pc.in config.mk
 	@mkdir -p $(@D)
 	$(PC_SUBST) libsbx/sbx.pc.in > $@
 
-# Unit tests link every role archive so that a role's internals (parsers,
-# policy checks) are testable without its main().
-TEST_LINK :=	$(PROG_LIBS) $(LIBPRIV) $(LIBCOMMON) $(ATF_C_LIBS) $(ALL_LIBS)
+# A unit test links only what it tests, named in its file name:
+# t_<dir>_<what>.c links <dir>'s archive (a program's internals are
+# testable without its main()) and the libraries <dir> uses (uses_<dir>);
+# t_common_* links only libsbxpriv and libsbxcommon, which every test
+# links last.  A test spanning two directories names them all, users
+# first, in a testlibs_<test> line with the reason.
+#   t_launcher_cgroup: the delegated subtree is laid out by the monitor
+#   (monitor/cgroups.c) and used by the launcher (launcher/cgroup.c);
+#   the test checks the two against one fake tree.
+testlibs_t_launcher_cgroup :=	launcher shim monitor conf provider
+test_dir =	$(firstword $(foreach d,$(PROGS) $(LIBDIRS), \
+		    $(if $(filter t_$(d)_%,$(1)),$(d))))
+test_dirs =	$(or $(testlibs_$(1)),$(foreach d,$(call test_dir,$(1)), \
+		    $(d) $(uses_$(d))))
+test_archives =	$(foreach d,$(call test_dirs,$(1)),$(call lib_of,$(d)))
+$(foreach t,$(UNIT_NAMES),$(if $(or $(call test_dirs,$(t)), \
+    $(filter t_common_%,$(t))),,$(error regress/unittests/$(t).c: name \
+    it t_<dir>_<what>.c (<dir> of PROGS or LIBDIRS) or t_common_<what>.c)))
 
-$(B)/regress/unittests/%: $(O)/regress/unittests/%.o $(PROG_LIBS) \
-    $(LIBPRIV) $(LIBCOMMON)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK)
+define unit_rule
+$(B)/regress/unittests/$(1): $(O)/regress/unittests/$(1).o \
+    $(call test_archives,$(1)) $(LIBPRIV) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(ATF_C_LIBS) $$(ALL_LIBS)
+endef
+$(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
 
 $(O)/regress/unittests/%.o: regress/unittests/%.c config.mk config.h
 	@mkdir -p $(@D)

@@ -6,7 +6,7 @@
  * extensions do the compression function in hardware, four to five
  * times as fast, so on those the block function below is used, and
  * libsodium everywhere else.  Both compute the same function;
- * regress/unittests/t_canon.c compares them on every length up to a few
+ * regress/unittests/t_common_canon.c compares them on every length up to a few
  * blocks and on large random inputs, and with the FIPS test vectors.
  */
 #include <string.h>

@@ -9,7 +9,7 @@
 # pids and is reported, a timeout kills the cgroup whole, nothing is
 # left behind.  Elsewhere (these machines: every controller is bound to
 # a v1 hierarchy) each case skips and says exactly why; the v2 code
-# paths are tested against a fake tree by unittests/t_cgroup.
+# paths are tested against a fake tree by unittests/t_launcher_cgroup.
 
 . "$(atf_get_srcdir)/top/regress/limits.subr"
 

@@ -608,7 +608,7 @@ atf_test_case seed_vectors
 seed_vectors_head()
 {
 	atf_set "descr" "deriveIsolatedSeed on the spec's worked values, by" \
-	    "node (the C side is checked against the same in t_pin)"
+	    "node (the C side is checked against the same in t_provider_pin)"
 }
 seed_vectors_body()
 {

@@ -239,7 +239,7 @@ try:
     print("setgroups ok")
 except PermissionError:
     # setgroups needs CAP_SETGID in the namespace, as for any non-root
-    # process on Linux; the filter no longer decides it (t_filters_all).
+    # process on Linux; the filter no longer decides it (t_shim_filters_all).
     print("setgroups EPERM")'
 
 atf_test_case ids_inside cleanup
@@ -1019,7 +1019,7 @@ socket_shared_dir_head() {
 }
 socket_shared_dir_body() {
 	[ "$(id -u)" -eq 0 ] ||
-	    atf_skip "needs root: only root creates the socket for another user (t_sockcreate covers a user's monitor)"
+	    atf_skip "needs root: only root creates the socket for another user (t_monitor_sockcreate covers a user's monitor)"
 	sbx_test_paths
 	sbx_test_dir sbxtenants
 	mkdir "$D/run"

@@ -1,11 +1,12 @@
 /*
  * emptyenv.h: for test programs that call sandbox_spawn() in-process
- * (t_sandbox, t_launcher).  pid 1 of every sandbox is a copy of the
- * caller, whose exec-time environment block it shows as /proc/1/environ,
- * so sandbox_spawn refuses a caller started with an environment -- and
- * kyua starts every test with one (HOME, TMPDIR, ...).  Such a program
- * starts over without it, before main(), from a constructor that calls
- * emptyenv_reexec(): ATF takes everything it needs from the arguments.
+ * (t_launcher_sandbox, t_launcher_spawn).  pid 1 of every sandbox is a copy
+ * of the caller, whose exec-time environment block it shows as
+ * /proc/1/environ, so sandbox_spawn refuses a caller started with an
+ * environment -- and kyua starts every test with one (HOME, TMPDIR,
+ * ...).  Such a program starts over without it, before main(), from a
+ * constructor that calls emptyenv_reexec(): ATF takes everything it needs
+ * from the arguments.
  */
 #ifndef EMPTYENV_H
 #define EMPTYENV_H

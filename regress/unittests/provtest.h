@@ -1,9 +1,10 @@
 /*
- * provtest.h: helpers shared by the provider-runner unit tests (t_snapshot,
- * t_manifest, t_allowlist, t_frame, t_pin, t_run): building bundle trees
+ * provtest.h: helpers shared by the provider unit tests
+ * (t_provider_snapshot, t_provider_manifest, t_provider_allowlist,
+ * t_provider_frame, t_provider_pin, t_provider_run): building bundle trees
  * in the test's work directory, finding the source tree and node, and
- * running a program with input and captured output.  Static functions,
- * each test program uses a subset.
+ * running a program with input and captured output.  Static functions, each
+ * test program uses a subset.
  */
 #ifndef PROVTEST_H
 #define PROVTEST_H

@@ -1,7 +1,8 @@
 /*
- * t_idmap: the launcher's mapper refuses on its own (issue 20).  Every
- * rule of idmap_policy_check, the one decision between a compromised
- * front and a host id, with a passwd file of the test's own making.
+ * t_launcher_idmap: the launcher's mapper refuses on its own (issue
+ * 20).  Every rule of idmap_policy_check, the one decision between a
+ * compromised front and a host id, with a passwd file of the test's own
+ * making.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -44,7 +45,7 @@ policy(struct idmap_policy *p)
 	p->caller_set = 1;
 	p->nallow = 1;
 	p->allow_uid[0] = 990;		/* a system user named by "allow uid" */
-	strlcpy(passwd, "/tmp/t_idmap.XXXXXX", sizeof(passwd));
+	strlcpy(passwd, "/tmp/t_launcher_idmap.XXXXXX", sizeof(passwd));
 	ATF_REQUIRE((fd = mkstemp(passwd)) != -1);
 	ATF_REQUIRE((f = fdopen(fd, "w")) != NULL);
 	fprintf(f, "root:x:0:0:root:/root:/bin/sh\n"
@@ -312,7 +313,7 @@ ATF_TC_BODY(mapper_targets, tc)
 	struct idmap_policy	 p;
 	char			 err[SANDBOX_ERRLEN], path[64], map[64];
 	pid_t			 a, b, c, spawner;
-	int			 sv[2], fa, fb, fc, fs, fd, i, reused = 0;
+	int			 sv[2], fa, fb, fc, fs, fd, i, reused = 0, tries;
 	int			 setter[2], setack[2];
 	pid_t			 helper;
 	ssize_t			 n;
@@ -360,11 +361,16 @@ ATF_TC_BODY(mapper_targets, tc)
 	ATF_CHECK(mapper_request(b, fa, SBX_IDENTITY_CALLER, 1000, 1000, 1001,
 	    1001, err, sizeof(err)) == -1);
 	ATF_CHECK_MSG(strstr(err, "not its pidfd") != NULL, "%s", err);
-	/* the spawner: the front's child, but the host's user namespace */
+	/* the spawner: the front's child, but the host's user namespace.
+	 * It names itself after the fork (split.c: part_init), so look
+	 * again for a while until it has. */
 	spawner = 0;
-	{
+	for (tries = 0; spawner == 0 && tries < 500; tries++) {
 		char	 line[256];
 		FILE	*f;
+
+		if (tries > 0)
+			usleep(10000);
 
 		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
 		    (long)getpid(), (long)getpid());

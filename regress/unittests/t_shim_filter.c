@@ -1,10 +1,11 @@
 /*
- * t_filter: the sandbox's seccomp filters as the launcher installs them --
- * compiled once (shim_filters_init), then loaded from that program in
- * each sandbox (shim_payload_filter, shim_reaper_filter).  Each case loads
- * a filter in a forked child and tries calls the privilege file denies or
- * kills, so what is checked is the filter in force, not the table.
- * t_sandbox and regress/run.sh check the same through real sandboxes.
+ * t_shim_filter: the sandbox's seccomp filters as the launcher installs
+ * them -- compiled once (shim_filters_init), then loaded from that program
+ * in each sandbox (shim_payload_filter, shim_reaper_filter).  Each case
+ * loads a filter in a forked child and tries calls the privilege file
+ * denies or kills, so what is checked is the filter in force, not the
+ * table. t_launcher_sandbox and regress/run.sh check the same through real
+ * sandboxes.
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>

@@ -1,8 +1,8 @@
 /*
- * t_fdcheck: what a passed descriptor must be (common/fdcheck.c) and the
- * hook through which imsg drops received descriptors (imsgbuf_set_rdrop),
- * issue 20.  The FUSE refusal itself needs a FUSE daemon: regress/
- * tenants.sh:fd_fuse.
+ * t_common_fdcheck: what a passed descriptor must be (common/fdcheck.c)
+ * and the hook through which imsg drops received descriptors
+ * (imsgbuf_set_rdrop), issue 20.  The FUSE refusal itself needs a FUSE
+ * daemon: regress/tenants.sh:fd_fuse.
  */
 #include <sys/types.h>
 #include <sys/socket.h>

@@ -1,5 +1,5 @@
 /*
- * t_run: the node command line and a whole provider run through the C
+ * t_provider_run: the node command line and a whole provider run through the C
  * code without the sandbox -- the probe (against its parser and against
  * the node on this machine), the argv, the embedded driver, and the
  * example bundle loaded, inspected and invoked end to end: snapshot,

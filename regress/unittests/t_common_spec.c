@@ -1,7 +1,8 @@
 /*
- * t_spec: the sandbox spec -- what the builder refuses, that the wire form
- * round-trips exactly, and that the parser refuses every malformed buffer
- * (truncations, mutations, each header rule) instead of guessing.
+ * t_common_spec: the sandbox spec -- what the builder refuses, that the
+ * wire form round-trips exactly, and that the parser refuses every
+ * malformed buffer (truncations, mutations, each header rule) instead of
+ * guessing.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -1,5 +1,5 @@
 /*
- * t_filters_all: every system call against every role and payload filter.
+ * t_shim_filters_all: every system call against every role and payload filter.
  *
  * For each filter one case forks a child per system call number (and per
  * argument vector where the file has conditions), lets the child put

@@ -1,8 +1,9 @@
 /*
- * t_sandbox: end-to-end sandboxes.  Each case spawns real sandboxes with
- * the launcher's code, runs regress/helpers/probe inside, and judges what
- * the probe saw.  make check runs this as root and as an unprivileged
- * user; nothing here depends on which, except where a case says so.
+ * t_launcher_sandbox: end-to-end sandboxes.  Each case spawns real
+ * sandboxes with the launcher's code, runs regress/helpers/probe inside,
+ * and judges what the probe saw.  make check runs this as root and as an
+ * unprivileged user; nothing here depends on which, except where a case
+ * says so.
  */
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -428,7 +429,7 @@ status_field(pid_t pid, const char *name, char *v, size_t len)
  *  - its environment block (/proc/PID/environ): root can read it and must
  *    find nothing; for anyone else the non-dumpable pid 1's /proc files
  *    belong to root, so the read fails.  That a caller with an
- *    environment is refused is t_launcher's refuses_environment;
+ *    environment is refused is t_launcher_spawn's refuses_environment;
  *  - its credentials: no capability in any set, no_new_privs, and the
  *    filter of shim.priv, which pid 1 applies once the payload runs (so
  *    this waits for it, bounded);

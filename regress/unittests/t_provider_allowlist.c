@@ -1,5 +1,5 @@
 /*
- * t_allowlist: the operator's allowlist (interop.md §P4) -- the
+ * t_provider_allowlist: the operator's allowlist (interop.md §P4) -- the
  * validateGatesConfig rules as a table of good and bad files with the
  * expected message naming the entry and field, and matching at load
  * (unregistered, attestation-mismatch, exact string comparisons).

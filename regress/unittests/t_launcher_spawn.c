@@ -1,5 +1,5 @@
 /*
- * t_launcher: what sandbox_spawn refuses before any namespace exists (a
+ * t_launcher_spawn: what sandbox_spawn refuses before any namespace exists (a
  * caller with an environment among it), the exit report's wording, and
  * the namespace diagnostics.
  */
@@ -148,7 +148,7 @@ ATF_TC_BODY(spawn_refusals, tc)
 ATF_TC_WITHOUT_HEAD(refuses_environment);
 ATF_TC_BODY(refuses_environment, tc)
 {
-	char *const	 argv[] = { "t_launcher", NULL };
+	char *const	 argv[] = { "t_launcher_spawn", NULL };
 	char *const	 envp[] = { ENV_CHILD "=1", "SECRET=leak123", NULL };
 	char		 out[SANDBOX_ERRLEN + 64];
 	size_t		 got = 0;

@@ -1,5 +1,5 @@
 /*
- * t_canon: canonical JSON and digests against checked-in vectors -- the
+ * t_common_canon: canonical JSON and digests against checked-in vectors -- the
  * records and code digests of interop.md §P2-§P3, ECMAScript number and
  * string formatting, parse errors with their offsets, and the limits.
  * regress/canon.sh compares the same code against node at test time.

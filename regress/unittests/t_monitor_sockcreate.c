@@ -1,5 +1,5 @@
 /*
- * t_sockcreate: control_open() makes the control socket without ever
+ * t_monitor_sockcreate: control_open() makes the control socket without ever
  * changing a file by a path another user could redirect (issue 20).
  *
  * The race is played deterministically: this program defines chown,
@@ -120,7 +120,7 @@ setup(char *dir, size_t len, uid_t dirowner, mode_t dirmode)
 	char		 run[PATH_MAX];
 	int		 fd;
 
-	snprintf(dir, len, "/tmp/t_sockcreate.XXXXXX");
+	snprintf(dir, len, "/tmp/t_monitor_sockcreate.XXXXXX");
 	ATF_REQUIRE(mkdtemp(dir) != NULL);
 	ATF_REQUIRE(chmod(dir, 0711) == 0);
 	snprintf(victim, sizeof(victim), "%s/victim", dir);

@@ -1,13 +1,14 @@
 /*
- * t_runner: sbx-provider-runner as a role.  The test plays the monitor:
- * it starts the built binary with a socketpair at descriptor 3, sends the
- * allowlist, loads the example bundle by its directory descriptor,
- * answers each SPAWN as the launcher would (here by running node itself
- * with the pipe ends it was handed, or by reporting a sandbox that timed
- * out, failed to start or misbehaved), and invokes the issued provider
- * with the blob it was given.  The runner runs under its own privilege
- * file throughout, so every flow here also shows that its filter lets it
- * do its work.  Also: the blob format and the run verdicts, directly.
+ * t_provider-runner_role: sbx-provider-runner as a role.  The test plays
+ * the monitor: it starts the built binary with a socketpair at descriptor
+ * 3, sends the allowlist, loads the example bundle by its directory
+ * descriptor, answers each SPAWN as the launcher would (here by running
+ * node itself with the pipe ends it was handed, or by reporting a sandbox
+ * that timed out, failed to start or misbehaved), and invokes the issued
+ * provider with the blob it was given.  The runner runs under its own
+ * privilege file throughout, so every flow here also shows that its filter
+ * lets it do its work.  Also: the blob format and the run verdicts,
+ * directly.
  */
 #include <sys/mman.h>
 #include <sys/socket.h>

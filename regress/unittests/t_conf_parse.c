@@ -1,5 +1,5 @@
 /*
- * t_parse: sbx.conf(5) reader.  Bad snippets must be refused with exactly
+ * t_conf_parse: sbx.conf(5) reader.  Bad snippets must be refused with exactly
  * the expected first "file:line: reason"; good ones are checked field by
  * field and must survive dump -> parse -> dump unchanged.
  */

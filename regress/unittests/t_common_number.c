@@ -1,5 +1,5 @@
 /*
- * t_number: numfmt.c and numscan.c without node -- the edge cases by
+ * t_common_number: numfmt.c and numscan.c without node -- the edge cases by
  * value, the formatter against a brute-force oracle (printf at every
  * precision, read back by strtod), the scanner against strtod on random
  * decimals and on exact halfway points between doubles, and SHA-256 on

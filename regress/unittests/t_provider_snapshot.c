@@ -1,5 +1,5 @@
 /*
- * t_snapshot: the snapshot walk and code digest of interop.md §P2 --
+ * t_provider_snapshot: the snapshot walk and code digest of interop.md §P2 --
  * every lstat and size rule with its code and message, UTF-8 validity,
  * entry paths, ordering, and digests checked against the spec's worked
  * example and against node (regress/provider-ref.mjs) on trees built here.

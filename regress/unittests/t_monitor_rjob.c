@@ -1,11 +1,11 @@
 /*
- * t_rjob: the monitor's table of requests handed to the provider runner
- * (monitor/rjob.c), which provider loads and invokes and gates
+ * t_monitor_rjob: the monitor's table of requests handed to the provider
+ * runner (monitor/rjob.c), which provider loads and invokes and gates
  * evaluations share: ids are unique across kinds and never 0, a lookup
- * sees only the kinds asked for, a request waiting for its descriptors
- * is found by its agent and request id, and when an agent goes away its
- * unsent requests are freed (by their owner's release) while the sent
- * ones stay for the runner's answer, which then goes nowhere.
+ * sees only the kinds asked for, a request waiting for its descriptors is
+ * found by its agent and request id, and when an agent goes away its
+ * unsent requests are freed (by their owner's release) while the sent ones
+ * stay for the runner's answer, which then goes nowhere.
  */
 #include <sys/types.h>
 

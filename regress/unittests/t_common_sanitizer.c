@@ -1,6 +1,6 @@
 /*
- * t_sanitizer: what a sanitizer build (make sanitize, SBX_SANITIZE) adds
- * to the role filters, and that a release build adds nothing
+ * t_common_sanitizer: what a sanitizer build (make sanitize, SBX_SANITIZE)
+ * adds to the role filters, and that a release build adds nothing
  * (sbx.priv(5), SANITIZER BUILDS).  Both builds run every case, each
  * checking what its own build must do: the suite runs once per build.
  */

@@ -1,8 +1,9 @@
 /*
- * t_frame: what crosses the sandbox boundary -- the result frame parser
- * (interop.md §P5.5: one line, the right nonce, nothing before or after,
- * under the cap, a JSON object with ok: true), the inspect descriptor,
- * nonces, and the request a run writes to the driver's stdin (5.3).
+ * t_provider_frame: what crosses the sandbox boundary -- the result frame
+ * parser (interop.md §P5.5: one line, the right nonce, nothing before or
+ * after, under the cap, a JSON object with ok: true), the inspect
+ * descriptor, nonces, and the request a run writes to the driver's stdin
+ * (5.3).
  */
 #include "spec.h"
 #include "provtest.h"

@@ -1,5 +1,5 @@
 /*
- * t_imsg: imsg framing (common/imsg.c) over real socketpairs: the wire
+ * t_common_imsg: imsg framing (common/imsg.c) over real socketpairs: the wire
  * layout, reassembly of fragments, descriptor passing and every way a peer
  * can get descriptors or lengths wrong, the write queue, the read bound and
  * a flood.  Every case also checks that it leaves no descriptor behind.

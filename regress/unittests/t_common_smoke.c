@@ -1,4 +1,4 @@
-/* t_smoke: the build and the kyua pipeline work at all. */
+/* t_common_smoke: the build and the kyua pipeline work at all. */
 #include <atf-c.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * t_cgroup: the cgroup v2 code paths against a fake cgroup tree -- a
+ * t_launcher_cgroup: the cgroup v2 code paths against a fake cgroup tree -- a
  * directory laid out like a cgroup2 mount (cgroup.controllers,
  * cgroup.subtree_control, cgroup.procs, ...), which CGV2_FAKE lets the
  * code use although it is not cgroup2.  What is tested: the monitor's

@@ -1,8 +1,9 @@
 /*
- * t_manifest: manifest.json gateProviders validation (interop.md §P1),
- * in-bundle reviews (inline and files), and the load-time check order on
- * the example bundle (snapshot, review, allowlist), each refusal with its
- * code and a message naming the entry and field.
+ * t_provider_manifest: manifest.json gateProviders validation
+ * (interop.md §P1), in-bundle reviews (inline and files), and the
+ * load-time check order on the example bundle (snapshot, review,
+ * allowlist), each refusal with its code and a message naming the entry
+ * and field.
  */
 #include "provtest.h"
 

@@ -1,5 +1,5 @@
 /*
- * t_priv: privilege files (sbx.priv(5)): the parser's verdicts, the
+ * t_common_priv: privilege files (sbx.priv(5)): the parser's verdicts, the
  * linter, and what priv_apply() actually enforces on a forked child, for
  * hand-written tables and for every compiled table in the tree.
  */
