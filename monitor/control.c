@@ -37,13 +37,11 @@
 #include "monitor.h"
 
 #define CTL_HELLO_TIMEOUT	10	/* seconds to say hello */
-#define CTL_CLOSE_TIMEOUT	1	/* seconds to drain a final error */
 #define CTL_ACCEPT_BACKOFF	1	/* seconds when out of descriptors */
 #define CTL_MAXGROUPS		64
 #define CTL_MAXREFUSED		64	/* refusals lingering to be read */
 #define CTL_READS_MAX		8	/* reads per event before others get a turn */
 #define CTL_MSGS_MAX		64	/* requests per turn, likewise */
-#define CTL_QUEUE_HARD		4	/* x client-queue-max: closed */
 /*
  * Descriptors kept free for the roles: what they may pass the monitor
  * (a listener per proxy sandbox, a provider run's two pipes) and what
@@ -54,36 +52,6 @@
 #define CTL_FD_RESERVE_BASE	64
 #define CTL_FD_RESERVE_PER_SB	3
 
-enum ctl_state {
-	CTL_NEW,		/* before HELLO */
-	CTL_READY,
-	CTL_CLOSING		/* final error queued; close when sent */
-};
-
-struct ctl_conn {
-	TAILQ_ENTRY(ctl_conn)	 entry;
-	struct imsgbuf		 ibuf;
-	struct event		 ev;
-	struct event		 tmo;
-	short			 events;
-	enum ctl_state		 state;
-	int			 refused;	/* never admitted: not counted */
-	int			 shut;		/* our write side is closed */
-	int			 paused;	/* replies unread: not read */
-	int			 doomed;	/* past the hard cap: closing */
-	int			 more;		/* requests may wait buffered */
-	int			 limited;	/* a limit refusal was audited */
-	uint32_t		 inflight;	/* requests not yet answered */
-	uint32_t		 fds;		/* descriptors held for it */
-	uid_t			 uid;
-	gid_t			 gid;
-	pid_t			 pid;
-};
-TAILQ_HEAD(ctl_conns, ctl_conn);
-
-static struct ctl_conns	 conns = TAILQ_HEAD_INITIALIZER(conns);
-static unsigned		 nconns;
-static unsigned		 nrefused;	/* refusals still draining */
 static int		 listenfd = -1;
 static struct event	 ev_accept;
 static struct event	 ev_backoff;
@@ -95,7 +63,6 @@ static void	 ctl_accept(int, short, void *);
 static void	 ctl_dispatch(int, short, void *);
 static void	 ctl_timeout(int, short, void *);
 static void	 ctl_close(struct ctl_conn *);
-static void	 ctl_event_add(struct ctl_conn *);
 static void	 ctl_rdrop(int, void *);
 
 /* ---- the socket ------------------------------------------------------ */
@@ -379,6 +346,8 @@ control_open(const struct sbx_conf *c, uid_t owner)
 	atexit(control_atexit);
 	listenfd = fd;
 	ctlconf = (struct sbx_conf *)c;
+	reply_conf(c);
+	reply_init(ctl_dispatch);
 	return 0;
  fail:
 	(void)unlinkat(dfd, name, 0);
@@ -403,7 +372,7 @@ control_close(void)
 {
 	struct ctl_conn	*c;
 
-	while ((c = TAILQ_FIRST(&conns)) != NULL)
+	while ((c = conn_first()) != NULL)
 		ctl_close(c);
 	if (listenfd != -1) {
 		if (event_initialized(&ev_accept))
@@ -416,41 +385,11 @@ control_close(void)
 	sockpath[0] = '\0';
 }
 
-/*
- * The service is stopping because a role was lost: tell every admitted
- * client why, as an error about its connection (id 0), before the
- * connections close -- a client waiting for a sandbox or a provider run
- * then says what happened instead of "connection closed".  Best effort:
- * what the socket does not take at once is dropped with the connection.
- */
-void
-control_goodbye(const char *fmt, ...)
-{
-	struct ctl_conn	*c;
-	va_list		 ap;
-	char		 msg[512];
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	TAILQ_FOREACH(c, &conns, entry) {
-		if (c->refused || c->state != CTL_READY)
-			continue;
-		control_error(c, 0, 1, "unavailable", "%s", msg);
-		(void)imsgbuf_write(&c->ibuf);
-	}
-}
-
 void
 control_conf(struct sbx_conf *c)
 {
 	ctlconf = c;
-}
-
-unsigned
-control_nconns(void)
-{
-	return nconns;
+	reply_conf(c);
 }
 
 /* ---- peers ------------------------------------------------------------ */
@@ -487,73 +426,6 @@ ctl_allowed(int fd, uid_t uid, gid_t gid)
 	return 0;
 }
 
-static unsigned
-ctl_count_uid(uid_t uid)
-{
-	struct ctl_conn	*c;
-	unsigned	 n = 0;
-
-	TAILQ_FOREACH(c, &conns, entry)
-		if (c->uid == uid && !c->refused)
-			n++;
-	return n;
-}
-
-/* A peer's totals: every admitted connection of its uid. */
-static void
-ctl_uid_totals(uid_t uid, uint32_t *reqs, uint32_t *fds)
-{
-	struct ctl_conn	*c;
-
-	*reqs = *fds = 0;
-	TAILQ_FOREACH(c, &conns, entry)
-		if (c->uid == uid && !c->refused) {
-			*reqs += c->inflight;
-			*fds += c->fds;
-		}
-}
-
-void
-conn_req_hold(struct ctl_conn *c)
-{
-	if (c != NULL)
-		c->inflight++;
-}
-
-void
-conn_req_release(struct ctl_conn *c)
-{
-	if (c == NULL)
-		return;
-	/* A miscount costs a cap's accuracy, never the service. */
-	if (c->inflight == 0) {
-		log_warnx("%s: uid %u pid %d: no request in flight", __func__,
-		    (unsigned)c->uid, (int)c->pid);
-		return;
-	}
-	c->inflight--;
-}
-
-void
-conn_fd_hold(struct ctl_conn *c, unsigned n)
-{
-	if (c != NULL)
-		c->fds += n;
-}
-
-void
-conn_fd_release(struct ctl_conn *c, unsigned n)
-{
-	if (c == NULL)
-		return;
-	if (c->fds < n) {
-		log_warnx("%s: uid %u pid %d: releases %u of %u descriptors",
-		    __func__, (unsigned)c->uid, (int)c->pid, n, c->fds);
-		n = c->fds;
-	}
-	c->fds -= n;
-}
-
 /*
  * Refuse a peer that was never admitted.  The error is queued on a
  * connection that only drains what the peer sends until it has read why
@@ -566,7 +438,7 @@ ctl_refuse(int fd, struct ucred *cred, const char *code, const char *msg)
 {
 	struct ctl_conn	*c;
 
-	if (nrefused >= CTL_MAXREFUSED) {
+	if (conn_refused() >= CTL_MAXREFUSED) {
 		close(fd);
 		return;
 	}
@@ -578,11 +450,10 @@ ctl_refuse(int fd, struct ucred *cred, const char *code, const char *msg)
 	c->gid = cred->gid;
 	c->pid = cred->pid;
 	c->refused = 1;
-	TAILQ_INSERT_TAIL(&conns, c, entry);
-	nrefused++;
+	conn_link(c);
 	evtimer_set(&c->tmo, ctl_timeout, c);
-	control_error(c, 0, 1, code, "%s", msg);
-	ctl_event_add(c);
+	reply_error(c, 0, 1, code, "%s", msg);
+	conn_event_add(c);
 }
 
 static void
@@ -639,7 +510,7 @@ ctl_accept(int lfd, short event, void *arg)
 		return;
 	}
 	if (ctlconf->max_connections > 0 &&
-	    nconns >= ctlconf->max_connections) {
+	    conn_count() >= ctlconf->max_connections) {
 		snprintf(msg, sizeof(msg), "max-connections %u reached",
 		    ctlconf->max_connections);
 		audit("refuse", cred.uid, cred.pid, "%s", msg);
@@ -647,7 +518,7 @@ ctl_accept(int lfd, short event, void *arg)
 		return;
 	}
 	if (ctlconf->max_connections_per_peer > 0 &&
-	    ctl_count_uid(cred.uid) >= ctlconf->max_connections_per_peer) {
+	    conn_count_uid(cred.uid) >= ctlconf->max_connections_per_peer) {
 		snprintf(msg, sizeof(msg), "max-connections-per-peer %u "
 		    "reached for uid %u", ctlconf->max_connections_per_peer,
 		    (unsigned)cred.uid);
@@ -669,14 +540,13 @@ ctl_accept(int lfd, short event, void *arg)
 	c->gid = cred.gid;
 	c->pid = cred.pid;
 	c->state = CTL_NEW;
-	TAILQ_INSERT_TAIL(&conns, c, entry);
-	nconns++;
-	audit("connect", c->uid, c->pid, "connection %u of %u", nconns,
+	conn_link(c);
+	audit("connect", c->uid, c->pid, "connection %u of %u", conn_count(),
 	    ctlconf->max_connections);
 	/* A peer that connects and says nothing does not keep a slot. */
 	evtimer_set(&c->tmo, ctl_timeout, c);
 	evtimer_add(&c->tmo, &tv);
-	ctl_event_add(c);
+	conn_event_add(c);
 }
 
 static void
@@ -694,11 +564,7 @@ ctl_close(struct ctl_conn *c)
 		evtimer_del(&c->tmo);
 	imsgbuf_clear(&c->ibuf);
 	close(c->ibuf.fd);
-	TAILQ_REMOVE(&conns, c, entry);
-	if (c->refused)
-		nrefused--;
-	else
-		nconns--;
+	conn_unlink(c);
 	log_debug("connection of uid %u pid %d closed", (unsigned)c->uid,
 	    (int)c->pid);
 	free(c);
@@ -722,55 +588,6 @@ ctl_timeout(int fd, short event, void *arg)
 	ctl_close(c);
 }
 
-/*
- * Closing: the final error goes out, then our write side is shut, and
- * whatever the peer still sends is read and dropped until it hangs up or
- * the close timeout fires.
- */
-static void
-ctl_event_add(struct ctl_conn *c)
-{
-	struct timeval	 now = { 0, 0 };
-	size_t		 qb;
-	short		 events = EV_READ;
-
-	/* Replies go now: the socket almost always takes them, and waiting
-	 * for EV_WRITE costs an event-loop round.  An error stays queued
-	 * and is met again by ctl_dispatch, which closes the connection. */
-	if (imsgbuf_queuelen(&c->ibuf) > 0)
-		(void)imsgbuf_write(&c->ibuf);
-	/*
-	 * Backpressure: a peer that leaves its replies unread is not read
-	 * either until it has taken half of them, so its requests wait in
-	 * its own socket, not in our memory.  A closing peer is still
-	 * drained (nothing it sends is handled then).
-	 */
-	qb = imsgbuf_queuebytes(&c->ibuf);
-	if (!c->paused && qb > ctlconf->client_queue_max) {
-		c->paused = 1;
-		log_debug("uid %u pid %d: %zu bytes of replies unread; not "
-		    "reading it", (unsigned)c->uid, (int)c->pid, qb);
-	} else if (c->paused && qb <= ctlconf->client_queue_max / 2)
-		c->paused = 0;
-	if (c->paused && c->state != CTL_CLOSING)
-		events = 0;
-	if (imsgbuf_queuelen(&c->ibuf) > 0)
-		events |= EV_WRITE;
-	else if (c->state == CTL_CLOSING && !c->shut) {
-		shutdown(c->ibuf.fd, SHUT_WR);
-		c->shut = 1;
-	}
-	/* One-shot events: re-arm after every dispatch. */
-	if (event_initialized(&c->ev))
-		event_del(&c->ev);
-	c->events = events;
-	event_set(&c->ev, c->ibuf.fd, events, ctl_dispatch, c);
-	/* Requests left buffered after a turn: another turn after the
-	 * others' (a zero timeout), since the socket may have no more. */
-	event_add(&c->ev, c->more && !c->paused && c->state != CTL_CLOSING ?
-	    &now : NULL);
-}
-
 /* Read and drop what a closing peer still sends; 0 once it hung up. */
 static int
 ctl_drain(struct ctl_conn *c)
@@ -784,138 +601,6 @@ ctl_drain(struct ctl_conn *c)
 	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
 		return 0;
 	return 1;
-}
-
-/* ---- replies ----------------------------------------------------------- */
-
-static void
-ctl_send(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
-{
-	struct timeval	 now = { 0, 0 };
-	char		*text;
-	size_t		 qb;
-
-	if (c->doomed)		/* nothing more for a peer we are closing */
-		return;
-	if ((text = cJSON_PrintUnformatted(o)) == NULL)
-		fatalx("%s: out of memory", __func__);
-	if (imsg_compose(&c->ibuf, type, id, 0, -1, text,
-	    strlen(text)) == -1)
-		fatal("%s: reply of %zu bytes", __func__, strlen(text));
-	free(text);
-	/*
-	 * Answers that come later (a status, a sandbox's exit) still queue
-	 * for a peer that is not read; past the hard cap it is closed.  Not
-	 * here (callers still use the connection): from the event loop.
-	 */
-	qb = imsgbuf_queuebytes(&c->ibuf);
-	if (qb > CTL_QUEUE_HARD * ctlconf->client_queue_max) {
-		c->doomed = 1;
-		c->state = CTL_CLOSING;
-		audit("disconnect", c->uid, c->pid, "%zu bytes of replies "
-		    "unread, above %d x client-queue-max %llu: closed", qb,
-		    CTL_QUEUE_HARD,
-		    (unsigned long long)ctlconf->client_queue_max);
-		if (event_initialized(&c->tmo)) {
-			evtimer_del(&c->tmo);
-			evtimer_add(&c->tmo, &now);
-		}
-	}
-}
-
-void
-control_reply(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
-{
-	ctl_send(c, type | SBX_REPLY, id, o);
-	cJSON_Delete(o);
-	ctl_event_add(c);
-}
-
-/* An event about an earlier request (its id), e.g. a sandbox's EXIT. */
-void
-control_event(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
-{
-	ctl_send(c, type, id, o);
-	cJSON_Delete(o);
-	ctl_event_add(c);
-}
-
-/* An error reply.  Protocol errors also end the connection. */
-static void
-vcontrol_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
-    const char *code, const char *limit, const char *fmt, va_list ap)
-{
-	struct timeval	 tv = { CTL_CLOSE_TIMEOUT, 0 };
-	char		 msg[PR_GATES_MSG_MAX];	/* gates refusals are long */
-	cJSON		*o;
-
-	if (c->doomed)
-		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if ((o = cJSON_CreateObject()) == NULL ||
-	    cJSON_AddStringToObject(o, "code", code) == NULL ||
-	    cJSON_AddStringToObject(o, "message", msg) == NULL ||
-	    (limit != NULL &&
-	    cJSON_AddStringToObject(o, "limit", limit) == NULL))
-		fatalx("%s: out of memory", __func__);
-	ctl_send(c, SBX_MSG_ERROR, id, o);
-	cJSON_Delete(o);
-	if (c->doomed)
-		return;
-	/* A flood past a cap would write one line per request: the first
-	 * refusal of a connection is audited, the rest only counted by
-	 * its peer. */
-	if (!c->refused && strcmp(code, SBX_E_LIMIT) == 0 && limit != NULL) {
-		if (c->limited)
-			goto skip_audit;
-		c->limited = 1;
-	}
-	if (!c->refused)	/* refusals were audited as such */
-		audit("error", c->uid, c->pid, "%s: %s%s%s%s", code, msg,
-		    limit != NULL ? " (limit: " : "", limit != NULL ? limit :
-		    "", limit != NULL ? ")" : "");
- skip_audit:
-	if (fatal_for_conn) {
-		c->state = CTL_CLOSING;
-		/* Give the peer a moment to read why, never longer. */
-		evtimer_del(&c->tmo);
-		evtimer_add(&c->tmo, &tv);
-	}
-	if (event_initialized(&c->ev))
-		ctl_event_add(c);
-}
-
-void
-control_error(struct ctl_conn *c, uint32_t id, int fatal_for_conn,
-    const char *code, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vcontrol_error(c, id, fatal_for_conn, code, NULL, fmt, ap);
-	va_end(ap);
-}
-
-/* An error that a limit caused, named in "limit" (sbx-protocol(7)). */
-void
-control_error_limit(struct ctl_conn *c, uint32_t id, const char *code,
-    const char *limit, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vcontrol_error(c, id, 0, code, limit, fmt, ap);
-	va_end(ap);
-}
-
-static cJSON *
-ctl_object(void)
-{
-	cJSON	*o;
-
-	if ((o = cJSON_CreateObject()) == NULL)
-		fatalx("out of memory");
-	return o;
 }
 
 /* ---- schema ------------------------------------------------------------ */
@@ -999,7 +684,7 @@ ctl_hello(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 
 	v = cJSON_GetObjectItemCaseSensitive(req, "version");
 	if (v->valuedouble != SBX_PROTOCOL_VERSION) {
-		control_error(c, id, 1, SBX_E_VERSION, "protocol version %g is "
+		reply_error(c, id, 1, SBX_E_VERSION, "protocol version %g is "
 		    "not supported; this monitor speaks version %d",
 		    v->valuedouble, SBX_PROTOCOL_VERSION);
 		return;
@@ -1009,10 +694,10 @@ ctl_hello(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	evtimer_del(&c->tmo);
 	audit("hello", c->uid, c->pid, "client %.64s",
 	    cl != NULL ? cl->valuestring : "unnamed");
-	o = ctl_object();
+	o = reply_object();
 	cJSON_AddNumberToObject(o, "version", SBX_PROTOCOL_VERSION);
 	cJSON_AddStringToObject(o, "server", "sbx-monitor " SBX_VERSION);
-	control_reply(c, SBX_MSG_HELLO, id, o);
+	reply_send(c, SBX_MSG_HELLO, id, o);
 }
 
 static void
@@ -1020,7 +705,7 @@ ctl_ping(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
 	(void)fd;
 	(void)req;
-	control_reply(c, SBX_MSG_PING, id, ctl_object());
+	reply_send(c, SBX_MSG_PING, id, reply_object());
 }
 
 /* STATUS runs the self-test afresh; the reply follows its verdict. */
@@ -1030,121 +715,6 @@ ctl_status(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	(void)req;
 	(void)fd;
 	selftest_status(c, id);
-}
-
-/* After the self-test, the proxy's live figures (egress_status), which
- * come back to control_status_send. */
-void
-control_status_reply(struct ctl_conn *c, uint32_t id)
-{
-	egress_status(c, id);
-}
-
-/*
- * Who sees what in STATUS: root and the monitor's own user see every
- * tenant; any other peer only what connections of its own uid started.
- * The service's own state (roles, self-test, pool, limits) is no
- * tenant's and is shown to all.
- */
-static int
-ctl_sees_all(const struct ctl_conn *c)
-{
-	return c->uid == 0 || c->uid == getuid();
-}
-
-/* Admitted connections of one uid. */
-static unsigned
-ctl_conns_uid(uid_t uid)
-{
-	struct ctl_conn	*c;
-	unsigned	 n = 0;
-
-	TAILQ_FOREACH(c, &conns, entry)
-		if (!c->refused && c->uid == uid)
-			n++;
-	return n;
-}
-
-/*
- * The proxy's figures as a peer that sees only its own may have them:
- * its own live tunnels and their number.  The service-wide totals
- * (connections, requests, denials, bytes) add up every tenant's traffic
- * and are left out, as is every tunnel of a sandbox another uid started
- * (its host, address and bytes).  Takes proxy; returns the new object.
- */
-static cJSON *
-ctl_proxy_own(cJSON *proxy, uid_t uid)
-{
-	cJSON	*o, *own, *live, *t, *next, *sb;
-	uid_t	 owner;
-
-	if ((o = cJSON_CreateObject()) == NULL ||
-	    (own = cJSON_CreateArray()) == NULL)
-		fatalx("out of memory");
-	live = cJSON_GetObjectItemCaseSensitive(proxy, "live");
-	for (t = live != NULL ? live->child : NULL; t != NULL; t = next) {
-		next = t->next;
-		sb = cJSON_GetObjectItemCaseSensitive(t, "sandbox");
-		if (!cJSON_IsNumber(sb) || sb->valuedouble < 0 ||
-		    sb->valuedouble > UINT32_MAX ||
-		    msb_owner((uint32_t)sb->valuedouble, &owner) == -1 ||
-		    owner != uid)
-			continue;
-		cJSON_AddItemToArray(own, cJSON_DetachItemViaPointer(live, t));
-	}
-	cJSON_AddNumberToObject(o, "tunnels", cJSON_GetArraySize(own));
-	cJSON_AddItemToObject(o, "live", own);
-	cJSON_Delete(proxy);
-	return o;
-}
-
-void
-control_status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
-{
-	cJSON	*o, *arr, *r;
-	int	 i, all = ctl_sees_all(c);
-
-	o = ctl_object();
-	cJSON_AddStringToObject(o, "version", SBX_VERSION);
-	cJSON_AddNumberToObject(o, "uptime",
-	    (double)(time(NULL) - monitor_started));
-	cJSON_AddNumberToObject(o, "pid", (double)getpid());
-	cJSON_AddStringToObject(o, "user", monitor_user);
-	if ((arr = cJSON_AddArrayToObject(o, "roles")) == NULL)
-		fatalx("out of memory");
-	for (i = 0; i < ROLE_MAX; i++) {
-		if ((r = cJSON_CreateObject()) == NULL)
-			fatalx("out of memory");
-		cJSON_AddStringToObject(r, "name", roles[i].name);
-		cJSON_AddNumberToObject(r, "pid", (double)roles[i].pid);
-		cJSON_AddStringToObject(r, "user", roles[i].user);
-		cJSON_AddItemToArray(arr, r);
-	}
-	/* "own": connections, sandboxes and proxy are the peer's only. */
-	cJSON_AddStringToObject(o, "scope", all ? "all" : "own");
-	cJSON_AddNumberToObject(o, "connections", all ? nconns :
-	    ctl_conns_uid(c->uid));
-	cJSON_AddNumberToObject(o, "sandboxes", all ? msb_count() :
-	    msb_count_uid(c->uid));
-	/* Pooled provider sandboxes booted and waiting for a run. */
-	if ((r = cJSON_AddObjectToObject(o, "provider_pool")) == NULL)
-		fatalx("out of memory");
-	cJSON_AddNumberToObject(r, "size", provider_pool_size());
-	cJSON_AddNumberToObject(r, "idle", msb_pool_idle());
-	/* Memory and pids caps: what the launcher used, or before any
-	 * sandbox, what the subtree laid out at start-up offers. */
-	if (msb_limits() != 0)
-		msb_limits_json(o, msb_limits());
-	else if (strcmp(cgroups_mechanism(), "rlimit") == 0)
-		msb_limits_json(o, SBX_LIMIT_RLIMIT);
-	else
-		msb_limits_json(o, SBX_LIMIT_CGROUP |
-		    (strcmp(cgroups_mechanism(), "cgroup v2") == 0 ?
-		    SBX_LIMIT_CGV2 : 0));
-	cJSON_AddItemToObject(o, "selftest", selftest_json());
-	cJSON_AddItemToObject(o, "proxy", all ? proxy :
-	    ctl_proxy_own(proxy, c->uid));
-	control_reply(c, SBX_MSG_STATUS, id, o);
 }
 
 static const struct ctl_field privs_fields[] = {
@@ -1160,14 +730,14 @@ ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	char				*text;
 
 	name = cJSON_GetObjectItemCaseSensitive(req, "name");
-	o = ctl_object();
+	o = reply_object();
 	if (name == NULL) {
 		if ((names = cJSON_AddArrayToObject(o, "names")) == NULL)
 			fatalx("out of memory");
 		for (p = monitor_privs; p->name != NULL; p++)
 			cJSON_AddItemToArray(names,
 			    cJSON_CreateString(p->name));
-		control_reply(c, SBX_MSG_PRIVS, id, o);
+		reply_send(c, SBX_MSG_PRIVS, id, o);
 		return;
 	}
 	for (p = monitor_privs; p->name != NULL; p++)
@@ -1175,7 +745,7 @@ ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 			break;
 	if (p->name == NULL) {
 		cJSON_Delete(o);
-		control_error(c, id, 0, SBX_E_NOT_FOUND, "no privilege table "
+		reply_error(c, id, 0, SBX_E_NOT_FOUND, "no privilege table "
 		    "named \"%.64s\"", name->valuestring);
 		return;
 	}
@@ -1183,22 +753,7 @@ ctl_privs(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	cJSON_AddStringToObject(o, "name", p->name);
 	cJSON_AddStringToObject(o, "text", text);
 	free(text);
-	control_reply(c, SBX_MSG_PRIVS, id, o);
-}
-
-static const char *const slot_names[LAUNCH_NSLOTS] = {
-	"stdin", "stdout", "stderr", "workdir"
-};
-
-static int
-slot_lookup(const char *name)
-{
-	int	 i;
-
-	for (i = 0; i < LAUNCH_NSLOTS; i++)
-		if (strcmp(slot_names[i], name) == 0)
-			return i;
-	return -1;
+	reply_send(c, SBX_MSG_PRIVS, id, o);
 }
 
 static const struct ctl_field run_fields[] = {
@@ -1209,66 +764,12 @@ static const struct ctl_field run_fields[] = {
 	{ "fds", cJSON_Array, 0 },
 };
 
+/* RUN: its checks and the sandbox are runspec.c's. */
 static void
 ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
-	static uint8_t			 spec[SBX_SPEC_WIRE_MAX];
-	const struct conf_profile	*prof;
-	struct sbx_identity		 ident;
-	const cJSON			*p, *fds, *f, *argv0;
-	const char			*pname = "default";
-	char				 err[SBX_SPEC_ERRLEN], what[80];
-	uint32_t			 mask = 0;
-	size_t				 len;
-	int				 slot;
-
 	(void)fd;
-	/* Fail closed: no sandbox unless the self-test passed. */
-	if (!selftest_ok(err, sizeof(err))) {
-		control_error(c, id, 0, SBX_E_UNAVAILABLE, "run: %s", err);
-		return;
-	}
-	if ((p = cJSON_GetObjectItemCaseSensitive(req, "profile")) != NULL)
-		pname = p->valuestring;
-	if ((prof = conf_profile(monitor_conf, pname)) == NULL) {
-		control_error(c, id, 0, SBX_E_NOT_FOUND, "run: no profile "
-		    "\"%.64s\" in sbx.conf", pname);
-		return;
-	}
-	fds = cJSON_GetObjectItemCaseSensitive(req, "fds");
-	cJSON_ArrayForEach(f, fds) {
-		if (!cJSON_IsString(f) ||
-		    (slot = slot_lookup(f->valuestring)) == -1 ||
-		    (mask & (1U << slot))) {
-			control_error(c, id, 0, SBX_E_BAD_REQUEST, "run: fds "
-			    "lists stdin, stdout, stderr or workdir, each at "
-			    "most once");
-			return;
-		}
-		mask |= 1U << slot;
-	}
-	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1, spec,
-	    sizeof(spec), &len, err, sizeof(err)) == -1) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
-		return;
-	}
-	if (identity_decide(prof, c->uid, c->gid, &ident, err,
-	    sizeof(err)) == -1) {
-		control_error(c, id, 0, SBX_E_REFUSED, "run: %s", err);
-		return;
-	}
-	argv0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(req,
-	    "argv"), 0);
-	if (ident.mode == SBX_IDENTITY_SERVICE && ident.uid == 0)
-		snprintf(what, sizeof(what), "profile %s: %s", prof->name,
-		    argv0->valuestring);
-	else
-		snprintf(what, sizeof(what), "profile %s as %s %u:%u: %s",
-		    prof->name, identity_name(ident.mode), ident.uid,
-		    ident.gid, argv0->valuestring);
-	if (msb_new(c, id, c->uid, c->pid, &ident, prof, spec, len, mask,
-	    what) == -1)
-		identity_release(&ident);
+	runspec_run(c, id, c->uid, c->gid, c->pid, req);
 }
 
 static const struct ctl_field fd_fields[] = {
@@ -1291,31 +792,31 @@ ctl_fd(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 
 	sl = cJSON_GetObjectItemCaseSensitive(req, "slot");
 	if (fd == -1) {
-		control_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: no descriptor "
+		reply_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: no descriptor "
 		    "came with it");
 		return;
 	}
-	if ((slot = slot_lookup(sl->valuestring)) == -1) {
+	if ((slot = runspec_slot(sl->valuestring)) == -1) {
 		close(fd);
-		control_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: unknown slot "
+		reply_error(c, id, 1, SBX_E_BAD_REQUEST, "fd: unknown slot "
 		    "\"%.32s\"", sl->valuestring);
 		return;
 	}
 	if (passed_fd_mode(fd, 0, sl->valuestring, why, sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: %s", why);
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: %s", why);
 		return;
 	}
 	if (slot == LAUNCH_SLOT_WORKDIR) {
 		if (fstat(fd, &st) == -1 || !S_ISDIR(st.st_mode)) {
 			close(fd);
-			control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: the "
+			reply_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: the "
 			    "workdir descriptor is not a directory");
 			return;
 		}
 		if (c->uid != 0 && st.st_uid != c->uid) {
 			close(fd);
-			control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: the "
+			reply_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: the "
 			    "workdir is owned by uid %u, not by you (uid %u)",
 			    (unsigned)st.st_uid, (unsigned)c->uid);
 			return;
@@ -1325,7 +826,7 @@ ctl_fd(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	 * after it was refused: an error for each, the connection stays. */
 	if (msb_fd(c, id, slot, fd, why, sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: %s", why);
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "fd: %s", why);
 	}
 }
 
@@ -1352,18 +853,18 @@ ctl_signal(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		if (strcmp(sigs[i].name, sg->valuestring) == 0)
 			break;
 	if (i == nitems(sigs)) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "signal: one of HUP, "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "signal: one of HUP, "
 		    "INT, KILL, TERM");
 		return;
 	}
 	if (sb->valuedouble < 1 || sb->valuedouble > UINT32_MAX ||
 	    msb_signal(c, (uint32_t)sb->valuedouble, sigs[i].signo, why,
 	    sizeof(why)) == -1) {
-		control_error(c, id, 0, SBX_E_NOT_FOUND, "signal: %s",
+		reply_error(c, id, 0, SBX_E_NOT_FOUND, "signal: %s",
 		    sb->valuedouble >= 1 ? why : "no such sandbox");
 		return;
 	}
-	control_reply(c, SBX_MSG_SIGNAL, id, ctl_object());
+	reply_send(c, SBX_MSG_SIGNAL, id, reply_object());
 }
 
 static const struct ctl_field pload_fields[] = {
@@ -1381,7 +882,7 @@ ctl_pload(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	if (passed_fd_mode(fd, PASSED_FD_READ | PASSED_FD_DIR,
 	    "bundle directory", why, sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider load: %s",
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "provider load: %s",
 		    why);
 		return;
 	}
@@ -1426,7 +927,7 @@ ctl_pinvoke(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	if (passed_fd_mode(fd, PASSED_FD_READ, "records", why,
 	    sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider invoke: "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "provider invoke: "
 		    "%s", why);
 		return;
 	}
@@ -1442,7 +943,7 @@ ctl_poutput(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	if (fd != -1 && passed_fd_mode(fd, 0, "output", why,
 	    sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "provider output: "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "provider output: "
 		    "%s", why);
 		return;
 	}
@@ -1469,7 +970,7 @@ ctl_gevaluate(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 
 	if (passed_fd_mode(fd, 0, "result", why, sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "gates evaluate: "
 		    "%s", why);
 		return;
 	}
@@ -1496,7 +997,7 @@ ctl_gverify(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 
 	if (passed_fd_mode(fd, 0, "result", why, sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates verify: "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "gates verify: "
 		    "%s", why);
 		return;
 	}
@@ -1521,21 +1022,21 @@ ctl_gdoc(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		    e->valuedouble != (int)e->valuedouble) {
 			if (fd != -1)
 				close(fd);
-			control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: "
+			reply_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: "
 			    "errno is an error number (1 to 4095) sent "
 			    "instead of a descriptor");
 			return;
 		}
 		err = (int)e->valuedouble;
 	} else if (fd == -1) {
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: the "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: the "
 		    "descriptor is missing");
 		return;
 	}
 	if (fd != -1 && passed_fd_mode(fd, PASSED_FD_READ, "document", why,
 	    sizeof(why)) == -1) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: %s",
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: %s",
 		    why);
 		return;
 	}
@@ -1562,7 +1063,7 @@ ctl_passed_fd(struct ctl_conn *c, uint32_t id, const char *name, int fd)
 		audit("disconnect", c->uid, c->pid, "more than %d refused "
 		    "descriptors of uid %u wait for their close",
 		    CLOSER_PER_UID, (unsigned)c->uid);
-	control_error(c, id, over, SBX_E_BAD_REQUEST, "%s: %s", name, why);
+	reply_error(c, id, over, SBX_E_BAD_REQUEST, "%s: %s", name, why);
 	return -1;
 }
 
@@ -1666,10 +1167,10 @@ ctl_caps(struct ctl_conn *c, const struct ctl_handler *h, uint32_t id,
 {
 	uint32_t	 reqs, fds;
 
-	ctl_uid_totals(c->uid, &reqs, &fds);
+	conn_uid_totals(c->uid, &reqs, &fds);
 	if (fd != -1 && !ctl_fd_room(fd, 1)) {
 		close(fd);
-		control_error_limit(c, id, SBX_E_LIMIT, "descriptors",
+		reply_error_limit(c, id, SBX_E_LIMIT, "descriptors",
 		    "%s: the monitor's descriptors are nearly all in use "
 		    "(RLIMIT_NOFILE %llu less the roles' reserve)", h->name,
 		    (unsigned long long)fdlimit);
@@ -1677,14 +1178,14 @@ ctl_caps(struct ctl_conn *c, const struct ctl_handler *h, uint32_t id,
 	}
 	if (fd != -1 && c->fds >= ctlconf->client_fds_max) {
 		close(fd);
-		control_error_limit(c, id, SBX_E_LIMIT, "client-fds-max",
+		reply_error_limit(c, id, SBX_E_LIMIT, "client-fds-max",
 		    "%s: client-fds-max %u descriptors held for this "
 		    "connection", h->name, ctlconf->client_fds_max);
 		return -1;
 	}
 	if (fd != -1 && fds >= ctlconf->peer_fds_max) {
 		close(fd);
-		control_error_limit(c, id, SBX_E_LIMIT, "peer-fds-max",
+		reply_error_limit(c, id, SBX_E_LIMIT, "peer-fds-max",
 		    "%s: peer-fds-max %u descriptors held for uid %u", h->name,
 		    ctlconf->peer_fds_max, (unsigned)c->uid);
 		return -1;
@@ -1694,7 +1195,7 @@ ctl_caps(struct ctl_conn *c, const struct ctl_handler *h, uint32_t id,
 	if (c->inflight >= ctlconf->client_requests_max) {
 		if (fd != -1)
 			close(fd);
-		control_error_limit(c, id, SBX_E_LIMIT, "client-requests-max",
+		reply_error_limit(c, id, SBX_E_LIMIT, "client-requests-max",
 		    "%s: client-requests-max %u requests in flight on this "
 		    "connection", h->name, ctlconf->client_requests_max);
 		return -1;
@@ -1702,7 +1203,7 @@ ctl_caps(struct ctl_conn *c, const struct ctl_handler *h, uint32_t id,
 	if (reqs >= ctlconf->peer_requests_max) {
 		if (fd != -1)
 			close(fd);
-		control_error_limit(c, id, SBX_E_LIMIT, "peer-requests-max",
+		reply_error_limit(c, id, SBX_E_LIMIT, "peer-requests-max",
 		    "%s: peer-requests-max %u requests in flight for uid %u",
 		    h->name, ctlconf->peer_requests_max, (unsigned)c->uid);
 		return -1;
@@ -1733,13 +1234,13 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 	if (h == NULL) {
 		if (fd != -1)
 			close(fd);
-		control_error(c, id, 1, SBX_E_UNKNOWN_TYPE, "no request has type "
+		reply_error(c, id, 1, SBX_E_UNKNOWN_TYPE, "no request has type "
 		    "%u", type);
 		return;
 	}
 	if (fd != -1 && !h->takes_fd) {
 		close(fd);
-		control_error(c, id, 1, SBX_E_UNEXPECTED_FD, "%s takes no "
+		reply_error(c, id, 1, SBX_E_UNEXPECTED_FD, "%s takes no "
 		    "descriptor", h->name);
 		return;
 	}
@@ -1747,10 +1248,10 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 		if (fd != -1)
 			close(fd);
 		if (c->state == CTL_NEW)
-			control_error(c, id, 1, SBX_E_HELLO_REQUIRED, "%s before "
+			reply_error(c, id, 1, SBX_E_HELLO_REQUIRED, "%s before "
 			    "hello", h->name);
 		else
-			control_error(c, id, 1, SBX_E_BAD_REQUEST, "%s is not "
+			reply_error(c, id, 1, SBX_E_BAD_REQUEST, "%s is not "
 			    "permitted now", h->name);
 		return;
 	}
@@ -1759,7 +1260,7 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 		if (fd != -1)
 			close(fd);
 		cJSON_Delete(req);
-		control_error(c, id, 1, SBX_E_BAD_JSON, "%s: payload of %zu bytes "
+		reply_error(c, id, 1, SBX_E_BAD_JSON, "%s: payload of %zu bytes "
 		    "is not a JSON object", h->name, len);
 		return;
 	}
@@ -1767,12 +1268,12 @@ ctl_request(struct ctl_conn *c, struct imsg *imsg)
 		if (fd != -1)
 			close(fd);
 		cJSON_Delete(req);
-		control_error(c, id, 1, SBX_E_BAD_REQUEST, "%s: %s", h->name, why);
+		reply_error(c, id, 1, SBX_E_BAD_REQUEST, "%s: %s", h->name, why);
 		return;
 	}
 	if (fd == -1 && h->needs_fd != NULL) {
 		cJSON_Delete(req);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: the %s "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: the %s "
 		    "descriptor is missing", h->name, h->needs_fd);
 		return;
 	}
@@ -1793,14 +1294,14 @@ ctl_frame_error(struct ctl_conn *c)
 	if (errno == ERANGE) {
 		len = imsgbuf_badlen(&c->ibuf);
 		if (len > SBX_MSG_MAXSIZE)
-			control_error(c, 0, 1, SBX_E_OVERSIZE, "frame of %u bytes "
+			reply_error(c, 0, 1, SBX_E_OVERSIZE, "frame of %u bytes "
 			    "exceeds the %d-byte limit", len, SBX_MSG_MAXSIZE);
 		else
-			control_error(c, 0, 1, SBX_E_BAD_FRAME, "frame length %u "
+			reply_error(c, 0, 1, SBX_E_BAD_FRAME, "frame length %u "
 			    "is below the %d-byte header", len,
 			    IMSG_HEADER_SIZE);
 	} else
-		control_error(c, 0, 1, SBX_E_BAD_FRAME, "descriptor without a "
+		reply_error(c, 0, 1, SBX_E_BAD_FRAME, "descriptor without a "
 		    "message, or more than one descriptor (%s)",
 		    strerror(errno));
 }
@@ -1842,7 +1343,7 @@ ctl_dispatch(int fd, short event, void *arg)
 			}
 			if (n == -1) {
 				ctl_frame_error(c);
-				ctl_event_add(c);
+				conn_event_add(c);
 				return;
 			}
 			got = 0;
@@ -1870,5 +1371,5 @@ ctl_dispatch(int fd, short event, void *arg)
 	}
 	if (c->state == CTL_CLOSING && imsgbuf_queuelen(&c->ibuf) > 0)
 		(void)imsgbuf_write(&c->ibuf);
-	ctl_event_add(c);
+	conn_event_add(c);
 }

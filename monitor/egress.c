@@ -239,6 +239,6 @@ egress_stats(struct role *r, struct imsg *imsg)
 	cJSON_AddNumberToObject(o, "bytes_up", (double)st.bytes_up);
 	cJSON_AddNumberToObject(o, "bytes_down", (double)st.bytes_down);
 	cJSON_AddItemToObject(o, "live", w->tunnels);
-	control_status_send(w->conn, w->reqid, o);
+	status_send(w->conn, w->reqid, o);
 	free(w);
 }

@@ -217,7 +217,7 @@ gjob_send(struct gjob *j)
 	    (fd = open(monitor_conf->gate_packs, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1) {
 		/* Fail closed: the operator's packs may hold floors. */
-		control_error(j->r.conn, j->r.reqid, 0, "gates-input",
+		reply_error(j->r.conn, j->r.reqid, 0, "gates-input",
 		    "gate-packs %s: %s", monitor_conf->gate_packs,
 		    strerror(errno));
 		rjob_free(&j->r);
@@ -278,7 +278,7 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	 * protocol violation (the end of the service): refuse it here. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: the result "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: the result "
 		    "descriptor is not writable", what);
 		return;
 	}
@@ -313,7 +313,7 @@ mgates_evaluate(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
  bad:
 	close(fd);
 	free(j);
-	control_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: %s", what, why);
+	reply_error(c, id, 0, SBX_E_BAD_REQUEST, "%s: %s", what, why);
 }
 
 /* One document: its descriptor, or (fd -1) the errno the agent met. */
@@ -325,7 +325,7 @@ mgates_doc(struct ctl_conn *c, uint32_t id, int fd, int err)
 	j = (struct gjob *)rjob_waiting(c, id, RJOB_MASK(RJOB_GATES));
 	if (j == NULL) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: no "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "gates doc: no "
 		    "evaluation %u is waiting for a document", id);
 		return;
 	}
@@ -438,7 +438,7 @@ mgates_done(struct role *r, struct imsg *imsg)
 	if (j->r.conn != NULL) {
 		if (d.status != PR_GATES_OK) {
 			snprintf(code, sizeof(code), "gates-%s", d.kind);
-			control_error(j->r.conn, j->r.reqid, 0, code, "%s",
+			reply_error(j->r.conn, j->r.reqid, 0, code, "%s",
 			    d.msg);
 		} else {
 			if ((o = cJSON_CreateObject()) == NULL)
@@ -446,12 +446,12 @@ mgates_done(struct role *r, struct imsg *imsg)
 			if (j->verify) {
 				cJSON_AddBoolToObject(o, "valid",
 				    d.decision == 0);
-				control_reply(j->r.conn, SBX_MSG_GATES_VERIFY,
+				reply_send(j->r.conn, SBX_MSG_GATES_VERIFY,
 				    j->r.reqid, o);
 			} else {
 				cJSON_AddStringToObject(o, "decision",
 				    decisions[d.decision]);
-				control_reply(j->r.conn, SBX_MSG_GATES_EVALUATE,
+				reply_send(j->r.conn, SBX_MSG_GATES_EVALUATE,
 				    j->r.reqid, o);
 			}
 		}

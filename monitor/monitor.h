@@ -104,22 +104,63 @@ void	 egress_stats(struct role *, struct imsg *);
 void	 runspec_init(void);
 
 /* ---- control.c: the agent socket (sbx-protocol(7)) ------------------- */
-struct ctl_conn;
-struct cJSON;
-void	 control_reply(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
-void	 control_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
-void	 control_error(struct ctl_conn *, uint32_t, int, const char *,
-	    const char *, ...) SBX_PRINTF(5, 6);
-void	 control_error_limit(struct ctl_conn *, uint32_t, const char *,
-	    const char *, const char *, ...) SBX_PRINTF(5, 6);
-void	 control_status_reply(struct ctl_conn *, uint32_t);
-void	 control_status_send(struct ctl_conn *, uint32_t, struct cJSON *);
 int	 control_open(const struct sbx_conf *, uid_t);
 void	 control_listen(void);
 void	 control_close(void);
-void	 control_goodbye(const char *, ...) SBX_PRINTF(1, 2);
 void	 control_conf(struct sbx_conf *);	/* after SIGHUP */
-unsigned control_nconns(void);
+
+/* ---- reply.c: how request handlers answer an agent -------------------- */
+/*
+ * A connection to an agent.  Its fields are control.c's (reading) and
+ * reply.c's (answering, what it holds); every other file only passes it
+ * on and answers through the functions below.
+ */
+enum ctl_state {
+	CTL_NEW,		/* before HELLO */
+	CTL_READY,
+	CTL_CLOSING		/* final error queued; close when sent */
+};
+
+struct ctl_conn {
+	TAILQ_ENTRY(ctl_conn)	 entry;
+	struct imsgbuf		 ibuf;
+	struct event		 ev;
+	struct event		 tmo;
+	short			 events;
+	enum ctl_state		 state;
+	int			 refused;	/* never admitted: not counted */
+	int			 shut;		/* our write side is closed */
+	int			 paused;	/* replies unread: not read */
+	int			 doomed;	/* past the hard cap: closing */
+	int			 more;		/* requests may wait buffered */
+	int			 limited;	/* a limit refusal was audited */
+	uint32_t		 inflight;	/* requests not yet answered */
+	uint32_t		 fds;		/* descriptors held for it */
+	uid_t			 uid;
+	gid_t			 gid;
+	pid_t			 pid;
+};
+
+struct cJSON;
+void	 reply_send(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
+void	 reply_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
+void	 reply_error(struct ctl_conn *, uint32_t, int, const char *,
+	    const char *, ...) SBX_PRINTF(5, 6);
+void	 reply_error_limit(struct ctl_conn *, uint32_t, const char *,
+	    const char *, const char *, ...) SBX_PRINTF(5, 6);
+struct cJSON *reply_object(void);
+void	 reply_goodbye(const char *, ...) SBX_PRINTF(1, 2);
+/* control.c's side: its reader, its configuration, its connections. */
+void	 reply_init(void (*)(int, short, void *));
+void	 reply_conf(const struct sbx_conf *);
+void	 conn_link(struct ctl_conn *);
+void	 conn_unlink(struct ctl_conn *);
+struct ctl_conn *conn_first(void);
+void	 conn_event_add(struct ctl_conn *);
+unsigned conn_count(void);
+unsigned conn_refused(void);
+unsigned conn_count_uid(uid_t);
+void	 conn_uid_totals(uid_t, uint32_t *, uint32_t *);
 /*
  * What a connection holds, for its caps (client-requests-max,
  * client-fds-max and the peer-* totals): a request's owner holds it from
@@ -131,6 +172,9 @@ void	 conn_req_hold(struct ctl_conn *);
 void	 conn_req_release(struct ctl_conn *);
 void	 conn_fd_hold(struct ctl_conn *, unsigned);
 void	 conn_fd_release(struct ctl_conn *, unsigned);
+
+/* ---- statusreq.c: the answer to STATUS --------------------------------- */
+void	 status_send(struct ctl_conn *, uint32_t, struct cJSON *);
 
 /* closer.c: closes passed descriptors off the event loop (issue 20). */
 #define CLOSER_PER_UID	16	/* held for one uid before its client goes */
@@ -239,6 +283,9 @@ uint32_t provider_pool_size(void);
 /* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,
 	    uint8_t *, size_t, size_t *, char *, size_t);
+int	 runspec_slot(const char *);
+void	 runspec_run(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
+	    const struct cJSON *);
 
 /* ---- audit.c: one line per decision ---------------------------------- */
 int	 audit_open(const char *path);

@@ -506,7 +506,7 @@ proc_hung(struct role *r, int64_t ms)
 	audit("role-lost", getuid(), r->pid, "role %s did not answer "
 	    "within role-timeout %u ms", r->name,
 	    (unsigned)monitor_conf->role_timeout);
-	control_goodbye("role %s did not answer within role-timeout %u ms; "
+	reply_goodbye("role %s did not answer within role-timeout %u ms; "
 	    "the service stops", r->name,
 	    (unsigned)monitor_conf->role_timeout);
 	/* SIGKILL: a stopped process would keep a SIGTERM pending. */
@@ -772,7 +772,7 @@ proc_reap(void)
 			    proc_describe(status, how, sizeof(how)));
 			audit("role-lost", getuid(), pid, "role %s %s",
 			    roles[i].name, how);
-			control_goodbye("role %s was lost (%s); the service "
+			reply_goodbye("role %s was lost (%s); the service "
 			    "stops", roles[i].name, how);
 		}
 	}

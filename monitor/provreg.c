@@ -203,21 +203,21 @@ enabled(struct ctl_conn *c, uint32_t id, const cJSON *req)
 	/* Both halves of the opt-in (seed P5): the operator's and the
 	 * request's.  Nothing else enables anything. */
 	if (!monitor_conf->bundle_providers) {
-		control_error(c, id, 0, SBX_E_DISABLED, "bundle providers are "
+		reply_error(c, id, 0, SBX_E_DISABLED, "bundle providers are "
 		    "disabled: sbx.conf does not say bundle-providers yes");
 		return 0;
 	}
 	if (req != NULL && !cJSON_IsTrue(opt)) {
-		control_error(c, id, 0, SBX_E_DISABLED, "bundle providers are "
+		reply_error(c, id, 0, SBX_E_DISABLED, "bundle providers are "
 		    "disabled: the request does not set allowBundleProviders");
 		return 0;
 	}
 	if (!runtime_ok(why, sizeof(why))) {
-		control_error(c, id, 0, "sandbox-unavailable", "%s", why);
+		reply_error(c, id, 0, "sandbox-unavailable", "%s", why);
 		return 0;
 	}
 	if (!selftest_ok(why, sizeof(why))) {
-		control_error(c, id, 0, "sandbox-unavailable", "%s", why);
+		reply_error(c, id, 0, "sandbox-unavailable", "%s", why);
 		return 0;
 	}
 	return 1;
@@ -238,13 +238,13 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	}
 	if (!allowlist_ok) {
 		close(fd);
-		control_error(c, id, 0, "invalid-allowlist", "the operator's "
+		reply_error(c, id, 0, "invalid-allowlist", "the operator's "
 		    "provider-allowlist is not usable: %s", allowlist_why);
 		return;
 	}
 	if (fstat(fd, &st) == -1 || !S_ISDIR(st.st_mode)) {
 		close(fd);
-		control_error(c, id, 0, "path-escape", "the bundle descriptor "
+		reply_error(c, id, 0, "path-escape", "the bundle descriptor "
 		    "is not a directory");
 		return;
 	}
@@ -350,7 +350,7 @@ provider_list(struct ctl_conn *c, uint32_t id, uid_t uid)
 	TAILQ_FOREACH(p, &registry, entry)
 		if (p->uid == uid || uid == 0)
 			cJSON_AddItemToArray(arr, issued_json(p, 0));
-	control_reply(c, SBX_MSG_PROVIDER_LIST, id, o);
+	reply_send(c, SBX_MSG_PROVIDER_LIST, id, o);
 }
 
 void
@@ -360,11 +360,11 @@ provider_inspect(struct ctl_conn *c, uint32_t id, uid_t uid,
 	struct issued	*p;
 
 	if ((p = issued_find(handle, uid)) == NULL) {
-		control_error(c, id, 0, SBX_E_UNREGISTERED, "no provider "
+		reply_error(c, id, 0, SBX_E_UNREGISTERED, "no provider "
 		    "\"%.64s\" was issued to you", handle);
 		return;
 	}
-	control_reply(c, SBX_MSG_PROVIDER_INSPECT, id, issued_json(p, 1));
+	reply_send(c, SBX_MSG_PROVIDER_INSPECT, id, issued_json(p, 1));
 }
 
 static void
@@ -417,13 +417,13 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	/* As for the output descriptor: the runner's fatal, not ours. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_WRONLY) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "invoke: the records "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "invoke: the records "
 		    "descriptor is not readable");
 		return;
 	}
 	if ((p = issued_find(h->valuestring, uid)) == NULL) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_UNREGISTERED, "no provider "
+		reply_error(c, id, 0, SBX_E_UNREGISTERED, "no provider "
 		    "\"%.64s\" was issued to you", h->valuestring);
 		return;
 	}
@@ -436,7 +436,7 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	    (mo != NULL && (mo->valuedouble < 1 ||
 	    mo->valuedouble > monitor_conf->provider_max_output))) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "invoke: clockMs "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "invoke: clockMs "
 		    "must be an epoch time in ms; timeoutMs, maxRecords and "
 		    "maxOutputBytes at most sbx.conf's provider-timeout %u, "
 		    "provider-max-records %u, provider-max-output %llu",
@@ -477,7 +477,7 @@ provider_output(struct ctl_conn *c, uint32_t id, int fd)
 	j = (struct job *)rjob_waiting(c, id, RJOB_MASK(RJOB_INVOKE));
 	if (j == NULL) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "output: no invoke "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "output: no invoke "
 		    "%u is waiting for its output descriptor", id);
 		return;
 	}
@@ -485,7 +485,7 @@ provider_output(struct ctl_conn *c, uint32_t id, int fd)
 	 * it cannot write: an agent must not be able to cause that. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_RDONLY) {
 		close(fd);
-		control_error(c, id, 0, SBX_E_BAD_REQUEST, "output: the "
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "output: the "
 		    "descriptor is not writable");
 		return;
 	}
@@ -587,11 +587,11 @@ provider_done(struct role *r, struct imsg *imsg)
 	    "ok" : prov_code_name(d.code), d.code ? ": " : "", d.msg);
 	if (j->r.conn != NULL) {
 		if (d.code != 0 && sbx_limit_name(d.limit) != NULL)
-			control_error_limit(j->r.conn, j->r.reqid,
+			reply_error_limit(j->r.conn, j->r.reqid,
 			    prov_code_name(d.code), sbx_limit_name(d.limit),
 			    "%s", d.msg);
 		else if (d.code != 0)
-			control_error(j->r.conn, j->r.reqid, 0,
+			reply_error(j->r.conn, j->r.reqid, 0,
 			    prov_code_name(d.code), "%s", d.msg);
 		else {
 			if ((o = cJSON_CreateObject()) == NULL)
@@ -601,7 +601,7 @@ provider_done(struct role *r, struct imsg *imsg)
 				    j->issued);
 				j->issued = NULL;
 			}
-			control_reply(j->r.conn, j->r.kind == RJOB_LOAD ?
+			reply_send(j->r.conn, j->r.kind == RJOB_LOAD ?
 			    SBX_MSG_PROVIDER_LOAD : SBX_MSG_PROVIDER_INVOKE,
 			    j->r.reqid, o);
 		}

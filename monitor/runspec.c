@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "spec.h"
+#include "libsbx/sbx.h"
 #include "monitor.h"
 
 /*
@@ -301,4 +302,86 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	for (i = 0; i < npairs; i++)
 		free(pairs[i]);
 	return rv;
+}
+
+static const char *const slot_names[LAUNCH_NSLOTS] = {
+	"stdin", "stdout", "stderr", "workdir"
+};
+
+/* A descriptor slot's number by its name in RUN's "fds" and FD. */
+int
+runspec_slot(const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < LAUNCH_NSLOTS; i++)
+		if (strcmp(slot_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * RUN: checked against the self-test, the profile and the identity,
+ * then handed to the sandbox table (msb_new) with the request's spec.
+ */
+void
+runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
+    pid_t pid, const cJSON *req)
+{
+	static uint8_t			 spec[SBX_SPEC_WIRE_MAX];
+	const struct conf_profile	*prof;
+	struct sbx_identity		 ident;
+	const cJSON			*p, *fds, *f, *argv0;
+	const char			*pname = "default";
+	char				 err[SBX_SPEC_ERRLEN], what[80];
+	uint32_t			 mask = 0;
+	size_t				 len;
+	int				 slot;
+
+	/* Fail closed: no sandbox unless the self-test passed. */
+	if (!selftest_ok(err, sizeof(err))) {
+		reply_error(c, id, 0, SBX_E_UNAVAILABLE, "run: %s", err);
+		return;
+	}
+	if ((p = cJSON_GetObjectItemCaseSensitive(req, "profile")) != NULL)
+		pname = p->valuestring;
+	if ((prof = conf_profile(monitor_conf, pname)) == NULL) {
+		reply_error(c, id, 0, SBX_E_NOT_FOUND, "run: no profile "
+		    "\"%.64s\" in sbx.conf", pname);
+		return;
+	}
+	fds = cJSON_GetObjectItemCaseSensitive(req, "fds");
+	cJSON_ArrayForEach(f, fds) {
+		if (!cJSON_IsString(f) ||
+		    (slot = runspec_slot(f->valuestring)) == -1 ||
+		    (mask & (1U << slot))) {
+			reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: fds "
+			    "lists stdin, stdout, stderr or workdir, each at "
+			    "most once");
+			return;
+		}
+		mask |= 1U << slot;
+	}
+	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1, spec,
+	    sizeof(spec), &len, err, sizeof(err)) == -1) {
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
+		return;
+	}
+	if (identity_decide(prof, uid, gid, &ident, err,
+	    sizeof(err)) == -1) {
+		reply_error(c, id, 0, SBX_E_REFUSED, "run: %s", err);
+		return;
+	}
+	argv0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(req,
+	    "argv"), 0);
+	if (ident.mode == SBX_IDENTITY_SERVICE && ident.uid == 0)
+		snprintf(what, sizeof(what), "profile %s: %s", prof->name,
+		    argv0->valuestring);
+	else
+		snprintf(what, sizeof(what), "profile %s as %s %u:%u: %s",
+		    prof->name, identity_name(ident.mode), ident.uid,
+		    ident.gid, argv0->valuestring);
+	if (msb_new(c, id, uid, pid, &ident, prof, spec, len, mask,
+	    what) == -1)
+		identity_release(&ident);
 }

@@ -227,12 +227,12 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	struct msb	*s;
 
 	if (nmsbs >= monitor_conf->max_sandboxes) {
-		control_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes %u "
+		reply_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes %u "
 		    "reached", monitor_conf->max_sandboxes);
 		return -1;
 	}
 	if (msb_count_uid(uid) >= monitor_conf->max_sandboxes_per_peer) {
-		control_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes-per-peer"
+		reply_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes-per-peer"
 		    " %u reached for uid %u",
 		    monitor_conf->max_sandboxes_per_peer, (unsigned)uid);
 		return -1;
@@ -483,7 +483,7 @@ msb_started(struct role *r, struct imsg *imsg)
 		fatalx("out of memory");
 	cJSON_AddNumberToObject(o, "sandbox", s->id);
 	msb_limits_json(o, st.limits);
-	control_reply(s->conn, SBX_MSG_RUN, s->reqid, o);
+	reply_send(s->conn, SBX_MSG_RUN, s->reqid, o);
 }
 
 /* "limits": cgroup or rlimit, and "cgroup": v1 or v2 for a cgroup. */
@@ -603,7 +603,7 @@ msb_exited(struct role *r, struct imsg *imsg)
 	}
 	/* A sandbox that never started answers the RUN with an error. */
 	if (s->conn != NULL && s->state == MSB_STARTING) {
-		control_error(s->conn, s->reqid, 0, SBX_E_SETUP, "%s", msg);
+		reply_error(s->conn, s->reqid, 0, SBX_E_SETUP, "%s", msg);
 	} else if (s->conn != NULL) {
 		if ((o = cJSON_CreateObject()) == NULL)
 			fatalx("out of memory");
@@ -625,7 +625,7 @@ msb_exited(struct role *r, struct imsg *imsg)
 		if ((lim = limit_name(&le)) != NULL)
 			cJSON_AddStringToObject(o, "limit", lim);
 		cJSON_AddStringToObject(o, "message", msg);
-		control_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
+		reply_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
 	}
 	msb_free(s);
 }

@@ -173,9 +173,10 @@ selftest_result(struct role *r, struct imsg *imsg)
 	verdict = last.passed ? 1 : 0;
 	while ((p = TAILQ_FIRST(&pendings)) != NULL) {
 		TAILQ_REMOVE(&pendings, p, entry);
-		/* Handed on: the proxy's figures hold it from here. */
+		/* Handed on: the proxy's figures hold it from here, and
+		 * come back to status_send. */
 		conn_req_release(p->conn);
-		control_status_reply(p->conn, p->reqid);
+		egress_status(p->conn, p->reqid);
 		free(p);
 	}
 }
@@ -201,7 +202,8 @@ selftest_startup(void)
 		log_info("sandbox self-test passed (%u checks)", last.checks);
 }
 
-/* STATUS: a fresh run first, then the reply (control_status_reply). */
+/* STATUS: a fresh run first, then the proxy's figures and the reply
+ * (egress_status, then status_send). */
 void
 selftest_status(struct ctl_conn *c, uint32_t reqid)
 {

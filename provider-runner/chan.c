@@ -23,11 +23,16 @@ static struct imsgbuf	*chan;
 static uint32_t		 jobs[RUNNER_JOBS_MAX];
 static size_t		 njobs;
 static uint32_t		 next_tag = 1;
+static int		(*tag_busy)(uint32_t);
+static void		(*job_ended)(void);
 
 void
-runner_chan_init(struct imsgbuf *ibuf)
+runner_chan_init(struct imsgbuf *ibuf, int (*busy)(uint32_t),
+    void (*ended)(void))
 {
 	chan = ibuf;
+	tag_busy = busy;
+	job_ended = ended;
 }
 
 /* Queue one message; fd (or -1) is sent and then closed by imsg. */
@@ -84,7 +89,7 @@ runner_gates_done(uint32_t job, const struct pr_gates_done *d)
 {
 	job_release(job);
 	runner_send(IMSG_PR_GATES_DONE, job, -1, d, sizeof(*d));
-	pool_fill();
+	job_ended();
 }
 
 /* IMSG_PR_DONE ends a job: success with count, or err's refusal. */
@@ -109,8 +114,9 @@ runner_done(uint32_t job, const struct prov_error *err, uint32_t count)
 	 * Sandboxes a job took from the pool are replaced now that its
 	 * answer is on its way: booting node takes a core for tens of
 	 * milliseconds, which the job should not have had to share.
+	 * (job_ended: pool_fill, as main.c set it up.)
 	 */
-	pool_fill();
+	job_ended();
 }
 
 /* A tag no sandbox in flight has; 0 is never one. */
@@ -121,7 +127,7 @@ runner_tag_new(void)
 
 	do {
 		t = next_tag++;
-	} while (t == 0 || sbrun_busy(t) || pool_busy(t));
+	} while (t == 0 || tag_busy(t));
 	return t;
 }
 

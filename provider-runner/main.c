@@ -194,6 +194,13 @@ h_pool(struct imsgbuf *ib, struct imsg *imsg)
 	pool_resize(pp.size);
 }
 
+/* Spawn tags name one sandbox in flight, a run's or a pooled one. */
+static int
+tag_busy(uint32_t tag)
+{
+	return sbrun_busy(tag) || pool_busy(tag);
+}
+
 static const struct role_handler handlers[] = {
 	{ IMSG_PR_ALLOWLIST, ROLE_LEN_ANY, h_allowlist },
 	{ IMSG_PR_ALLOWLIST_END, sizeof(struct pr_allowlist_end),
@@ -255,6 +262,6 @@ main(int argc, char *argv[])
 	if (sodium_init() == -1)
 		fatalx("sodium_init failed");
 	memory_tune();
-	runner_chan_init(&ibuf);
+	runner_chan_init(&ibuf, tag_busy, pool_fill);
 	role_serve(&ibuf, handlers, nitems(handlers));
 }

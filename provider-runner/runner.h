@@ -41,8 +41,14 @@ const unsigned char *pio_data(const struct pio *, size_t *);
 void		 pio_free(struct pio *);
 
 /* ---- chan.c: the role's side of the monitor channel --------------------- */
+/*
+ * runner_chan_init(channel, tag_busy, job_ended): the sandboxes (sbrun.c,
+ * pool.c) use the channel, so the channel does not call them: main.c
+ * names, once, what says whether a tag is taken and what runs after a
+ * job's answer went out (refilling the pool).
+ */
+void	 runner_chan_init(struct imsgbuf *, int (*)(uint32_t), void (*)(void));
 /* runner_send(type, peerid, fd or -1, data, len); fatal on failure. */
-void	 runner_chan_init(struct imsgbuf *);
 void	 runner_send(uint32_t, uint32_t, int, const void *, size_t);
 void	 runner_send_blob(uint32_t, const unsigned char *, size_t);
 void	 runner_job_claim(uint32_t);

@@ -139,6 +139,7 @@ static void	 timer_fired(evutil_socket_t, short, void *);
 
 /* For sbxctl status: finished requests' bytes; live ones are added. */
 static struct proxy_stats	 totals;
+static unsigned int		 nconns;	/* all sandboxes' */
 
 static void
 timer_set(struct proxy_conn *c, enum tkind k, uint32_t ms)
@@ -194,9 +195,11 @@ decision(struct proxy_conn *c, int allowed, unsigned int status)
  * sbxctl status: the established tunnels, oldest sandbox and connection
  * first, as many as one status reply holds, then the totals since start
  * with what requests under way (tunnels above all) have moved so far.
+ * The table of sandboxes is sandbox.c's, which calls here: it hands over
+ * its first, and the rest follow its list.
  */
 void
-conn_status(struct imsgbuf *ibuf, uint32_t seq)
+conn_status(struct imsgbuf *ibuf, uint32_t seq, struct proxy_sandbox *first)
 {
 	struct proxy_sandbox	*sb;
 	struct proxy_conn	*c;
@@ -206,7 +209,7 @@ conn_status(struct imsgbuf *ibuf, uint32_t seq)
 
 	st = totals;
 	st.seq = seq;
-	for (sb = sandbox_first(); sb != NULL; sb = TAILQ_NEXT(sb, entry)) {
+	for (sb = first; sb != NULL; sb = TAILQ_NEXT(sb, entry)) {
 		st.conns += sb->nconns;
 		TAILQ_FOREACH(c, &sb->conns, entry) {
 			if (!c->decided) {
@@ -261,7 +264,7 @@ conn_free(struct proxy_conn *c)
 	free(c->upreq);
 	TAILQ_REMOVE(&c->sb->conns, c, entry);
 	c->sb->nconns--;
-	proxy_nconns--;
+	nconns--;
 	free(c);
 }
 
@@ -379,7 +382,7 @@ conn_accept(struct proxy_sandbox *sb, int fd, const struct sockaddr *sa)
 	struct proxy_decision	 d;
 
 	(void)sa;
-	if (sb->nconns >= sb->lim.max_conns || proxy_nconns >=
+	if (sb->nconns >= sb->lim.max_conns || nconns >=
 	    PROXY_CONNS_MAX) {
 		/* The socket's send buffer is empty: this write fits. */
 		if (write(fd, refuse, sizeof(refuse) - 1) == -1)
@@ -406,7 +409,7 @@ conn_accept(struct proxy_sandbox *sb, int fd, const struct sockaddr *sa)
 		fatalx("out of memory for a connection");
 	TAILQ_INSERT_TAIL(&sb->conns, c, entry);
 	sb->nconns++;
-	proxy_nconns++;
+	nconns++;
 	nodelay(c->cbev);
 	bufferevent_setcb(c->cbev, client_read, client_write, client_event, c);
 	bufferevent_setwatermark(c->cbev, EV_READ, 0, CONN_HIGH);

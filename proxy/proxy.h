@@ -266,8 +266,6 @@ void	 sandbox_imsg_listen(struct imsgbuf *, struct imsg *);
 void	 sandbox_imsg_end(struct imsgbuf *, struct imsg *);
 void	 sandbox_imsg_stats(struct imsgbuf *, struct imsg *);
 struct proxy_sandbox *sandbox_find(uint32_t);
-struct proxy_sandbox *sandbox_first(void);	/* then TAILQ_NEXT(, entry) */
-extern unsigned int proxy_nconns;		/* all sandboxes */
 
 /* listener.c */
 int	 listener_add(struct proxy_sandbox *, int fd, char *err, size_t);
@@ -277,8 +275,9 @@ void	 listener_free(struct proxy_listener *);
 void	 conn_accept(struct proxy_sandbox *, int fd, const struct sockaddr *);
 void	 conn_free(struct proxy_conn *);
 void	 conn_end(struct proxy_conn *);	/* its sandbox ended */
-/* Queue the TUNNELs and STATS that answer a STATS_REQ. */
-void	 conn_status(struct imsgbuf *, uint32_t seq);
+/* Queue the TUNNELs and STATS that answer a STATS_REQ: every sandbox's
+ * from the first on (TAILQ_NEXT(, entry)). */
+void	 conn_status(struct imsgbuf *, uint32_t seq, struct proxy_sandbox *);
 
 /* splice.c: a tunnel's bytes moved by the kernel (splice through a pipe
  * per direction).  done(arg, NULL) when both directions ended, or with

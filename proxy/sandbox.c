@@ -25,7 +25,6 @@ static TAILQ_HEAD(, proxy_sandbox) sandboxes =
     TAILQ_HEAD_INITIALIZER(sandboxes);
 static struct proxy_sandbox	*pending;	/* between POLICY and END */
 static struct proxy_policy_msg	 pending_msg;
-unsigned int			 proxy_nconns;
 
 struct proxy_sandbox *
 sandbox_find(uint32_t id)
@@ -36,12 +35,6 @@ sandbox_find(uint32_t id)
 		if (sb->id == id)
 			return sb;
 	return NULL;
-}
-
-struct proxy_sandbox *
-sandbox_first(void)
-{
-	return TAILQ_FIRST(&sandboxes);
 }
 
 static uint32_t
@@ -234,6 +227,6 @@ sandbox_imsg_stats(struct imsgbuf *ibuf, struct imsg *imsg)
 
 	if (imsg_get_data(imsg, &req, sizeof(req)) == -1)
 		fatalx("STATS_REQ: wrong size");
-	conn_status(ibuf, req.seq);
+	conn_status(ibuf, req.seq, TAILQ_FIRST(&sandboxes));
 	role_event_add();
 }

@@ -42,7 +42,7 @@ static char	 agent_a, agent_b;
 #define B	((struct ctl_conn *)&agent_b)
 
 /*
- * control.c's counts of what a connection holds, for its caps: here
+ * reply.c's counts of what a connection holds, for its caps: here
  * only for A and B, so that a hold without its release (or a release
  * of a connection that is gone) shows.
  */
