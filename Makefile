@@ -1,3 +1,6 @@
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # Makefile for sbx (GNU make).  Hand-written; configure only supplies
 # config.mk (compiler, library flags) and config.h.
 #

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * beneath.c: every file of a bundle is opened here, relative to a
  * directory descriptor the monitor handed over, and read with a bound.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * beneath.h: opening and reading files beneath a directory descriptor
  * (beneath.c).  The provider library opens every file of a bundle here,
  * the gates readers every pack and report.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * canon.c: the canonical JSON text of interop.md §P2 -- object keys sorted
  * by UTF-16 code units (the JavaScript default sort), no whitespace, arrays
  * in order, and every string and number written byte for byte as

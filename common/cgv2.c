@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * cgv2.c: reading and writing cgroup v2 files, for the monitor (which
  * lays out the delegated subtree, monitor/cgroups.c) and the launcher
  * (one cgroup per sandbox, launcher/cgroup.c).

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * cgv2.h: cgv2.c -- cgroup v2 files (monitor/cgroups.c, launcher/cgroup.c).
  */
 #ifndef SBX_CGV2_H

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * civil.c: the proleptic Gregorian calendar arithmetic that the two date
  * readers share (provider/datetime.c for reviewedAt, gates/jsdate.c for
  * JavaScript's Date.parse): fixed-width decimal fields, month lengths and

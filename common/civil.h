@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * civil.h: civil.c -- calendar arithmetic of the date readers.
  */
 #ifndef SBX_CIVIL_H

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * clock.c: the one monotonic clock every deadline in sbx is measured on
  * (sandbox deadlines, pooled sandboxes' idle life, a run's early verdict,
  * the node probe).  Wall-clock time would move with the administrator's

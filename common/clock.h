@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * clock.h: clock.c -- the monotonic clock, in milliseconds.
  */
 #ifndef SBX_CLOCK_H

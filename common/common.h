@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * common.h: what every program of sbx uses -- logging, allocation, imsg
  * framing, privilege files and canonical JSON.  Each module of common/ has
  * a header named for it; this one only gathers the five above.  A file

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * defs.h: the attributes and macros the other headers of common/ use:
  * __dead (does not return), SBX_PRINTF (printf-like arguments), nitems.
  */

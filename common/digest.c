@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * digest.c: "sha256:<hex>" digests (interop.md §P2, artifactDigest) of
  * bytes and of canonical JSON.  SHA-256 is sha256.c's; the format
  * (prefix, lowercase hex) is what the reference writes and what allowlists

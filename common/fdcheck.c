@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fdcheck.c: what a descriptor passed by a client must be before the
  * service touches it (issue 20).
  *

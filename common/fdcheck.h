@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fdcheck.h: fdcheck.c -- descriptors passed by clients (issue 20).
  */
 #ifndef SBX_FDCHECK_H

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * hex.c: reading hexadecimal digits.  Locale-free on purpose: what
  * counts as a digit is fixed by the formats read (JSON, HTTP, inet_aton),
  * not by isxdigit's idea of the current locale.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * hex.h: one hexadecimal digit's value (hex.c), for the JSON parser's
  * \u escapes and the proxy's chunk sizes and numeric host names.
  */

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * imsg.c: message framing for every sbx channel (design.md §3), our own
  * implementation of the current OpenBSD imsg wire layout.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * imsg.h: imsg.c -- message framing on a socket, in the current OpenBSD
  * layout (design.md §3), descriptors passed alongside.  Also built into libsbx
  * (PIC), so nothing here logs or exits.  The messages themselves are in

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * json.c: a strict RFC 8259 parser for untrusted bytes.
  *
  * Records files, provider output and agent requests come from processes we

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * json.h: canonical JSON -- json.c (parser), numfmt.c and numscan.c
  * (numbers, with pow10.c's table), canon.c (canonical text) and digest.c
  * (its SHA-256 digest, "sha256:HEX").

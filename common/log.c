@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * log.c: logging for every sbx process.  In the foreground (-d) lines go to
  * stderr, otherwise to syslog; every line names the role so that an operator
  * reading a merged log knows which process spoke.

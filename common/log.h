@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * log.h: log.c -- syslog or stderr, the role's name in every line, and
  * fatal()/fatalx() that log and exit.  Not for libsbx, which never exits.
  */

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * numfmt.c: ECMAScript Number::toString of a finite double (ECMA-262,
  * Number::toString with radix 10), the text JSON.stringify writes for a
  * number and so the text canonical JSON hashes.

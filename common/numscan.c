@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * numscan.c: JSON number text to the nearest double (ties to even), as
  * JSON.parse reads it.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv.h: priv_*.c -- privilege files (design.md §2, sbx.priv(5)): parse,
  * print, lint, compile and apply (Landlock, seccomp), and the compiled
  * tables of libsbxpriv.a that every role applies.

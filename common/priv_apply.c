@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv_apply.c: put the calling process under a privilege table.
  *
  * Order (sbx.priv(5)): compile the seccomp filter (so a bad table fails

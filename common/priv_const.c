@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv_const.c: the names a privilege file may use for argument values,
  * errno values and resource limits (sbx.priv(5)).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv_landlock.c: the Landlock part of a privilege file.
  *
  * The kernel's ABI version decides which access rights exist.  Rights the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv_lint.c: flag dangerous syscalls a table allows without an argument
  * condition (in the spirit of minijail's seccomp_policy_lint).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv_parse.c: privilege files (sbx.priv(5)) into struct priv_table.
  *
  * The file is the policy a role runs under, so the parser is strict: one

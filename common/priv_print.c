@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv_print.c: a table back in canonical sbx.priv(5) syntax.
  *
  * "sbx-monitor -P" prints the compiled tables with this, and the tests

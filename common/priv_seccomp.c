@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * priv_seccomp.c: the seccomp part of a privilege file, compiled with
  * libseccomp for the native architecture only.
  *

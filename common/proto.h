@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * proto.h: the internal protocol between the processes -- one header for
  * every channel, the imsg types and their fixed-size message structs, each
  * documented beside its struct:

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * proxy_msg.c: the monitor -> proxy messages (sbx-protocol(7), "monitor
  * and proxy"), built in one place so that the monitor and the tests send
  * them the same way: a policy with its rules and their counts, a

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * proxy_msg.h: proxy_msg.c -- building and queueing the monitor's
  * messages to the proxy (proto.h).
  */

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * role.c: how every role starts and serves its channel to the monitor.
  *
  * A role is started by sbx-monitor with its socketpair at descriptor 3 and

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * role.h: role.c -- a role's start (privilege file, READY) and event
  * loop, on its channel to the monitor; the messages are in proto.h.
  */

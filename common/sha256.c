@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sha256.c: SHA-256 (FIPS 180-4) for the digests, incrementally.
  *
  * libsodium's SHA-256 is portable C, about 400 MB/s here: a sixth of the

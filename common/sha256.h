@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sha256.h: sha256.c -- SHA-256, incrementally.
  */
 #ifndef SBX_SHA256_H

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * shimstatus.c: the record the shim (a sandbox's pid 1) sends back to
  * sbx-launcher over the status pipe, and errno names for the
  * "step: ENOENT" messages both sides print.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * spec.c: the sandbox spec -- building it, checking it, and its wire form
  * between sbx-monitor and sbx-launcher.
  *

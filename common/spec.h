@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * spec.h: spec.c, spec_default.c, shimstatus.c -- the sandbox spec the
  * monitor sends the launcher, the shim's descriptors and the status
  * records it writes the launcher (launcher <-> shim, design.md §1).

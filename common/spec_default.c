@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * spec_default.c: the built-in sandbox that the "default" profile maps to.
  * The caller adds argv, env and the workdir; everything else is here so
  * that a profile which names nothing still gets every limit.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * xmalloc.c: allocation that cannot fail silently.  Running out of memory in
  * a privilege-separated process is fatal for that process; the monitor then
  * fails closed as it does for any lost role.

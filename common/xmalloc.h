@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * xmalloc.h: xmalloc.c -- allocation that cannot fail: fatal() on
  * exhaustion or overflow.
  */

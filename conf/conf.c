@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * conf.c: the configuration object -- defaults for everything sbx.conf(5)
  * documents, the built-in "default" profile, lookup and release.
  */

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * conf.h: sbx.conf(5) -- the configuration object, its parser, the checks
  * of every value's syntax, the dump (sbx-monitor -d) and the start-up
  * resolution of names.  A library: the monitor parses and serves the

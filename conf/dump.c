@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * dump.c: print the effective configuration in sbx.conf(5) syntax, every
  * setting including defaults, in one fixed order (like sshd -T).  Reading
  * the output back yields the same configuration, so an operator can see

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * parse.c: reader of sbx.conf(5).  A hand-written lexer and a recursive
  * descent over statements, in the manner of the OpenBSD daemons' parse.y:
  * "keyword value" lines, profile blocks, macros, include.

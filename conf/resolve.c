@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * resolve.c: the start-up half of configuration checking.  `sbx-monitor -n`
  * checks a file for what it says; these checks depend on the machine it
  * runs on (the user database, files that must exist), so they run when the

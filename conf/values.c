@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * values.c: the syntax of sbx.conf values.  Each check refuses rather than
  * repairs: a value the operator did not write exactly as meant is a policy
  * nobody reviewed.  On refusal *why names the rule that was broken.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * admit.c: admitEntry (interop.md §P2), the limits every digested
  * document passes before anything reads it, and artifactDigest.
  *

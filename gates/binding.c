@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * binding.c: resolveGateBinding (interop.md §G3.2).  A binding pins every
  * pack (authored and composed digests) and every provider it uses and
  * preregisters the parameter values; resolution proves the pins against

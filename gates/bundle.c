@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * bundle.c: what a pack bundle's manifest.json says about its gate packs
  * (interop.md §G11.2), as the reference's discovery reads it: the gate-packs
  * directory (entry.gatePacks), the names that filter its files, and the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * compose.c: `extends` composition and the tightening proof (interop.md
  * §G2.6, §G2.7).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * doc.c: reading a gate document's bytes into a tree, as the reference's
  * parseDecisionJson does for a path ending in .json and (sbx's reading of
  * the unstored parseDecisionYaml, interop.md §G13.4) for every other path.

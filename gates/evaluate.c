@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * evaluate.c: evaluateGates (interop.md §G8, §G10): the refusals in the
  * reference's order, the gate loop and the report with its self digest.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * floors.c: the operator's gates configuration (interop.md §G6): floors,
  * ceilings and the provider allowlist of an aiwg.config-shaped file, and
  * their enforcement over a resolved binding.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gates.h: the one header of gates/ -- the gate evaluation engine of
  * interop.md part G, a library of pure functions linked by the provider
  * runner and sbxctl.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * jsdate.c: the two readings of a timestamp the reference makes.
  *
  * gates_date_parse is JavaScript's Date.parse (V8) on the forms a gate

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * jsmath.c: Math.log and Math.exp as V8 computes them.
  *
  * The reference runs on node, whose Math.log and Math.exp are V8's port

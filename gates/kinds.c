@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * kinds.c: one gate over one target observation (interop.md §G8.3, §G8.4)
  * and the pooling of the pooled scope (4.3).  Every shortfall -- a missing
  * observation, unknown support, an unresolved parameter, a statistic the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * param.c: pack parameters and the literal-or-reference numbers gates
  * carry (thresholds, minimumN, levelBps), read the reference's way.
  */

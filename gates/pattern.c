@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * pattern.c: the "pattern" keywords of the gate documents' JSON schemas
  * (gates/schemas.c), each matched by hand: the schemas use four fixed
  * regular expressions, and a regex engine in a confined role would be

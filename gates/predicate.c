@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * predicate.c: DecisionPredicate over the evaluation input (interop.md
  * §G8.4): three-valued logic, RFC 6901 pointers, structural equality.  A
  * predicate can only read; anything it cannot decide is unknown, which

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * print.c: JSON.stringify(value, null, 2) of a tree, member order kept,
  * so sbxctl prints reports and validation results byte for byte as the
  * reference's CLI does.

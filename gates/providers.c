@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * providers.c: the core metric providers the reference's offline CLI
  * registers (interop.md §G4.4).  Offline evaluation never runs them (their
  * sections come from the caller's metrics document and are checked

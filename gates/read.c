@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * read.c: the gate documents of an evaluation, from descriptors: the
  * binding, metrics, holdout and upstream files, the operator's gate-packs
  * directory, the agent's --pack-dir packs (a pack file, or a bundle

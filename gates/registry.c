@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * registry.c: pack ids, namespaces and registration (interop.md §G2.3,
  * §G2.4).  The registry is a plain value the caller owns; registration
  * runs the reference's checks in its order, so the first refusal is the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * schema.c: the closed JSON Schemas of gate documents, checked the way the
  * reference checks them (Ajv 2020-12 with allErrors and ajv-formats), so a
  * document refused by one side is refused by the other with the same

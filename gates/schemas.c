@@ -1,4 +1,9 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC AND MIT
+ * (MIT: the pack schema embedded here comes from the AIWG reference
+ * implementation; see debian/copyright.)
+ *
  * schemas.c: the closed JSON Schemas of gate documents (interop.md §G2.1,
  * §G3.1, §G10.2), checked by schema.c.  The pack schema is the reference's;
  * the binding and report schemas are the newest shapes the reference's

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * seal.c: the holdout record and the upstream record (interop.md §G5), as
  * the reference's CLI loads them.  A record must arrive sealed: the
  * loaders never seal on the caller's behalf (an unsealed file would let

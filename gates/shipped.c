@@ -1,4 +1,9 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC AND MIT
+ * (MIT: the two packs embedded here come from the AIWG reference
+ * implementation; see debian/copyright.)
+ *
  * shipped.c: the reference's two shipped decision-engine packs, embedded
  * so that the operator default floor (interop.md §G6.4) holds with no
  * configuration: aiwg:decision-engine/integrity-ceiling and

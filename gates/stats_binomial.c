@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * stats_binomial.c: the Wilson score interval of a binomial proportion
  * (interop.md §G9.2) and the bps figures of an interval-bound gate (8.4).
  */

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * stats_bootstrap.c: the seeded percentile bootstrap of a mean paired
  * difference (interop.md §G9.7).  Every draw, sum and order statistic is the
  * reference's, so the same seed gives the same interval bit for bit.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * stats_cp.c: the Clopper-Pearson exact interval of a binomial proportion
  * (interop.md §G9.3): each bound inverts the exact binomial tail by
  * bisection, rounding outward.

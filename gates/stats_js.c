@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * stats_js.c: the JavaScript number semantics the gate statistics must
  * reproduce to give the reference's results bit for bit (interop.md §G9.8),
  * and the one way the statistics report an error.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * stats_normal.c: the standard normal quantile and the z of a two-sided
  * level (interop.md §G9.1).  Acklam's rational approximation without the
  * refinement step, because that is what the reference computes: the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * stats_paired.c: intervals for the difference of two paired proportions
  * (interop.md §G9.4-§G9.6): Newcombe's method 10 and Tango's score interval,
  * their conversion to basis points, and the non-inferiority verdict.

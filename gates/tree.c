@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * tree.c: reading and building the json_value trees of common/json.c.
  * Strings there are UTF-16 code units as JavaScript sees them, so keys
  * and values compare the way the reference compares them; C strings are

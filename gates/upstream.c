@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * upstream.c: outcomes and the upstream integrity verdict (interop.md
  * §G5.2): qualificationIntegrityAllowlistProblems and upstreamOutcome.
  * A malformed record is one problem ("integrity-invalid"), never a pass;

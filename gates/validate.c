@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * validate.c: validateResolvedPack (interop.md §G2.5), the semantic checks
  * a schema cannot express, run on every composed pack at registration
  * and on floor packs.  Confused authoring (a bound with the wrong op, a

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * verify.c: validateGateReport (interop.md §G10.3): is this report what the
  * trusted inputs give?  {valid, reasons}, never a refusal.
  *

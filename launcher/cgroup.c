@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * cgroup.c: memory and pids caps for the whole sandbox -- every process
  * in it together, where RLIMIT_AS and RLIMIT_NPROC cap each process
  * alone.  One sandbox is one cgroup:

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * idmap.c: the uid/gid maps of a new sandbox's user namespace.
  *
  * Inside, the sandbox runs as one unprivileged id (1000 by default) and

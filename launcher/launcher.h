@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * launcher.h: sbx-launcher -- creating sandboxes, holding their pidfds,
  * enforcing deadlines and reporting how each one ended.
  *

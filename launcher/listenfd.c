@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * listenfd.c: the listening sockets a network-proxy sandbox's pid 1 made
  * inside the sandbox's network namespace (shim/net.c) and handed out over
  * its SBX_SHIM_FD_PROXY socket.  The launcher passes them to the monitor,

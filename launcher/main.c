@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbx-launcher: the only process that creates namespaces.  The monitor
  * sends a sandbox as SPEC (the serialised spec), one FD per descriptor and
  * START; the launcher clones it, reports STARTED, watches its pidfd and

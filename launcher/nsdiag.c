@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * nsdiag.c: say which namespace type is missing when clone fails.
  *
  * clone reports one errno for seven namespace types; an operator told

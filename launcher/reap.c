@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * reap.c: a running sandbox -- its deadline, signals, reaping through the
  * pidfd, and the report of how it ended.
  *

@@ -1,11 +1,14 @@
 /*
- * selftest.c: the launcher's side of the capability self-test (one
- * self-test in three files: monitor/selftest.c, this, shim/selftest.c),
- * run inside a real sandbox (the built-in default spec, exactly as a command would get it) whose payload
- * child runs the checks of shim/selftest.c instead of an exec.  The
- * verdict goes back to the monitor, which refuses every sandbox unless the
- * last self-test passed: a kernel or configuration that cannot isolate is
- * found before a payload runs, never after.
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
+ * selftest.c: the launcher's side of the capability self-test (one self-test
+ * in three files: monitor/selftest.c, this, shim/selftest.c), run inside a
+ * real sandbox (the built-in default spec, exactly as a command would get
+ * it) whose payload child runs the checks of shim/selftest.c instead of an
+ * exec.  The verdict goes back to the monitor, which refuses every sandbox
+ * unless the last self-test passed: a kernel or configuration that cannot
+ * isolate is found before a payload runs, never after.
  */
 #include <sys/types.h>
 #include <sys/wait.h>

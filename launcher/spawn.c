@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * spawn.c: create one sandbox -- clone into fresh namespaces, let the
  * parent write the id maps, then run the shim (shim/shim.c) in the clone
  * child itself as the sandbox's pid 1, with the spec the launcher already

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * split.c: the launcher's three processes (issue 20), forked before the
  * launcher reads anything.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * libsbx.c: the client side of the agent protocol (sbx-protocol(7)).
  *
  * Linked into agents, so it never exits, never logs and never keeps global

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbx.h: the public C interface to sbx-monitor (libsbx) and the constants of
  * the agent protocol, documented in sbx-protocol(7).
  *

@@ -1,11 +1,14 @@
 /*
- * audit.c: one line per decision the monitor makes (connect, refuse,
- * errors, spawn, exit, provider load, proxy decisions; proxy/audit.c is
- * the same thing for sbx-proxy, whose records also come here): to the log (syslog,
- * or stderr with -d) and, when sbx.conf names a log-file, as JSON lines.
- * The file is opened before privileges are dropped and kept open; each
- * line is written with a single write(2) so concurrent readers never see
- * half a record.
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
+ * audit.c: one line per decision the monitor makes (connect, refuse, errors,
+ * spawn, exit, provider load, proxy decisions; proxy/audit.c is the same
+ * thing for sbx-proxy, whose records also come here): to the log (syslog, or
+ * stderr with -d) and, when sbx.conf names a log-file, as JSON lines.  The
+ * file is opened before privileges are dropped and kept open; each line is
+ * written with a single write(2) so concurrent readers never see half a
+ * record.
  */
 #include <sys/types.h>
 

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * caps.c: the two capabilities a service started as root passes to its
  * launcher, and nothing else to anyone.
  *

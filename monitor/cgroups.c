@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * cgroups.c: a cgroup subtree for the launcher, laid out before the roles
  * start (design.md §1, Limits).  Memory and pids caps then hold for the whole
  * sandbox -- every process in it together -- instead of per process as

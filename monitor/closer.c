@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * closer.c: the thread that closes descriptors whose close(2) may stall.
  *
  * A client may pass the monitor a descriptor on a file system whose

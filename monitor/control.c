@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * control.c: the agent socket (sbx-protocol(7)).
  *
  * Everything an agent sends is untrusted: each frame is length-checked by

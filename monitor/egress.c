@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * egress.c: the monitor's side of a network-proxy sandbox (design.md §1,
  * sbx-protocol(7) "monitor and proxy").  When such a sandbox is made, its
  * profile's domain and address rules go to sbx-proxy as they are at that

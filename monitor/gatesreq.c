@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gatesreq.c: GATES_EVALUATE -- every "sbxctl gates evaluate", with isolated
  * re-runs of the bundle providers a binding pins (interop.md §P7;
  * sbx-protocol(7)).

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * identity.c: whose host identity a sandbox has (design.md §1).  The monitor
  * decides it -- from the peer's SO_PEERCRED credentials and the profile --
  * and the launcher only checks it again, so a bug or a compromise of the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbx-monitor: the service agents talk to (design.md §1).  It parses sbx.conf,
  * opens the control socket, drops root, starts its roles, applies its own
  * privilege file and then serves agents until a signal or a lost role.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * monitor.h: the one header of sbx-monitor -- configuration (sbx.conf(5)),
  * and later control socket, roles and registry.
  */

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * privs.c: the compiled privilege tables, for operators.  `sbx-monitor -P`
  * and `sbxctl privs` print exactly the tables the roles apply (they are
  * linked in from the same generated objects), in sbx.priv(5) syntax.

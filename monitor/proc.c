@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * proc.c: the monitor's roles.  Each role is its own executable, started
  * with fork+exec (a fresh address space and ASLR layout per role) with its
  * socketpair at descriptor 3 and nothing else open.  A role that dies is

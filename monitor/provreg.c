@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * provreg.c: gate metric providers, the monitor's part (design.md §1, §5).
  *
  * The monitor holds the trusted state: the opt-in, the operator's

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * reply.c: answering an agent, and the connections as the request
  * handlers see them (sbx-protocol(7)).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * rjob.c: the requests the monitor has handed to the provider runner
  * (provider loads and invokes, gates evaluations and verifications), one
  * table for all, keyed by the runner's job id.  The owners (provreg.c,

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * runspec.c: what a RUN request becomes -- the sandbox spec built from the
  * operator's profile and the agent's request.  The profile decides every
  * path, limit and the environment pass-list; the agent chooses only the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * runtime.c: the provider launch plan (design.md §5).  A provider sandbox sees
  * node and exactly the shared libraries node maps (with their soname
  * aliases and the ELF interpreter), read-only, and nothing else of the

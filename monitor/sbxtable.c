@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbxtable.c: the monitor's table of live sandboxes and its traffic with
  * the launcher.  A sandbox belongs to the connection that asked for it; it
  * collects that agent's descriptors, goes to the launcher as SPEC, FDs and

@@ -1,10 +1,13 @@
 /*
- * selftest.c: the monitor's side of the capability self-test (one
- * self-test in three files: this, launcher/selftest.c and shim/selftest.c) (fail
- * closed).  At start-up, before any agent is served, and again on every
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
+ * selftest.c: the monitor's side of the capability self-test (one self-test
+ * in three files: this, launcher/selftest.c and shim/selftest.c), fail
+ * closed.  At start-up, before any agent is served, and again on every
  * STATUS request, the launcher runs the self-test in a real sandbox; the
- * monitor refuses every sandbox with "sandbox-unavailable" unless the
- * latest run passed.  There is no unsandboxed fallback.
+ * monitor refuses every sandbox with "sandbox-unavailable" unless the latest
+ * run passed.  There is no unsandboxed fallback.
  *
  * What the sandbox must not see is gathered here, before the monitor's
  * own filter: its namespaces, its user's home, the directory it was

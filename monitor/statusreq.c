@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * statusreq.c: the answer to STATUS (sbx-protocol(7)).  control.c hands the
  * request to the self-test (selftest_status), which asks the proxy for
  * its live figures once it ran (egress_status); with them, egress.c

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * chan.c: the runner's side of its channel to the monitor -- composing
  * replies, blobs in chunks, the table of jobs in progress and the tags
  * that name provider sandboxes.

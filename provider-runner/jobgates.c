@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * jobgates.c: IMSG_PR_GATES_* -- "sbxctl gates evaluate" with isolated
  * re-runs of the bundle providers a binding pins (interop.md §P7, step
  * 5; interop.md §G8.1, refusal 20).

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * jobinvoke.c: IMSG_PR_OUTPUT, IMSG_PR_BLOB and IMSG_PR_INVOKE -- run an
  * issued provider over records (interop.md §P6, "Check order in
  * invokeBundleProvider"; 3, seeds and sealed sections).

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * jobload.c: IMSG_PR_LOAD -- load a bundle's gate providers
  * (interop.md §P6, "Check order in loadGateBundleProviders").
  *

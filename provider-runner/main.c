@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbx-provider-runner: everything about gate metric providers that
  * touches untrusted bytes (design.md §1, §5).  It serves the monitor's
  * requests on descriptor 3: the operator's allowlist, loads of bundles

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * pio.c: reading or writing one descriptor without ever blocking the role.
  *
  * The runner serves several jobs at once on one event loop, and every

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * pool.c: provider sandboxes booted ahead of their runs (provider-pool).
  *
  * Node's start-up is most of a cold run.  A pooled sandbox is asked for

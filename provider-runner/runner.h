@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * runner.h: the one header of sbx-provider-runner -- its channel to the
  * monitor, bounded descriptor I/O, provider sandboxes (pooled or not) and
  * the jobs the monitor hands it.  What it does to bundles, records and

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbrun.c: one provider run in a sandbox the monitor starts for us
  * (design.md §1, §5; interop.md §P5).
  *

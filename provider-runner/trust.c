@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * trust.c: the operator's allowlist, the trust root (interop.md §P4), as
  * the monitor relays it: the file's bytes in chunks, then END with the
  * total.

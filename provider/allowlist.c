@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * allowlist.c: the operator's allowlist, the only trust root for bundle
  * providers (interop.md §P4), in the aiwg.config shape
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * blob.c: a provider snapshot as bytes, for the monitor's registry.
  *
  * The monitor keeps the bytes of every provider it issued and hands them

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * datetime.c: the two date-time shapes of interop.md §P1 and §P4.
  *
  * In-bundle reviews carry Zod's datetime(): "YYYY-MM-DDTHH:MM:SS", an

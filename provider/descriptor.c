@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * descriptor.c: the inspect run's answer (interop.md §P1, "Metrics
  * declaration"; 3, sourceDigest).
  *

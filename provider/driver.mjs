@@ -1,3 +1,6 @@
+// Copyright (c) 2026 The sbx authors
+// SPDX-License-Identifier: ISC
+//
 // driver.mjs: sbx's trusted driver for one gate metric provider run.
 //
 // sbx-provider-runner embeds this file at build time and the provider

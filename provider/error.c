@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * error.c: refusals.  Codes are the reference's GateProviderError codes
  * (interop.md §P6) so that an agent sees the same code for the same
  * refusal from sbx and from the reference; messages name the input and

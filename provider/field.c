@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * field.c: reading values out of trees from common/json.c for schema
  * checks.  Strings in those trees are UTF-16 code units, as JavaScript
  * sees them, so length limits count what the reference's Zod schemas

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * frame.c: the one line a provider run may write (interop.md §P5.5),
  *
  *	AIWG-RESULT <nonce> <json>\n

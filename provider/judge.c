@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * judge.c: how a provider run ended, as an error code of interop.md §P6
  * (5.5 frames, 5.6 timeouts, caps and exit codes).
  *

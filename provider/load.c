@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * load.c: the load-time checks of one manifest entry, in the reference's
  * order (interop.md §P6, "Check order in loadGateBundleProviders"), up
  * to the sandboxed inspect run: snapshot, in-bundle review, review

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * manifest.c: the gateProviders declaration of a bundle's manifest.json
  * (interop.md §P1).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * node.c: the command line of a provider run (design.md §5).
  *
  *	node <permission flag> --disallow-code-generation-from-strings

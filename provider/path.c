@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * path.c: the path rules of interop.md §P1, §P2 and §P5.4 in one place.
  *
  * A module path from a manifest names a file inside the bundle; the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * pin.c: records digests, run seeds, binding pins and sealed sections
  * (interop.md §P3).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * provider.h: gate metric providers, everything that touches their
  * untrusted bytes (design.md 1, 5; interop.md part P): bundle snapshots and
  * code digests, manifests and in-bundle reviews, the operator's allowlist,

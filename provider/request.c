@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * request.c: one run's standard input (interop.md §P5.3),
  * "<nonce>\n<request JSON>".
  *

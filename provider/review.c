@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * review.c: in-bundle reviews (interop.md §P1, §P4).
  *
  * A bundle may say who reviewed which digest, inline or in a review file.

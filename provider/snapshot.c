@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * snapshot.c: the provider snapshot and its code digest (interop.md §P2).
  *
  * The code that runs is the whole directory of the entry module, read

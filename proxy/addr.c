@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * addr.c: what kind of address a name resolved to (or a literal spelled).
  *
  * The threat is a sandbox reaching what sits next to the proxy rather

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * audit.c: the audit line of sbx-proxy, as monitor/audit.c is the
  * monitor's: one line per decision of the proxy -- which sandbox and peer,
  * what was asked, where it went, allowed or not and why, bytes each way

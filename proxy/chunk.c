@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * chunk.c: a chunked body (RFC 9112 7.1) checked byte by byte as it
  * passes, so the proxy knows where the message ends without buffering
  * it and refuses the forms parsers disagree on: a size that is not

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * conn.c: one client connection of a sandbox, from its first byte to
  * its close: read a request head, decide (policy.c), resolve and check
  * every address, connect to one of the checked addresses, then either

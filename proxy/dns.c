@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * dns.c: the proxy's resolver, and what its host's own addresses are.
  *
  * Both are set up before the privilege file takes the file system and

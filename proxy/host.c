@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * host.c: the one canonical form of a request's host, which is what the
  * rules are matched against.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * http.c: HTTP/1.1 request and response heads (RFC 9110, 9112), parsed
  * strictly because the proxy stands between two parsers it does not
  * control.

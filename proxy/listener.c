@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * listener.c: the listening sockets each sandbox's pid 1 made in the
  * sandbox's own network namespace and handed over.  A connection on one
  * can only come from that sandbox, so the listener names the policy.

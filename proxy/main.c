@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbx-proxy: the HTTP/1.1 egress proxy of sbx (design.md §1).  It serves
  * listeners that sandboxes' pid 1 made in their own network namespaces,
  * with each sandbox's policy as the monitor sent it, and nothing else.

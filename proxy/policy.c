@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * policy.c: one sandbox's rules (sbx.conf(5) allow-domain, deny-domain,
  * allow-cidr), as the profile had them when the sandbox started.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * proxy.h: the one header of sbx-proxy.
  *
  * host.c, addr.c, policy.c, http.c and chunk.c are pure: no I/O, no

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sandbox.c: the sandboxes the proxy serves, as the monitor describes
  * them (sbx-protocol(7), "monitor and proxy").
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * splice.c: a CONNECT tunnel's bytes, moved by the kernel.  Each
  * direction has a pipe; splice(2) moves socket pages into it and out to
  * the other socket, so tunnel bytes are never copied into the proxy's

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # badinput.sh: hostile input at every door of a running service (issue
 # "Hardening": bad input), each for a bounded time, with a well-formed

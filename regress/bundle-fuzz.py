@@ -1,3 +1,6 @@
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # bundle-fuzz.py SRC DEST COUNT SEED: COUNT hostile variants of the bundle
 # SRC (the example extension) as DEST/b0 .. DEST/bN-1, for
 # regress/badinput.sh, and one line per variant on stdout naming the trick

@@ -1,3 +1,6 @@
+// Copyright (c) 2026 The sbx authors
+// SPDX-License-Identifier: ISC
+//
 // canon-ref.mjs: the reference side of regress/canon.sh.  It generates
 // test corpora from a seed and computes, with node itself, what sbx must
 // produce: JSON.stringify of numbers and strings, and the canonical JSON

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # canon.sh: canonical JSON and digests compared with node at test time.
 # regress/canon-ref.mjs generates the corpora from a seed and computes

@@ -1,4 +1,7 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # conf.sh: sbx-monitor -n against real files -- the shipped example, the
 # example in sbx.conf(5), bad and missing files, option handling -- and the
 # man pages' lint.

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # deb.sh: `make deb` builds the Debian packages from debian/ with
 # dpkg-buildpackage, lintian finds no error in them (make deb fails

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # demo.sh: the main job, scripts/demo (make demo) on the example
 # configuration, as root and as an unprivileged user: a user's own

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # docs.sh: the tree's own design documents (doc/) are the ones it refers
 # to.  Every "design.md §N" or "interop.md §PN.M" written anywhere in the

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # egress.sh: network proxy sandboxes end to end -- sbx-monitor, the
 # launcher, each sandbox's pid 1 making the proxy's listeners inside its

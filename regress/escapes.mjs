@@ -1,3 +1,6 @@
+// Copyright (c) 2026 The sbx authors
+// SPDX-License-Identifier: ISC
+//
 // escapes.mjs: the host side of regress/escapes.sh, in node so that JSON
 // is read as JSON.
 //

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # escapes.sh: the provider escape suite (interop.md §P8.C, the seed's
 # threat model).  Every bundle under regress/fixtures/escapes attacks the

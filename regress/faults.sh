@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # faults.sh: what the service does when a part of it dies or stops, under
 # load (design.md §1; issue "Hardening": faults).  Each case runs its fault

@@ -1,4 +1,7 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # fdpass.py: a raw control client for regress/tenants.sh (issue 20) that
 # passes the monitor a descriptor the way a hostile tenant would.
 #

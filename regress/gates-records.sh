@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # gates-records.sh: "sbxctl gates evaluate --records PROVIDER_ID=FILE"
 # through a real monitor (issue 11; interop.md §P7 step 5, 8 scenarios

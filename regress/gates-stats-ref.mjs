@@ -1,3 +1,6 @@
+// Copyright (c) 2026 The sbx authors
+// SPDX-License-Identifier: ISC
+//
 // gates-stats-ref.mjs: the statistics of interop.md §G9 written in
 // JavaScript from the spec's text, for regress/gates-stats.sh.  node's
 // numbers and Math functions are the reference's own, so where the C

@@ -1,4 +1,7 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # gates-stats-ref.py: independent values for regress/gates-stats.sh.  The
 # normal quantile comes from Python's statistics.NormalDist (Wichura's
 # AS 241, accurate to about an ulp), Wilson and Clopper-Pearson from SciPy

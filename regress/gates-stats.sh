@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # gates-stats.sh: the gate statistics (gates/stats*.c) against values
 # computed independently at test time, over grids that include n = 1,

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # gates.sh: "sbxctl gates" end to end over the fixtures in
 # regress/fixtures/gates: the reference's conformance pack registered

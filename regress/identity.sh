@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # identity.sh: whose host user a sandbox is (sbx.conf(5) "identity"), and
 # what it may execute.  As root the monitor drops to "nobody" and the

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # install.sh: `make install` into a DESTDIR and into a PREFIX, and the
 # installed programs run from there: the monitor finds its roles in the

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # layout.sh: the source tree keeps its layout (HACKING, section 1).
 # Libraries below, programs above: no program's directory includes a

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # limits-v2.sh: memory and pids caps for the whole sandbox by cgroup v2.
 # It runs wherever the cgroup2 hierarchy offers the memory and pids

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # limits.sh: memory and pids caps for the whole sandbox.  As root on a
 # host with the cgroup v1 memory and pids hierarchies, each sandbox is

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # man.sh: the manual pages are clean under mandoc's linter, refer only to
 # pages that exist, and document every option and command the programs'

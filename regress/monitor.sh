@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # monitor.sh: sbx-monitor as a service -- start-up, roles, the control
 # protocol under abuse, limits, reload, and fail-closed shutdown.  Runs as

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # pool.sh: provider-pool through a real monitor -- pooled provider
 # sandboxes are booted ahead, a run takes one and it is replaced, results

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # profiles.sh: every profile of the example configuration, etc/sbx.conf,
 # works as written.  The monitor runs on the file itself with only its

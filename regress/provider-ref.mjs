@@ -1,3 +1,6 @@
+// Copyright (c) 2026 The sbx authors
+// SPDX-License-Identifier: ISC
+//
 // provider-ref.mjs: the reference side of regress/provider.sh.  Written
 // from interop.md §P2, §P3 and §P5 independently of the C code, so that the
 // shell test checks sbx against a second implementation:

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # provider.sh: the trusted driver (provider/driver.mjs) run by node
 # directly, as the provider sandbox runs it but without the sandbox (which

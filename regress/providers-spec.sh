@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # providers-spec.sh: the reference's functional scenarios about loading,
 # invoking and isolating bundle providers (interop.md §P8.A, B and D),

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # providers.sh: gate metric providers end to end through a real monitor
 # (seed P1, P2, P3, P5): the opt-in, the trust root, load with inspection

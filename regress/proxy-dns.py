@@ -1,3 +1,6 @@
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # proxy-dns.py PORTFILE: a name server for regress/proxy.sh on 127.0.0.1
 # (an ephemeral UDP port, written to PORTFILE), so that sbx-proxy's real
 # lookup path (evdns over UDP, under its filter) is exercised.  Every

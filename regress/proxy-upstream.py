@@ -1,3 +1,6 @@
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # proxy-upstream.py PORTFILE: the upstream HTTP server of regress/proxy.sh,
 # on 127.0.0.1 (an ephemeral port, written to PORTFILE).  HTTP/1.1 with
 # keep-alive.  GET /... echoes the path and the request's headers;

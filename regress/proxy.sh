@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # proxy.sh: the real sbx-proxy, started as the monitor starts it (by the
 # proxyrun helper, which plays the monitor for one sandbox: its policy and

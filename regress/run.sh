@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # run.sh: `sbxctl run` end to end, through a private sbx-monitor, its
 # launcher and the shim: the escapes tried from inside by the

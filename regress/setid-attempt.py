@@ -1,4 +1,7 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # setid-attempt.py DIR: run inside a sandbox by regress/tenants.sh.  Tries
 # every system call that can put S_ISUID or S_ISGID on a file in DIR (a
 # writable mount of the host), each with the set-user-id and the

@@ -1,4 +1,6 @@
 #! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
 #
 # tenants.sh: sbx as a shared service, played as a hostile but allowed
 # tenant.  Each case tries one way a caller could gain rights on the

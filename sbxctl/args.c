@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * args.c: command-line conventions shared by every sbxctl command.
  */
 #include <string.h>

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * cmd.c: the table of sbxctl commands.  Adding a command is one entry
  * here and one file; usage text is drawn from the table so it cannot
  * drift from what is dispatched.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * digestcmd.c: "sbxctl digest records FILE|-" prints the sha256: digest of a
  * JSON document's canonical text (interop.md §P2-§P3, artifactDigest), the
  * value binding pins carry as recordsDigest; "sbxctl digest bundle DIR

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gates.c: "sbxctl gates ...", the gate engine offline, with the
  * reference CLI's output and exit statuses (interop.md §G11):
  *

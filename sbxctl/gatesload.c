@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gatesload.c: what the offline "sbxctl gates" subcommands (validate,
  * list, show, digest, the seals) read before the gate engine (gates/)
  * computes: gate documents from files, the operator's gate packs and

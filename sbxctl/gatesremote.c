@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gatesremote.c: "sbxctl gates evaluate", always through sbx-monitor: the
  * gate documents are untrusted and are parsed only in the provider runner
  * (design.md §5), which also re-runs the bundle providers a binding pins

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * input.c: reading a command's input file, or standard input for "-".
  */
 #include <errno.h>

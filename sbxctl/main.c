@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbxctl: the command-line client of sbx.
  *
  *	sbxctl [-s socket] [--json] command [argument ...]

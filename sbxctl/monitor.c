@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * monitor.c: the sbxctl commands that ask sbx-monitor something: ping,
  * status, privs.  They speak the agent protocol through libsbx exactly as
  * any agent would; nothing here is privileged.

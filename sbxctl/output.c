@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * output.c: how sbxctl reports.  Plain mode prints results on stdout and
  * one "sbxctl: ..." line on stderr for an error; --json prints one JSON
  * object per invocation on stdout, {"error":{"code":..,"message":..}} for

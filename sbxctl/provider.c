@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * provider.c: sbxctl provider load|list|inspect|invoke -- gate metric
  * providers through sbx-monitor.  Bundles, records and results travel as
  * descriptors: the bundle directory is opened here and passed, records

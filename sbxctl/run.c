@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * run.c: sbxctl run -- run a command in a fresh sandbox and behave like
  * running it directly.  The payload gets sbxctl's own stdin, stdout and
  * stderr (passed as descriptors, so output streams), SIGINT, SIGTERM and

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbxctl.h: the one header of the sbxctl command (the client library,
  * sbxctl/libsbx*.c, has its own public header).
  */

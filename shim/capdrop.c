@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * capdrop.c: drop every capability before the payload exists.
  *
  * The shim holds a few capabilities in the sandbox's user namespace (see

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * filter.c: the seccomp filters inside the sandbox, both compiled from
  * privilege files (sbx.priv(5)) so that what an operator audits is what
  * runs:

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * landlock.c: the payload's file-system (and TCP) rights, from the spec.
  *
  * The mount tree already decides what exists; Landlock is the second wall

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * limits.c: resource limits of pid 1 and, by inheritance, the payload.
  *
  * Memory and process caps come from the cgroup the launcher cloned us

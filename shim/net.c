@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * net.c: the sandbox's network.  "none" is the fresh network namespace the
  * launcher cloned -- no interfaces but lo, no routes off the host -- with
  * lo brought up so that programs talking to themselves over 127.0.0.1

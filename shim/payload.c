@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * payload.c: pid 1's job once the sandbox is built -- start the payload
  * as a child, reap every process that ends up ours, forward SIGTERM,
  * SIGINT and SIGHUP to the payload, and when the payload ends report its

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * selftest.c: the capability self-test's checks, its sandbox side (one
  * self-test in three files: monitor/selftest.c, launcher/selftest.c and
  * this).  The launcher starts a

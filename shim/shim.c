@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * shim.c: pid 1 of a sandbox.  There is no sbx-shim program: the
  * launcher's clone child -- a copy of the single-threaded launcher, like
  * bubblewrap's pid 1 is a copy of bwrap -- comes here with the spec the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * shim.h: the shim, pid 1 of every sandbox: the launcher's clone child
  * (launcher/spawn.c) calls shim_main().  It builds the sandbox from the
  * spec in a fixed order (shim.c), then runs the payload as its child and

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * status.c: the shim's only voice.  Its stderr is the payload's stderr, so
  * the shim never prints there; it sends one record over the status pipe
  * (SBX_SHIM_FD_STATUS) and the launcher reports it.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * sbx-privgen: compile a privilege file into a C table at build time.
  *
  *	sbx-privgen -o OUT.c -n NAME FILE.priv

@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_control.sh BUILD: the control path of sbx-monitor, measured in one run.
 #
 #   - control round trips per second: `sbxctl ping` in a loop (a process

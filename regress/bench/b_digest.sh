@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_digest.sh BUILD: a records digest, sbx side by side with node.
 #
 #   - `sbxctl digest records FILE` against node computing the same

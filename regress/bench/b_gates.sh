@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_gates.sh BUILD: what a gate evaluation costs.
 #
 #   - "sbxctl gates evaluate" on the conformance fixtures

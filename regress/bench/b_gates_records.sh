@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_gates_records.sh BUILD: the cost of "sbxctl gates evaluate --records", the
 # whole evaluation (sbxctl, the monitor, the provider runner, the re-run
 # sandboxes, the report) on regress/fixtures/gates-example.

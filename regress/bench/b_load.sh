@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_load.sh BUILD: what a long run leaves behind (issue "Hardening":
 # load).  Through one private sbx-monitor with provider-pool 4 and the
 # audit log on: SEQ `sbxctl run -- /bin/true` in sequence, CONC at once

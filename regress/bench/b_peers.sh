@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_peers.sh BUILD: the same commands under sbx and under what a user
 # would pick instead, side by side on this machine, for README.md's
 # comparison table.

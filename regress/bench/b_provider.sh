@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_provider.sh BUILD: a provider invoke's cost, sbx side by side with the
 # reference's launch plan.
 #

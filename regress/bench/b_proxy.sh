@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_proxy.sh BUILD: sbx-proxy against direct connections and tinyproxy
 # (the Debian package, when installed), on loopback only:
 #

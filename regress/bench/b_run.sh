@@ -1,4 +1,7 @@
 #!/bin/sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
 # b_run.sh BUILD: a sandbox's cost, end to end, side by side with bwrap.
 #
 #   - `sbxctl run -- /bin/true` through a private sbx-monitor against

@@ -1,3 +1,6 @@
+// Copyright (c) 2026 The sbx authors
+// SPDX-License-Identifier: ISC
+//
 // provider-bench.mjs: the throughput half of b_provider.sh (its latency
 // half is regress/helpers/benchrun).
 //

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_allowlist: the operator's allowlist file into its validator.  An
  * accepted allowlist has only well-formed entries (non-blank ids, sha256
  * digests, valid date-times, no duplicate bundle/provider pair) and every

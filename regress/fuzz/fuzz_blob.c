@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_blob: the snapshot blob decoder (provider/blob.c), which
  * reads the registry's copy of a provider's bytes back.  A blob it
  * accepts must hold 1 to 20 modules within the snapshot limits, name an

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_canon: arbitrary bytes into the JSON parser.  A refusal must carry
  * an offset inside the input; an accepted document's canonical text must
  * parse again and canonicalise to the same bytes (the text is a fixed

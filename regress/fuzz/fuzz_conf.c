@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_conf: sbx.conf(5) reader.  Any input must be parsed or refused
  * without a crash, leak or hang; an accepted input must survive
  * dump -> parse -> dump unchanged (the dump is what -nv shows operators).

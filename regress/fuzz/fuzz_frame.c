@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_frame: provider output into the result-frame parser.  The first
  * byte picks whether the rest follows a correct "AIWG-RESULT <nonce> "
  * prefix (to reach the JSON body) and how tight the output cap is.  An

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_gates_bundle: a pack bundle's manifest.json (gates/bundle.c), the
  * agent's input that steers which pack files are read: JSON.parse within
  * the cap, the declaration (directory, names), the claimed id.  Never a

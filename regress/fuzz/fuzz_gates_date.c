@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_gates_date: timestamps into Date.parse (gates_date_parse) and
  * ajv-formats date-time.  Never a crash, and an accepted value is within
  * ECMAScript's time range.  (The two accept different sets, as in the

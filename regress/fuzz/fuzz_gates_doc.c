@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_gates_doc: gate document bytes, read as JSON and as YAML
  * (parseDecisionJson / parseDecisionYaml), into the closed schemas, the
  * registry and the gates configuration validator.  Any input is parsed

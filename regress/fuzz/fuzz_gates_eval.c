@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_gates_eval: the gate evaluator's untrusted inputs -- a binding,
  * a metrics document, holdout and upstream records and a gates
  * configuration -- through the record loaders (seal checks), floors,

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_gates_verify: validateGateReport (gates_verify) over arbitrary
  * inputs.  The bytes are a JSON array [pack, binding, metrics, holdout,
  * upstream, report]: the pack registers as aiwg:test-gates/..., the rest

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_imsg: feed arbitrary bytes and descriptors through a socketpair into
  * imsgbuf_read/imsg_get, as a hostile peer would.  Besides the sanitizers'
  * findings, a descriptor left open after a run is a crash: a peer must not

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_manifest: bundle manifest bytes into the gateProviders validator.
  * Any input is parsed or refused without a crash or leak; an accepted
  * manifest holds only what the schema allows (a well-formed bundle id, at

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_number: numscan.c and numfmt.c on arbitrary input.
  *
  *   - The whole input, if json_parse takes it as a number, must have

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_priv: privilege-file parser (sbx.priv(5)).
  *
  * Any input either is refused with "fuzz.priv:LINE: reason", or parses;

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_proxy_host: hostile authorities into the host canonicaliser, the
  * classifier and the policy.  An accepted host must be canonical (its
  * canonical form canonicalises to itself, names are lower case without

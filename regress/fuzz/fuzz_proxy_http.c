@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_proxy_http: hostile bytes into the proxy's request and response
  * head parsers and the chunked decoder.  Byte 0 picks the target (bit
  * 0-1: request, response, chunked body) and, for chunks, how the rest is

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_snapshot_path: the path rules of the snapshot and the linker.
  *  - prov_path_module_ok and prov_path_review_ok against POSIX regexec
  *    running the reference's patterns: they must agree on every input;

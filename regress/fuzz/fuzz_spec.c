@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzz_spec: sbx_spec_parse on arbitrary bytes.  The launcher parses what
  * the monitor wrote, but a parser that trusts its input is one bug away from
  * trusting a corrupted one: it must never crash, and whatever it accepts

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * benchrun: time commands side by side, for the benchmarks.
  *
  *	benchrun [-w WARMUP] [-p PREPARE] N ::: LABEL CMD [ARG ...] ::: ...

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * canonify: exposes the canonical-JSON code to regress/canon.sh, which
  * compares it line by line with what node computes.
  *

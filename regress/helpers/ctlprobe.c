@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * ctlprobe: misbehave on sbx-monitor's control socket in one named way and
  * print what the monitor answered, for regress/monitor.sh.
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * flood: one hostile connection to sbx-monitor's control socket, for
  * regress/tenants.sh and the flood figures (issue 20).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * fuzzpeer: a live fuzzer for the services' listeners, for
  * regress/badinput.sh.  For SECONDS it opens connection after connection
  * and sends random and mutated input, then prints what it did.

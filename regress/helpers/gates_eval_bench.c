@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gates_eval_bench: time the gate engine alone, in process, on one
  * evaluation, for regress/bench/b_gates.sh: the same call the provider
  * runner makes (gates_evaluate), without reading, routing or printing.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gates_stats_bench: time the percentile bootstrap of a bootstrap-bound
  * gate in process, for regress/bench/b_gates.sh.
  *

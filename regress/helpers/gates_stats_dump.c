@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gates_stats_dump: exposes the gate statistics to regress/gates-stats.sh,
  * which compares them with Python, SciPy and node at test time.  Each
  * input line is one computation; each output line its result, doubles as

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * pingloop: an agent linked with libsbx, for regress/bench/b_control.sh.
  *
  *	pingloop SOCKET ping N

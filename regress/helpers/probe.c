@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * probe: run inside a sandbox by the tests; tries one thing and prints
  * what happened as "key value" lines ("ok" or an errno name), so the test
  * decides what is allowed.  It never decides itself: a probe that judged

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * proxyrun: start sbx-proxy the way sbx-monitor does (its socketpair at
  * descriptor 3, "-P proxy", wait for READY) and play the monitor's part
  * for one sandbox: send its policy and a listening socket on

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * rawhttp: send bytes to 127.0.0.1:PORT exactly as given (the proxy
  * tests need requests no well-behaved client would send) and print what
  * comes back until the peer closes or TIMEOUT ms pass without a byte.

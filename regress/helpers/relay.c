@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * relay: the floor a CONNECT proxy can reach on this machine, for
  * regress/bench/b_proxy.sh.  It serves one tunnel at a time with no
  * policy, no event library and no parsing beyond the end of the CONNECT

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * slowfuse: a FUSE file system whose FLUSH waits, for regress/tenants.sh
  * (issue 20: a passed descriptor must not block the service).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * tcpbulk: both ends of the proxy benchmark, in C so that the ends are
  * never what is measured.
  *

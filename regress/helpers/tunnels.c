@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * tunnels: many CONNECT tunnels at once through one proxy, for the
  * connection caps of regress/egress.sh and regress/proxy.sh.
  *

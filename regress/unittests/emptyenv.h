@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * emptyenv.h: for test programs that call sandbox_spawn() in-process
  * (t_launcher_sandbox, t_launcher_spawn).  pid 1 of every sandbox is a copy
  * of the caller, whose exec-time environment block it shows as

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * gatestest.h: helpers shared by the t_gates_* unit tests.
  */
 #ifndef GATESTEST_H

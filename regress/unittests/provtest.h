@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * provtest.h: helpers shared by the provider unit tests
  * (t_provider_snapshot, t_provider_manifest, t_provider_allowlist,
  * t_provider_frame, t_provider_pin, t_provider_run): building bundle trees

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_common_canon: canonical JSON and digests against checked-in vectors -- the
  * records and code digests of interop.md §P2-§P3, ECMAScript number and
  * string formatting, parse errors with their offsets, and the limits.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_common_fdcheck: what a passed descriptor must be (common/fdcheck.c)
  * and the hook through which imsg drops received descriptors
  * (imsgbuf_set_rdrop), issue 20.  The FUSE refusal itself needs a FUSE

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_common_imsg: imsg framing (common/imsg.c) over real socketpairs: the wire
  * layout, reassembly of fragments, descriptor passing and every way a peer
  * can get descriptors or lengths wrong, the write queue, the read bound and

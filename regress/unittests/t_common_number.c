@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_common_number: numfmt.c and numscan.c without node -- the edge cases by
  * value, the formatter against a brute-force oracle (printf at every
  * precision, read back by strtod), the scanner against strtod on random

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_common_priv: privilege files (sbx.priv(5)): the parser's verdicts, the
  * linter, and what priv_apply() actually enforces on a forked child, for
  * hand-written tables and for every compiled table in the tree.

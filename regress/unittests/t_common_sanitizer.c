@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_common_sanitizer: what a sanitizer build (make sanitize, SBX_SANITIZE)
  * adds to the role filters, and that a release build adds nothing
  * (sbx.priv(5), SANITIZER BUILDS).  Both builds run every case, each

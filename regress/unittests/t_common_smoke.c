@@ -1,3 +1,7 @@
+/*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ */
 /* t_common_smoke: the build and the kyua pipeline work at all. */
 #include <atf-c.h>
 #include <stdlib.h>

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_common_spec: the sandbox spec -- what the builder refuses, that the
  * wire form round-trips exactly, and that the parser refuses every
  * malformed buffer (truncations, mutations, each header rule) instead of

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_conf_parse: sbx.conf(5) reader.  Bad snippets must be refused with exactly
  * the expected first "file:line: reason"; good ones are checked field by
  * field and must survive dump -> parse -> dump unchanged.

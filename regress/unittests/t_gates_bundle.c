@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_bundle: a pack bundle's manifest.json as the reference's
  * discovery reads it (interop.md §G11.2; gates/bundle.c), and the runner's
  * reader over a bundle directory (gates/read.c): the

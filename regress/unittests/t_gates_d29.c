@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_d29: the shipped aiwg:decision-engine/absolute-screening and
  * integrity-ceiling packs over the D29 absolute-screening study
  * (interop.md §G12.1 "D29 absolute screening", figures of 12.2): a binding

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_doc: reading gate documents (interop.md §G1): the size cap,
  * JSON.parse, duplicate keys, admitEntry's limits in order, YAML with the
  * core schema, Date.parse and ajv-formats date-time, and the closed

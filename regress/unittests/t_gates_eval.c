@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_eval: evaluateGates over the reference's conformance pack and
  * binding (interop.md §G12.1 "Fixture evaluation"): the passing report and
  * its digests (12.2), each asserted change, and the refusals in order.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_registry: pack ids and registration (interop.md §G2.3, §G2.4),
  * validateResolvedPack (2.5), extends and tightening (2.6, 2.7), binding
  * resolution (3.2) and the gates configuration (6.2), each refusal with

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_rerun.c: the engine's side of interop.md §P7 step 5 (interop.md
  * §G8.1 refusal 20) over regress/fixtures/gates-example: sections come
  * from the caller's re-runs (struct gates_rerun), replace the caller's

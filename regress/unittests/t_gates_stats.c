@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_stats: the gate statistics (interop.md §G9) against the vectors
  * the reference's tests assert (12.1, with their tolerances), the values
  * the spec's author computed by reimplementation (12.2, exact figures),

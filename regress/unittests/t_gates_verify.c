@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_gates_verify: validateGateReport (interop.md §G10.3) over the
  * conformance pack and binding: an honest report verifies, each tampered
  * input or field gives its reason, in the reference's order, and the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_launcher_cgroup: the cgroup v2 code paths against a fake cgroup tree -- a
  * directory laid out like a cgroup2 mount (cgroup.controllers,
  * cgroup.subtree_control, cgroup.procs, ...), which CGV2_FAKE lets the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_launcher_idmap: the launcher's mapper refuses on its own (issue
  * 20).  Every rule of idmap_policy_check, the one decision between a
  * compromised front and a host id, with a passwd file of the test's own

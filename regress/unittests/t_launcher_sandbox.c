@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_launcher_sandbox: end-to-end sandboxes.  Each case spawns real
  * sandboxes with the launcher's code, runs regress/helpers/probe inside,
  * and judges what the probe saw.  make check runs this as root and as an

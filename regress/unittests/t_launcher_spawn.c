@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_launcher_spawn: what sandbox_spawn refuses before any namespace exists (a
  * caller with an environment among it), the exit report's wording, and
  * the namespace diagnostics.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_monitor_rjob: the monitor's table of requests handed to the provider
  * runner (monitor/rjob.c), which provider loads and invokes and gates
  * evaluations share: ids are unique across kinds and never 0, a lookup

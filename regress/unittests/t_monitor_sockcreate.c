@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_monitor_sockcreate: control_open() makes the control socket without ever
  * changing a file by a path another user could redirect (issue 20).
  *

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_provider-runner_role: sbx-provider-runner as a role.  The test plays
  * the monitor: it starts the built binary with a socketpair at descriptor
  * 3, sends the allowlist, loads the example bundle by its directory

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_provider_allowlist: the operator's allowlist (interop.md §P4) -- the
  * validateGatesConfig rules as a table of good and bad files with the
  * expected message naming the entry and field, and matching at load

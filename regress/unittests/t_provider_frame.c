@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_provider_frame: what crosses the sandbox boundary -- the result frame
  * parser (interop.md §P5.5: one line, the right nonce, nothing before or
  * after, under the cap, a JSON object with ok: true), the inspect

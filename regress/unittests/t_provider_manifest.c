@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_provider_manifest: manifest.json gateProviders validation
  * (interop.md §P1), in-bundle reviews (inline and files), and the
  * load-time check order on the example bundle (snapshot, review,

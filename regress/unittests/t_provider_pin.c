@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_provider_pin: records digests, deriveIsolatedSeed, binding pins and sealed
  * sections (interop.md §P3) against the spec's worked values, and the
  * record bound sbx uses instead of the reference's 4,096-record ceiling.

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_provider_run: the node command line and a whole provider run through the C
  * code without the sandbox -- the probe (against its parser and against
  * the node on this machine), the argv, the embedded driver, and the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_provider_snapshot: the snapshot walk and code digest of interop.md §P2 --
  * every lstat and size rule with its code and message, UTF-8 validity,
  * entry paths, ordering, and digests checked against the spec's worked

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_proxy_host: the proxy's canonical host (every spelling of an IP
  * literal, case, trailing dot, IDN, zone ids), the address classifier
  * (loopback, private, metadata, the IPv6 forms that embed IPv4) and the

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_proxy_http: the proxy's HTTP/1.1 head parser and chunked decoder:
  * what a forward proxy must accept (absolute-URI requests, CONNECT,
  * bodies by length or chunks, keep-alive), and every smuggling and

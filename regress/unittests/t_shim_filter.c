@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_shim_filter: the sandbox's seccomp filters as the launcher installs
  * them -- compiled once (shim_filters_init), then loaded from that program
  * in each sandbox (shim_payload_filter, shim_reaper_filter).  Each case

@@ -1,4 +1,7 @@
 /*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
  * t_shim_filters_all: every system call against every role and payload filter.
  *
  * For each filter one case forks a child per system call number (and per
