@@ -210,6 +210,13 @@ $(B)/gen/%_mjs.c: %.mjs scripts/embed
 	@mkdir -p $(@D)
 	sh scripts/embed $< > $@
 
+# Generated C (the embedded .mjs) is kept: make would delete it as an
+# intermediate after the first build, and the next make, which reads it
+# in the object's .d file, would regenerate it and relink every program
+# (in a sanitizer tree, `make install` there would then link without the
+# sanitizer and fail).
+.PRECIOUS: $(B)/gen/%.c
+
 $(O)/gen/%.o: $(B)/gen/%.c config.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
