@@ -215,7 +215,7 @@ $(B)/gen/%_mjs.c: %.mjs scripts/embed
 # in the object's .d file, would regenerate it and relink every program
 # (in a sanitizer tree, `make install` there would then link without the
 # sanitizer and fail).
-.PRECIOUS: $(B)/gen/%.c
+.PRECIOUS: $(B)/gen/%_mjs.c
 
 $(O)/gen/%.o: $(B)/gen/%.c config.h
 	@mkdir -p $(@D)
