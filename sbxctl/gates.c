@@ -73,6 +73,7 @@ struct gargs {
 	char		*records[PR_GATES_RECORDS_MAX];
 	size_t		 nrecords;
 	int		 exit_decision;
+	int		 offline;	/* --offline */
 	char		*pos[8];
 	size_t		 npos;
 };
@@ -140,6 +141,10 @@ parse_args(struct sbxctl *ctx, int argc, char **argv, struct gargs *a)
 		}
 		if (strcmp(argv[k], "--exit-decision") == 0) {
 			a->exit_decision = 1;
+			continue;
+		}
+		if (strcmp(argv[k], "--offline") == 0) {
+			a->offline = 1;
 			continue;
 		}
 		for (i = 0; i < nitems(value_flags); i++) {
@@ -335,6 +340,8 @@ remote_docs(struct gates_remote *g, const struct gargs *a)
 	g->npack_dirs = a->npack_dirs;
 	g->records = a->records;
 	g->nrecords = a->nrecords;
+	g->config = a->config;
+	g->offline = a->offline;
 }
 
 static int
@@ -351,11 +358,6 @@ g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 	if (!gates_digest_ok(a->trusted))
 		return out_usage(ctx, "gates evaluate: --trusted-binding-digest "
 		    "must match ^sha256:[0-9a-f]{64}$");
-	/* The floors and packs are the monitor's: a --config here would
-	 * only look as if it applied. */
-	if (a->config != NULL)
-		return out_usage(ctx, "gates evaluate: --config has no effect: "
-		    "the monitor's sbx.conf names the gate packs and floors");
 	remote_docs(&g, a);
 	g.now = a->now;
 	if ((r = gr_evaluate(ctx, &g, &d)) != SBXCTL_EXIT_OK ||
@@ -391,9 +393,6 @@ g_verify(struct sbxctl *ctx, const struct gargs *a)
 	if (a->now != NULL)
 		return out_usage(ctx, "gates verify: --now has no effect: the "
 		    "report is re-evaluated at its own evaluatedAt");
-	if (a->config != NULL)
-		return out_usage(ctx, "gates verify: --config has no effect: "
-		    "the monitor's sbx.conf names the gate packs and floors");
 	if (a->exit_decision)
 		return out_usage(ctx, "gates verify: --exit-decision is "
 		    "evaluate's; verify exits 0 only for a valid report");

@@ -37,21 +37,14 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "proto.h"
 #include "libsbx/sbx.h"
 #include "sbxctl.h"
 #include "gates/gates.h"
 
 #define REPORT_MAX	(64 * 1024 * 1024)
-#define DOCS_MAX	96
 
-struct docs {
-	int	 fd[DOCS_MAX];
-	int	 err[DOCS_MAX];		/* errno when fd is -1 */
-	char	*name[DOCS_MAX];	/* absolute */
-	size_t	 n;
-};
-
-static void
+void
 docs_close(struct docs *d)
 {
 	size_t	 i;
@@ -60,6 +53,7 @@ docs_close(struct docs *d)
 		if (d->fd[i] != -1)
 			close(d->fd[i]);
 		free(d->name[i]);
+		free(d->id[i]);
 	}
 	d->n = 0;
 }
@@ -70,12 +64,15 @@ docs_close(struct docs *d)
  * pack: a --pack-dir, which must not be a symbolic link (sent as ELOOP).
  */
 static int
-open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack)
+open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack,
+    uint32_t kind, const char *id)
 {
 	int	 fd, e = 0;
 
 	if (d->n == DOCS_MAX)
 		return out_usage(ctx, "gates: too many files");
+	d->kind[d->n] = kind;
+	d->id[d->n] = id != NULL ? xstrdup(id) : NULL;
 	d->name[d->n] = gl_abs_path(path);
 	if (pack)
 		fd = gl_open_pack_dir(path, &e);
@@ -87,8 +84,8 @@ open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack)
 }
 
 /* The request and the descriptors, in the order the request names. */
-static int
-prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
+int
+gr_prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
     char **json)
 {
 	cJSON		*req, *arr = NULL, *o;
@@ -103,28 +100,28 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 		cJSON_AddStringToObject(req, "now", g->now);
 	cJSON_AddStringToObject(req, "trustedBindingDigest", g->trusted);
 	if (g->report != NULL) {
-		if ((r = open_doc(ctx, d, g->report, 0)) != 0)
+		if ((r = open_doc(ctx, d, g->report, 0, PR_GATES_REPORT, NULL)) != 0)
 			goto out;
 		cJSON_AddStringToObject(req, "report", d->name[d->n - 1]);
 	}
-	if ((r = open_doc(ctx, d, g->binding, 0)) != 0)
+	if ((r = open_doc(ctx, d, g->binding, 0, PR_GATES_BINDING, NULL)) != 0)
 		goto out;
 	cJSON_AddStringToObject(req, "binding", d->name[d->n - 1]);
-	if ((r = open_doc(ctx, d, g->metrics, 0)) != 0)
+	if ((r = open_doc(ctx, d, g->metrics, 0, PR_GATES_METRICS, NULL)) != 0)
 		goto out;
 	cJSON_AddStringToObject(req, "metrics", d->name[d->n - 1]);
-	if ((r = open_doc(ctx, d, g->holdout, 0)) != 0)
+	if ((r = open_doc(ctx, d, g->holdout, 0, PR_GATES_HOLDOUT, NULL)) != 0)
 		goto out;
 	cJSON_AddStringToObject(req, "holdout", d->name[d->n - 1]);
 	if (g->upstream != NULL) {
-		if ((r = open_doc(ctx, d, g->upstream, 0)) != 0)
+		if ((r = open_doc(ctx, d, g->upstream, 0, PR_GATES_UPSTREAM, NULL)) != 0)
 			goto out;
 		cJSON_AddStringToObject(req, "upstream", d->name[d->n - 1]);
 	}
 	if (g->npack_dirs > 0) {
 		arr = cJSON_AddArrayToObject(req, "packDirs");
 		for (i = 0; i < g->npack_dirs; i++) {
-			if ((r = open_doc(ctx, d, g->pack_dirs[i], 1)) != 0)
+			if ((r = open_doc(ctx, d, g->pack_dirs[i], 1, PR_GATES_PACKDIR, NULL)) != 0)
 				goto out;
 			cJSON_AddItemToArray(arr,
 			    cJSON_CreateString(d->name[d->n - 1]));
@@ -153,7 +150,7 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 		}
 		if ((o = cJSON_CreateObject()) == NULL)
 			fatalx("cJSON: out of memory");
-		if ((r = open_doc(ctx, d, eq + 1, 0)) != 0) {
+		if ((r = open_doc(ctx, d, eq + 1, 0, PR_GATES_RECORDS, id)) != 0) {
 			cJSON_Delete(o);
 			free(id);
 			goto out;
@@ -191,23 +188,14 @@ refused(struct sbxctl *ctx, const struct sbx_msg *m, const char *text)
 }
 
 /*
- * The monitor, or a refusal naming its socket: evaluation never falls
- * back to this process (exit 1, as every evaluate failure).
+ * The monitor, or NULL with why not in err: evaluation then goes to a
+ * provider runner of our own (gatesoffline.c), never into this process.
  */
 static struct sbx_conn *
-connect_monitor(struct sbxctl *ctx, const char *what, int *status)
+connect_monitor(struct sbxctl *ctx, char *err, size_t errlen)
 {
-	struct sbx_conn	*c;
-	char		 err[512];
-
-	if ((c = sbx_connect(sbx_socket_path(ctx->socket), "sbxctl "
-	    SBX_VERSION, err, sizeof(err))) != NULL)
-		return c;
-	*status = out_error(ctx, SBXCTL_EXIT_ERROR, errno == EPERM ?
-	    SBXCTL_ERR_REFUSED : errno == EPROTO ? SBXCTL_ERR_PROTOCOL :
-	    SBXCTL_ERR_UNREACHABLE, "%s: %s (gate documents are "
-	    "evaluated only by sbx-monitor)", what, err);
-	return NULL;
+	return sbx_connect(sbx_socket_path(ctx->socket), "sbxctl "
+	    SBX_VERSION, err, errlen);
 }
 
 int
@@ -222,7 +210,7 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	cJSON		*rep;
 	const cJSON	*dv;
 	struct sbx_msg	 err;
-	char		*json = NULL, *res = NULL, ebuf[32];
+	char		*json = NULL, *res = NULL, ebuf[32], cerr[512];
 	size_t		 reslen = 0, i;
 	ssize_t		 n;
 	uint32_t	 id;
@@ -233,14 +221,30 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	*decision = g->report != NULL;
 	memset(&err, 0, sizeof(err));
 	memset(&d, 0, sizeof(d));
-	if ((r = prepare(ctx, g, &d, &json)) != 0) {
+	if ((r = gr_prepare(ctx, g, &d, &json)) != 0) {
 		docs_close(&d);
 		return r;
 	}
-	if ((c = connect_monitor(ctx, what, &status)) == NULL) {
+	if (g->offline || (c = connect_monitor(ctx, cerr,
+	    sizeof(cerr))) == NULL) {
+		cJSON_free(json);
+		if (!g->offline)
+			fprintf(stderr, "sbxctl: %s: no monitor (%s): "
+			    "evaluating offline in sbx-provider-runner\n",
+			    what, cerr);
+		return go_evaluate(ctx, g, &d, sbx_socket_path(ctx->socket),
+		    decision);
+	}
+	/* The floors and packs are the monitor's: a --config here would
+	 * only look as if it applied. */
+	if (g->config != NULL) {
 		docs_close(&d);
 		cJSON_free(json);
-		return status;
+		sbx_disconnect(c);
+		return out_usage(ctx, "%s: --config has no effect with a "
+		    "monitor at %s: its sbx.conf names the gate packs and "
+		    "floors (--offline to use this one)", what,
+		    sbx_socket_path(ctx->socket));
 	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		fatal("pipe2");

@@ -9,6 +9,7 @@
 #define SBXCTL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses: a documented contract (sbxctl(1)) scripts rely on. */
@@ -102,7 +103,25 @@ struct gates_remote {
 	size_t		 npack_dirs;
 	char *const	*records;	/* "PROVIDER_ID=FILE" */
 	size_t		 nrecords;
+	const char	*config;	/* offline: --config sbx.conf */
+	int		 offline;	/* --offline */
 };
+/* The documents, opened as the caller, in the monitor's order. */
+#define DOCS_MAX	96
+struct docs {
+	int	 fd[DOCS_MAX];
+	int	 err[DOCS_MAX];		/* errno when fd is -1 */
+	char	*name[DOCS_MAX];	/* absolute */
+	uint32_t kind[DOCS_MAX];	/* PR_GATES_* */
+	char	*id[DOCS_MAX];		/* records: the provider, or NULL */
+	size_t	 n;
+};
+int	 gr_prepare(struct sbxctl *, const struct gates_remote *,
+	    struct docs *, char **);
+void	 docs_close(struct docs *);
+/* gatesoffline.c: the same job in a provider runner sbxctl starts. */
+int	 go_evaluate(struct sbxctl *, const struct gates_remote *,
+	    struct docs *, const char *, int *);
 /* The exit status; *decision is 0, 1, 2 (PROMOTE, HOLD, ROLLBACK), or
  * for verify 0 (valid) or 1 (not). */
 int	 gr_evaluate(struct sbxctl *, const struct gates_remote *, int *);
