@@ -15,7 +15,7 @@
  * same privilege file (seccomp allow-list, Landlock, empty root), never
  * the engine in its own unconfined process.  The role is opened by path
  * and executed by descriptor, with its channel on descriptor 3 and
- * nothing else of ours but stderr; a root caller's role is started as
+ * nothing else of ours but its stderr; a root caller's role is started as
  * an unprivileged user, as the monitor's roles are (threat: a root CI
  * job evaluating hostile documents with every capability at hand).
  */
@@ -72,8 +72,8 @@ spawn_err(char *err, size_t errlen, const char *what, int e)
 
 /* The child: never returns. */
 static __dead void
-spawn_child(int exe, int chan, const char *exename, const char *name,
-    const struct passwd *pw)
+spawn_child(int exe, int chan, int errfd, const char *exename,
+    const char *name, const struct passwd *pw)
 {
 	char	*argv[4], *envp[] = { NULL };
 	int	 nullfd;
@@ -87,7 +87,9 @@ spawn_child(int exe, int chan, const char *exename, const char *name,
 		    (unsigned)pw->pw_uid);
 		_exit(127);
 	}
-	if ((exe = fcntl(exe, F_DUPFD_CLOEXEC, 64)) == -1)
+	/* Out of the way of descriptors 0 to 3, which are about to change. */
+	if ((exe = fcntl(exe, F_DUPFD_CLOEXEC, 64)) == -1 ||
+	    (errfd != -1 && (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 64)) == -1))
 		_exit(127);
 	if (chan == ROLE_FD) {
 		if (fcntl(chan, F_SETFD, 0) == -1)
@@ -98,6 +100,8 @@ spawn_child(int exe, int chan, const char *exename, const char *name,
 		_exit(127);
 	dup2(nullfd, STDIN_FILENO);
 	dup2(nullfd, STDOUT_FILENO);
+	if (errfd != -1)
+		dup2(errfd, STDERR_FILENO);
 	/* Nothing else of the caller's reaches the role. */
 	if (syscall(SYS_close_range, ROLE_FD + 1, exe - 1, 0) == -1 ||
 	    syscall(SYS_close_range, exe + 1, ~0U, 0) == -1)
@@ -113,7 +117,8 @@ spawn_child(int exe, int chan, const char *exename, const char *name,
 
 int
 role_spawn(const char *dir, const char *exe, const char *name,
-    const char *as, struct role_spawned *rs, char *err, size_t errlen)
+    const char *as, int errfd, struct role_spawned *rs, char *err,
+    size_t errlen)
 {
 	struct passwd		*pw = NULL, pwc;
 	struct role_ready	 rr;
@@ -154,7 +159,7 @@ role_spawn(const char *dir, const char *exe, const char *name,
 		return spawn_err(err, errlen, "fork", e);
 	case 0:
 		close(sp[0]);
-		spawn_child(fd, sp[1], exe, name, pw);
+		spawn_child(fd, sp[1], errfd, exe, name, pw);
 	default:
 		break;
 	}

@@ -24,14 +24,15 @@ struct role_spawned {
 
 /*
  * Start the role "name" (executable exe in dir) with its channel on
- * descriptor 3, stdin and stdout /dev/null, stderr ours, an empty
+ * descriptor 3, stdin and stdout /dev/null, stderr errfd, an empty
  * environment; as root, as the user "as" (never root: a role
  * started by a root caller gets what the monitor's roles get, no
  * privilege).  Waits for READY, which the role sends only once its
  * privilege file is applied.  0, or -1 with a message in err.
  */
 int	 role_spawn(const char *dir, const char *exe, const char *name,
-	    const char *as, struct role_spawned *, char *err, size_t errlen);
+	    const char *as, int errfd, struct role_spawned *, char *err,
+	    size_t errlen);
 /* Close the channel and reap it; its exit status, as waitpid says. */
 int	 role_reap(struct role_spawned *);
 

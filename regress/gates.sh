@@ -289,7 +289,8 @@ routed_body()
 	atf_check -o match:'"decision": "PROMOTE"' \
 	    -e match:"gates evaluate: no monitor \\(cannot reach the monitor at $PWD/no.sock" \
 	    -e match:'evaluating offline in sbx-provider-runner' \
-	    env SBX_SOCKET="$PWD/no.sock" sh evaluate passing.metrics.json
+	    env SBX_SOCKET="$PWD/no.sock" sh evaluate passing.metrics.json \
+	    holdout.json upstream-clean.json --config sbx.conf
 	# The floors and packs are the monitor's alone.
 	atf_check -s exit:2 -e match:'--config has no effect' \
 	    sh evaluate passing.metrics.json holdout.json upstream-clean.json \

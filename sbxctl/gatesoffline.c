@@ -33,6 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
 #include "common.h"
 #include "proto.h"
 #include "rolespawn.h"
@@ -179,41 +181,79 @@ handle(struct offline *o, struct imsg *imsg)
 	}
 }
 
+/*
+ * The runner's stderr: its log lines (the monitor relays them to its
+ * log); shown only when the job did not end with its DONE.
+ */
+static void
+drain_log(int fd, char **buf, size_t *len)
+{
+	ssize_t	 n;
+
+	for (;;) {
+		*buf = xrecallocarray(*buf, *len, *len + 4097, 1);
+		if ((n = read(fd, *buf + *len, 4096)) <= 0)
+			break;
+		*len += n;
+		if (*len > 65536) {	/* enough to say why; keep the tail */
+			memmove(*buf, *buf + *len - 32768, 32768);
+			*len = 32768;
+		}
+	}
+}
+
 int
-go_evaluate(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
+go_evaluate(struct sbxctl *ctx, const struct gates_remote *g,
     const char *sock, int *decision)
 {
 	struct offline		 o;
 	struct pr_gates_doc	 pd;
 	struct pr_gates_eval	 ev;
-	struct pollfd		 pfd[2];
+	struct pollfd		 pfd[3];
 	struct imsg		 imsg;
+	struct docs		 dd, *d = &dd;
 	char			 dir[PATH_MAX], err[512], *res = NULL;
-	size_t			 i, reslen = 0;
+	char			*log = NULL, *json = NULL;
+	size_t			 i, reslen = 0, loglen = 0;
 	ssize_t			 n;
-	int			 p[2] = { -1, -1 }, r, eof = 0, broken = 0;
+	int			 p[2] = { -1, -1 }, lp[2], r, eof = 0, broken = 0;
+	int			 np;
 
 	memset(&o, 0, sizeof(o));
+	memset(d, 0, sizeof(*d));
 	o.what = g->report != NULL ? "gates verify" : "gates evaluate";
 	o.sock = sock;
 	*decision = g->report != NULL;
-	if ((r = operator_docs(ctx, &o, g->config, d)) != 0) {
-		docs_close(d);
-		return r;
-	}
-	if (role_dir(SBX_BIN_ROLEDIR, dir, sizeof(dir)) == -1) {
-		docs_close(d);
+	if (role_dir(SBX_BIN_ROLEDIR, dir, sizeof(dir)) == -1)
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
 		    "%s: locating sbx-provider-runner: %s", o.what,
 		    strerror(errno));
-	}
-	if (role_spawn(dir, "sbx-provider-runner", "provider-runner",
-	    OFFLINE_USER, &o.rs, err, sizeof(err)) == -1) {
-		docs_close(d);
+	if (pipe2(lp, O_CLOEXEC | O_NONBLOCK) == -1)
+		fatal("pipe2");
+	/* Started first: it is confined before any document is opened. */
+	r = role_spawn(dir, "sbx-provider-runner", "provider-runner",
+	    OFFLINE_USER, lp[1], &o.rs, err, sizeof(err));
+	close(lp[1]);
+	if (r == -1) {
+		drain_log(lp[0], &log, &loglen);
+		close(lp[0]);
+		if (loglen > 0)
+			fwrite(log, 1, loglen, stderr);
+		free(log);
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
 		    "%s: offline: starting the provider runner: %s", o.what,
 		    err);
 	}
+	if ((r = gr_prepare(ctx, g, d, &json)) != 0 ||
+	    (r = operator_docs(ctx, &o, g->config, d)) != 0) {
+		cJSON_free(json);
+		docs_close(d);
+		close(lp[0]);
+		free(log);
+		role_reap(&o.rs);
+		return r;
+	}
+	cJSON_free(json);
 	if (pipe2(p, O_CLOEXEC) == -1)
 		fatal("pipe2");
 	for (i = 0; i < d->n; i++) {
@@ -225,6 +265,7 @@ go_evaluate(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 		    d->id[i], sizeof(pd.id)) >= sizeof(pd.id))) {
 			close(p[0]);
 			close(p[1]);
+			close(lp[0]);
 			docs_close(d);
 			role_reap(&o.rs);
 			return out_usage(ctx, "%s: a file name or provider id "
@@ -251,6 +292,8 @@ go_evaluate(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 	pfd[0].events = POLLIN;
 	pfd[1].fd = p[0];
 	pfd[1].events = POLLIN;
+	pfd[2].fd = lp[0];
+	pfd[2].events = POLLIN;
 	while (!broken && (!o.done || !eof)) {
 		if (!o.done) {
 			if ((r = imsg_get(&o.rs.ibuf, &imsg)) == -1) {
@@ -265,11 +308,18 @@ go_evaluate(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 				continue;
 			}
 		}
-		if (poll(pfd + (o.done ? 1 : 0), o.done ? 1 : (eof ? 1 : 2),
-		    -1) == -1) {
+		pfd[0].fd = o.done ? -1 : o.rs.ibuf.fd;
+		pfd[1].fd = eof ? -1 : p[0];
+		np = pfd[2].fd == -1 ? 2 : 3;
+		if (poll(pfd, np, -1) == -1) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll");
+		}
+		if (np == 3 && (pfd[2].revents & (POLLIN | POLLHUP))) {
+			drain_log(lp[0], &log, &loglen);
+			if (!(pfd[2].revents & POLLIN))
+				pfd[2].fd = -1;
 		}
 		if (!eof && (pfd[1].revents & (POLLIN | POLLHUP))) {
 			res = xrecallocarray(res, reslen, reslen + 65537, 1);
@@ -287,6 +337,13 @@ go_evaluate(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 	if (broken)
 		kill(o.rs.pid, SIGKILL);
 	r = role_reap(&o.rs);
+	drain_log(lp[0], &log, &loglen);
+	close(lp[0]);
+	/* Its log is the monitor's business routed; offline it is shown
+	 * only when the runner broke off. */
+	if ((broken || !o.done) && o.pin[0] == '\0' && loglen > 0)
+		fwrite(log, 1, loglen, stderr);
+	free(log);
 	if (o.pin[0] != '\0') {
 		free(res);
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_REFUSED,

@@ -221,30 +221,28 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	*decision = g->report != NULL;
 	memset(&err, 0, sizeof(err));
 	memset(&d, 0, sizeof(d));
-	if ((r = gr_prepare(ctx, g, &d, &json)) != 0) {
-		docs_close(&d);
-		return r;
-	}
 	if (g->offline || (c = connect_monitor(ctx, cerr,
 	    sizeof(cerr))) == NULL) {
-		cJSON_free(json);
 		if (!g->offline)
 			fprintf(stderr, "sbxctl: %s: no monitor (%s): "
 			    "evaluating offline in sbx-provider-runner\n",
 			    what, cerr);
-		return go_evaluate(ctx, g, &d, sbx_socket_path(ctx->socket),
+		return go_evaluate(ctx, g, sbx_socket_path(ctx->socket),
 		    decision);
 	}
 	/* The floors and packs are the monitor's: a --config here would
 	 * only look as if it applied. */
 	if (g->config != NULL) {
-		docs_close(&d);
-		cJSON_free(json);
 		sbx_disconnect(c);
 		return out_usage(ctx, "%s: --config has no effect with a "
 		    "monitor at %s: its sbx.conf names the gate packs and "
 		    "floors (--offline to use this one)", what,
 		    sbx_socket_path(ctx->socket));
+	}
+	if ((r = gr_prepare(ctx, g, &d, &json)) != 0) {
+		docs_close(&d);
+		sbx_disconnect(c);
+		return r;
 	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		fatal("pipe2");

@@ -121,7 +121,7 @@ int	 gr_prepare(struct sbxctl *, const struct gates_remote *,
 void	 docs_close(struct docs *);
 /* gatesoffline.c: the same job in a provider runner sbxctl starts. */
 int	 go_evaluate(struct sbxctl *, const struct gates_remote *,
-	    struct docs *, const char *, int *);
+	    const char *, int *);
 /* The exit status; *decision is 0, 1, 2 (PROMOTE, HOLD, ROLLBACK), or
  * for verify 0 (valid) or 1 (not). */
 int	 gr_evaluate(struct sbxctl *, const struct gates_remote *, int *);
