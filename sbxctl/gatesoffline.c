@@ -370,7 +370,8 @@ go_evaluate(struct sbxctl *ctx, const struct gates_remote *g,
 	if (reslen == 0)
 		r = out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_PROTOCOL,
 		    "%s: no result", o.what);
-	else if (fwrite(res, 1, reslen, stdout) != reslen)
+	else if (fwrite(res, 1, reslen, g->out != NULL ? g->out :
+		    stdout) != reslen)
 		r = SBXCTL_EXIT_ERROR;
 	free(res);
 	return r;

@@ -330,7 +330,8 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		if (reslen == 0)
 			status = out_error(ctx, SBXCTL_EXIT_ERROR,
 			    SBXCTL_ERR_PROTOCOL, "%s: no result", what);
-		else if (fwrite(res, 1, reslen, stdout) != reslen)
+		else if (fwrite(res, 1, reslen, g->out != NULL ? g->out :
+		    stdout) != reslen)
 			status = SBXCTL_EXIT_ERROR;
 	}
 	free(res);

@@ -52,6 +52,10 @@ struct sbxctl_cmd {
 const struct sbxctl_cmd *cmd_lookup(const char *);
 void	 cmd_usage(FILE *);
 
+/* help.c: --help for sbxctl and each command and subcommand. */
+void	 help_top(FILE *);
+int	 help_wanted(const struct sbxctl_cmd *, int, char **);
+
 /* args.c */
 void	 args_take_json(struct sbxctl *, int *, char **);
 int	 args_operands(struct sbxctl *, const char *, int *, char ***);
@@ -105,6 +109,7 @@ struct gates_remote {
 	size_t		 nrecords;
 	const char	*config;	/* offline: --config sbx.conf */
 	int		 offline;	/* --offline */
+	FILE		*out;		/* the result, if not stdout */
 };
 /* The documents, opened as the caller, in the monitor's order. */
 #define DOCS_MAX	96
@@ -125,6 +130,10 @@ int	 go_evaluate(struct sbxctl *, const struct gates_remote *,
 /* The exit status; *decision is 0, 1, 2 (PROMOTE, HOLD, ROLLBACK), or
  * for verify 0 (valid) or 1 (not). */
 int	 gr_evaluate(struct sbxctl *, const struct gates_remote *, int *);
+
+/* render.c: a GateReport for people (gates render, evaluate --format). */
+int	 render_report(const char *, size_t, int, int, FILE *, char *,
+	    size_t);
 
 /* monitor.c: commands answered by sbx-monitor. */
 int	 cmd_ping(struct sbxctl *, int, char **);
