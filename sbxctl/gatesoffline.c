@@ -362,6 +362,7 @@ go_evaluate(struct sbxctl *ctx, const struct gates_remote *g,
 			res[reslen] = '\0';
 		r = out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_REFUSED, "%s",
 		    res != NULL && *res != '\0' ? res : o.d.msg);
+		gr_hint(ctx, g, res != NULL && *res != '\0' ? res : o.d.msg);
 		free(res);
 		return r;
 	}

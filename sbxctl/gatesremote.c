@@ -188,6 +188,35 @@ refused(struct sbxctl *ctx, const struct sbx_msg *m, const char *text)
 }
 
 /*
+ * "metric provider pin mismatch for ID" with no --records for ID: the
+ * usual cause is a bundle provider's pin evaluated without the records
+ * its re-run needs; say so (the refusal itself stays the reference's).
+ */
+void
+gr_hint(struct sbxctl *ctx, const struct gates_remote *g, const char *text)
+{
+	static const char	 pat[] = "metric provider pin mismatch for ";
+	const char		*p;
+	size_t			 n, i;
+
+	if (ctx->json || text == NULL ||
+	    (p = strstr(text, pat)) == NULL)
+		return;
+	p += sizeof(pat) - 1;
+	n = strcspn(p, " \t\r\n\"");
+	if (n == 0 || n >= PR_ID_MAX)
+		return;
+	for (i = 0; i < g->nrecords; i++)
+		if (strncmp(g->records[i], p, n) == 0 &&
+		    g->records[i][n] == '=')
+			return;
+	fprintf(stderr, "sbxctl: hint: the binding pins provider %.*s; if "
+	    "it is a bundle provider, its section comes from a re-run over "
+	    "its pinned records: pass --records %.*s=FILE\n", (int)n, p,
+	    (int)n, p);
+}
+
+/*
  * The monitor, or NULL with why not in err: evaluation then goes to a
  * provider runner of our own (gatesoffline.c), never into this process.
  */
@@ -325,6 +354,7 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		if (res != NULL)
 			res[reslen] = '\0';
 		status = refused(ctx, &err, res);
+		gr_hint(ctx, g, res);
 		sbx_msg_free(&err);
 	} else if (status == SBXCTL_EXIT_OK) {
 		if (reslen == 0)

@@ -124,6 +124,7 @@ struct docs {
 int	 gr_prepare(struct sbxctl *, const struct gates_remote *,
 	    struct docs *, char **);
 void	 docs_close(struct docs *);
+void	 gr_hint(struct sbxctl *, const struct gates_remote *, const char *);
 /* gatesoffline.c: the same job in a provider runner sbxctl starts. */
 int	 go_evaluate(struct sbxctl *, const struct gates_remote *,
 	    const char *, int *);
