@@ -10,6 +10,7 @@
  *	    --trusted-binding-digest d [--pack-dir dir]... [--exit-decision]
  *	verify --report f --binding f --metrics f --holdout f [--upstream f]
  *	    --trusted-binding-digest d [--pack-dir dir]...
+ *	render report [--format text|markdown]
  *	list [--namespace ns]		show id
  *	digest file			seal-holdout --binding f [--accessed-at t]
  *	seal-upstream file
@@ -18,11 +19,14 @@
  * argument (even one starting with "-"), the first occurrence wins,
  * --pack-dir repeats, other "-" words are ignored.
  *
- * evaluate and verify always go through sbx-monitor to the provider
- * runner (gatesremote.c), whose sbx.conf names the operator's packs and
- * floors: an evaluation decides, so its inputs are parsed only in the
- * confined role and its trust root is the monitor's, never the caller's
- * files; a verification re-evaluates, so it needs the same root.
+ * evaluate and verify go through sbx-monitor to the provider runner
+ * (gatesremote.c), whose sbx.conf names the operator's packs and floors:
+ * an evaluation decides, so its inputs are parsed only in the confined
+ * role and its trust root is the monitor's, never the caller's files; a
+ * verification re-evaluates, so it needs the same root.  Offline
+ * (--offline, or no monitor) they run in a provider runner sbxctl starts
+ * itself (gatesoffline.c), with the packs and floors of --config sbx.conf.
+ * render prints a report for people (render.c).
  * The rest is inspection, offline, with the engine linked here (the
  * reference's CLI does all of it offline): validate, list and show read
  * the embedded shipped packs, the operator's gate-packs and floors named

@@ -2,14 +2,15 @@
  * Copyright (c) 2026 The sbx authors
  * SPDX-License-Identifier: ISC
  *
- * gatesremote.c: "sbxctl gates evaluate", always through sbx-monitor: the
+ * gatesremote.c: "sbxctl gates evaluate", through sbx-monitor: the
  * gate documents are untrusted and are parsed only in the provider runner
  * (design.md §5), which also re-runs the bundle providers a binding pins
  * (--records PROVIDER_ID=FILE; interop.md §P7) over providers the
  * monitor issued.  This side only opens the agent's files, as the agent,
  * and passes them as descriptors, and prints the report (or the
  * refusal's message) that comes back through a pipe.  There is no
- * in-process fallback: without a monitor, evaluate refuses.
+ * in-process fallback: without a monitor (or with --offline) the same
+ * job goes to a provider runner sbxctl starts (gatesoffline.c).
  *
  * GATES_EVALUATE carries the names (absolute, as the reference resolves
  * them, for messages and the .json rule) and the result pipe; one
