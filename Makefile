@@ -41,6 +41,7 @@ endif
 prefix ?=	/usr/local
 PREFIX :=	$(prefix)
 SBX_ROLEDIR ?=	../libexec/sbx
+SBX_BIN_ROLEDIR ?=	../libexec/sbx
 
 # configure runs itself when config.mk is missing or older than its inputs.
 config.mk: configure.ac config.mk.in
@@ -414,6 +415,10 @@ PRIVDIR :=		$(datadir)/sbx/priv
 # keep that relation would install a monitor without roles.
 INSTALL_ROLEDIR =	$(shell realpath -m --relative-to='$(sbindir)' \
 			    '$(libexecdir)/sbx')
+# sbxctl too, from bindir (SBX_BIN_ROLEDIR): its offline gate evaluation
+# starts the provider runner.
+INSTALL_BIN_ROLEDIR =	$(shell realpath -m --relative-to='$(bindir)' \
+			    '$(libexecdir)/sbx')
 UNIT_SUBST =	sed -e 's|@sbindir@|$(sbindir)|g' -e 's|@bindir@|$(bindir)|g' \
 		    -e 's|@sysconfdir@|$(sysconfdir)|g' -e 's|@datadir@|$(datadir)|g'
 
@@ -422,6 +427,11 @@ install: all
 	    echo "make install: the roles would be at $(INSTALL_ROLEDIR) from" \
 	        "$(sbindir), the monitor was built to look in $(SBX_ROLEDIR);" \
 	        "give configure the directories instead" >&2; exit 1; }
+	@[ "$(INSTALL_BIN_ROLEDIR)" = "$(SBX_BIN_ROLEDIR)" ] || { \
+	    echo "make install: the roles would be at $(INSTALL_BIN_ROLEDIR)" \
+	        "from $(bindir), sbxctl was built to look in" \
+	        "$(SBX_BIN_ROLEDIR); give configure the directories" \
+	        "instead" >&2; exit 1; }
 	install -d $(D)$(sbindir) $(D)$(bindir) $(D)$(libexecdir)/sbx \
 	    $(D)$(libdir)/pkgconfig $(D)$(includedir) $(D)$(PRIVDIR) \
 	    $(D)$(datadir)/sbx/examples $(D)$(sysconfdir)/sbx \

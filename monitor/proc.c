@@ -28,6 +28,7 @@
 #include "common.h"
 #include "proto.h"
 #include "role.h"
+#include "rolespawn.h"
 #include "monitor.h"
 
 #define PROC_READS_MAX	8	/* reads per event before others get a turn */
@@ -110,20 +111,10 @@ proc_logread(int fd, short event, void *arg)
 const char *
 proc_libexec(void)
 {
-	char	 self[PATH_MAX], *slash;
-	ssize_t	 n;
-
-	if (libexec[0] != '\0')
-		return libexec;
-	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) == -1)
-		fatal("readlink /proc/self/exe");
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')) == NULL)
-		fatalx("cannot locate own executable: %s", self);
-	*slash = '\0';
-	if ((size_t)snprintf(libexec, sizeof(libexec), "%s/%s", self,
-	    SBX_ROLEDIR) >= sizeof(libexec))
-		fatalx("libexec path too long");
+	if (libexec[0] == '\0' &&
+	    role_dir(SBX_ROLEDIR, libexec, sizeof(libexec)) == -1)
+		fatal("locating the roles (%s from our own directory)",
+		    SBX_ROLEDIR);
 	return libexec;
 }
 

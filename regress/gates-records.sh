@@ -190,10 +190,16 @@ refusals_body() {
 	atf_check -s exit:1 -o empty \
 	    -e match:"metric provider $PROV requires an isolated re-run over its pinned records: caller-asserted metrics cannot reproduce provider output" \
 	    sh ev "$GX/binding.json" "$GX/holdout.json" sec.json
-	# No records and no section: the section check refuses first.
+	# No records and no section: the section check refuses first, and
+	# a hint names the pin and the option it lacks.
 	atf_check -s exit:1 -o empty \
 	    -e match:"metric provider pin mismatch for $PROV" \
+	    -e match:"hint: the binding pins provider $PROV; .*pass --records $PROV=FILE" \
 	    sh ev "$GX/binding.json" "$GX/holdout.json" "$GX/metrics.json"
+	# With records for it, no hint (they do not match: another refusal).
+	atf_check -s exit:1 -o empty -e not-match:"hint:" \
+	    sh ev "$GX/binding.json" "$GX/holdout.json" "$GX/metrics.json" \
+	    --records "$PROV=$GX/records-failing.json"
 	# Records for another provider cover nothing.
 	atf_check -s exit:1 -o empty \
 	    -e match:"requires an isolated re-run" \

@@ -91,6 +91,18 @@ layout_body() {
 	    share/man/man5/sbx.conf.5 share/man/man7/sbx-protocol.7; do
 		[ -e "$R/$f" ] || atf_fail "$P/$f was not installed"
 	done
+	# The installed sbxctl finds the installed provider runner
+	# (SBX_BIN_ROLEDIR) for an offline gate evaluation.
+	g=$T/regress/fixtures/gates
+	printf 'gate-packs "%s"\nprovider-allowlist "%s"\n' "$g/gate-packs" \
+	    "$PWD/none.json" > offline.conf
+	atf_check -s exit:0 -e ignore \
+	    -o match:'"digest": "sha256:52659cbd46e45885d84f2ce3d8f7148f3b4f0343243b6a06f1efb1e34b645667"' \
+	    "$IC" gates evaluate --offline --config offline.conf \
+	    --binding "$g/conformance-run.binding.json" \
+	    --metrics "$g/passing.metrics.json" --holdout "$g/holdout.json" \
+	    --upstream "$g/upstream-clean.json" --now 2026-09-03T00:00:00.000Z \
+	    --trusted-binding-digest sha256:713127fce4b97506487ce80c65998b29b110aff148156496336c6a859948149c
 	# Every privilege file of the tree, and nothing else.
 	(cd "$T" && ls */*.priv | sed 's|.*/||' | sort) > want
 	(cd "$R/share/sbx/priv" && ls | sort) > got

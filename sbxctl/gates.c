@@ -10,6 +10,7 @@
  *	    --trusted-binding-digest d [--pack-dir dir]... [--exit-decision]
  *	verify --report f --binding f --metrics f --holdout f [--upstream f]
  *	    --trusted-binding-digest d [--pack-dir dir]...
+ *	render report [--format text|markdown]
  *	list [--namespace ns]		show id
  *	digest file			seal-holdout --binding f [--accessed-at t]
  *	seal-upstream file
@@ -18,11 +19,14 @@
  * argument (even one starting with "-"), the first occurrence wins,
  * --pack-dir repeats, other "-" words are ignored.
  *
- * evaluate and verify always go through sbx-monitor to the provider
- * runner (gatesremote.c), whose sbx.conf names the operator's packs and
- * floors: an evaluation decides, so its inputs are parsed only in the
- * confined role and its trust root is the monitor's, never the caller's
- * files; a verification re-evaluates, so it needs the same root.
+ * evaluate and verify go through sbx-monitor to the provider runner
+ * (gatesremote.c), whose sbx.conf names the operator's packs and floors:
+ * an evaluation decides, so its inputs are parsed only in the confined
+ * role and its trust root is the monitor's, never the caller's files; a
+ * verification re-evaluates, so it needs the same root.  Offline
+ * (--offline, or no monitor) they run in a provider runner sbxctl starts
+ * itself (gatesoffline.c), with the packs and floors of --config sbx.conf.
+ * render prints a report for people (render.c).
  * The rest is inspection, offline, with the engine linked here (the
  * reference's CLI does all of it offline): validate, list and show read
  * the embedded shipped packs, the operator's gate-packs and floors named
@@ -30,10 +34,12 @@
  * caller's own --pack-dir, as the caller, and produce nothing anyone
  * trusts; digest and the seals are pure functions of the caller's file.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "proto.h"
@@ -45,16 +51,20 @@
 #define GATES_EXIT_HOLD		10	/* evaluate --exit-decision */
 #define GATES_EXIT_ROLLBACK	11
 #define PACK_DIRS_MAX		64
+#define REPORT_READ_MAX		(64 * 1024 * 1024)
 
 const char *const cmd_gates_synopsis[] = {
 	"gates validate pack|binding|report|auto file [--pack-dir dir]...",
 	"gates evaluate --binding file --metrics file --holdout file "
 	    "[--upstream file] --now time --trusted-binding-digest digest "
 	    "[--pack-dir dir]... [--records provider=file]... "
-	    "[--exit-decision]",
+	    "[--exit-decision] [--offline [--config sbx.conf]] "
+	    "[--format json|text|markdown --report file]",
 	"gates verify --report file --binding file --metrics file "
 	    "--holdout file [--upstream file] --trusted-binding-digest digest "
-	    "[--pack-dir dir]... [--records provider=file]...",
+	    "[--pack-dir dir]... [--records provider=file]... "
+	    "[--offline [--config sbx.conf]]",
+	"gates render report|- [--format text|markdown]",
 	"gates list [--namespace ns] [--rule [rule]]",
 	"gates show id",
 	"gates digest file",
@@ -65,7 +75,7 @@ const char *const cmd_gates_synopsis[] = {
 
 struct gargs {
 	const char	*report, *binding, *metrics, *holdout, *upstream, *now;
-	const char	*trusted, *ns, *accessed, *config;
+	const char	*trusted, *ns, *accessed, *config, *format;
 	const char	*rule;		/* list --rule's value, if any */
 	int		 has_rule;	/* --rule given */
 	char		*pack_dirs[PACK_DIRS_MAX];
@@ -73,6 +83,8 @@ struct gargs {
 	char		*records[PR_GATES_RECORDS_MAX];
 	size_t		 nrecords;
 	int		 exit_decision;
+	int		 offline;	/* --offline */
+	int		 dash;		/* a "-" (render: stdin) */
 	char		*pos[8];
 	size_t		 npos;
 };
@@ -91,6 +103,7 @@ static const struct {
 	{ "--namespace", offsetof(struct gargs, ns) },
 	{ "--accessed-at", offsetof(struct gargs, accessed) },
 	{ "--config", offsetof(struct gargs, config) },
+	{ "--format", offsetof(struct gargs, format) },
 	{ "--aiwg-root", SIZE_MAX },	/* taken, ignored: sbx has no root */
 };
 
@@ -142,6 +155,10 @@ parse_args(struct sbxctl *ctx, int argc, char **argv, struct gargs *a)
 			a->exit_decision = 1;
 			continue;
 		}
+		if (strcmp(argv[k], "--offline") == 0) {
+			a->offline = 1;
+			continue;
+		}
 		for (i = 0; i < nitems(value_flags); i++) {
 			if (strcmp(argv[k], value_flags[i].flag) != 0)
 				continue;
@@ -157,6 +174,8 @@ parse_args(struct sbxctl *ctx, int argc, char **argv, struct gargs *a)
 				*slot = argv[k];
 			break;
 		}
+		if (strcmp(argv[k], "-") == 0)
+			a->dash = 1;
 		if (taken || argv[k][0] == '-')
 			continue;
 		if (a->npos == nitems(a->pos))
@@ -335,13 +354,58 @@ remote_docs(struct gates_remote *g, const struct gargs *a)
 	g->npack_dirs = a->npack_dirs;
 	g->records = a->records;
 	g->nrecords = a->nrecords;
+	g->config = a->config;
+	g->offline = a->offline;
+}
+
+/* text or markdown: 0 json, 1 text, 2 markdown, -1 neither. */
+static int
+format_of(const char *f, int dflt)
+{
+	if (f == NULL)
+		return dflt;
+	if (strcmp(f, "json") == 0)
+		return 0;
+	if (strcmp(f, "text") == 0)
+		return 1;
+	if (strcmp(f, "markdown") == 0)
+		return 2;
+	return -1;
+}
+
+/* Colour: on a terminal only, and never with NO_COLOR set. */
+static int
+want_colour(void)
+{
+	const char	*nc = getenv("NO_COLOR");
+
+	return isatty(STDOUT_FILENO) && (nc == NULL || *nc == '\0');
+}
+
+static int
+render_file(struct sbxctl *ctx, const char *path, int fmt)
+{
+	char	*buf, err[128];
+	size_t	 len;
+	int	 r;
+
+	if (input_read(path, REPORT_READ_MAX, &buf, &len) == -1)
+		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
+		    "gates render: %s: %s", path, strerror(errno));
+	r = render_report(buf, len, fmt == 2, want_colour(), stdout, err,
+	    sizeof(err));
+	free(buf);
+	if (r == -1)
+		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_INVALID_JSON,
+		    "gates render: %s: %s", path, err);
+	return SBXCTL_EXIT_OK;
 }
 
 static int
 g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 {
 	struct gates_remote	 g;
-	int			 d, r;
+	int			 d, r, fmt;
 
 	if (a->binding == NULL || a->metrics == NULL || a->holdout == NULL ||
 	    a->now == NULL || a->trusted == NULL)
@@ -351,18 +415,45 @@ g_evaluate(struct sbxctl *ctx, const struct gargs *a)
 	if (!gates_digest_ok(a->trusted))
 		return out_usage(ctx, "gates evaluate: --trusted-binding-digest "
 		    "must match ^sha256:[0-9a-f]{64}$");
-	/* The floors and packs are the monitor's: a --config here would
-	 * only look as if it applied. */
-	if (a->config != NULL)
-		return out_usage(ctx, "gates evaluate: --config has no effect: "
-		    "the monitor's sbx.conf names the gate packs and floors");
+	if ((fmt = format_of(a->format, 0)) == -1)
+		return out_usage(ctx, "gates evaluate: --format is json, text "
+		    "or markdown");
+	if (fmt != 0 && a->report == NULL)
+		return out_usage(ctx, "gates evaluate: --format %s needs "
+		    "--report file for the JSON report", a->format);
 	remote_docs(&g, a);
 	g.now = a->now;
-	if ((r = gr_evaluate(ctx, &g, &d)) != SBXCTL_EXIT_OK ||
-	    !a->exit_decision)
+	if (fmt != 0 && (g.out = fopen(a->report, "w")) == NULL)
+		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
+		    "gates evaluate: %s: %s", a->report, strerror(errno));
+	r = gr_evaluate(ctx, &g, &d);
+	if (g.out != NULL && fclose(g.out) == EOF && r == SBXCTL_EXIT_OK)
+		r = out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
+		    "gates evaluate: %s: %s", a->report, strerror(errno));
+	if (r == SBXCTL_EXIT_OK && fmt != 0)
+		r = render_file(ctx, a->report, fmt);
+	if (r != SBXCTL_EXIT_OK || !a->exit_decision)
 		return r;
 	return d == GATES_PROMOTE ? SBXCTL_EXIT_OK : d == GATES_HOLD ?
 	    GATES_EXIT_HOLD : GATES_EXIT_ROLLBACK;
+}
+
+/* ---- render ----------------------------------------------------------- */
+
+static int
+g_render(struct sbxctl *ctx, const struct gargs *a)
+{
+	int	 fmt;
+
+	/* "-" is stdin; other "-" words are flags, as for every gates
+	 * subcommand. */
+	if (a->npos + a->dash != 1)
+		return out_usage(ctx, "gates render: one report file (or -) "
+		    "expected");
+	if ((fmt = format_of(a->format, 1)) <= 0)
+		return out_usage(ctx, "gates render: --format is text or "
+		    "markdown");
+	return render_file(ctx, a->npos == 1 ? a->pos[0] : "-", fmt);
 }
 
 /* ---- verify ----------------------------------------------------------- */
@@ -391,9 +482,6 @@ g_verify(struct sbxctl *ctx, const struct gargs *a)
 	if (a->now != NULL)
 		return out_usage(ctx, "gates verify: --now has no effect: the "
 		    "report is re-evaluated at its own evaluatedAt");
-	if (a->config != NULL)
-		return out_usage(ctx, "gates verify: --config has no effect: "
-		    "the monitor's sbx.conf names the gate packs and floors");
 	if (a->exit_decision)
 		return out_usage(ctx, "gates verify: --exit-decision is "
 		    "evaluate's; verify exits 0 only for a valid report");
@@ -679,6 +767,7 @@ static const struct {
 	{ "validate",		g_validate },
 	{ "evaluate",		g_evaluate },
 	{ "verify",		g_verify },
+	{ "render",		g_render },
 	{ "list",		g_list },
 	{ "show",		g_show },
 	{ "digest",		g_digest },

@@ -2,14 +2,15 @@
  * Copyright (c) 2026 The sbx authors
  * SPDX-License-Identifier: ISC
  *
- * gatesremote.c: "sbxctl gates evaluate", always through sbx-monitor: the
+ * gatesremote.c: "sbxctl gates evaluate", through sbx-monitor: the
  * gate documents are untrusted and are parsed only in the provider runner
  * (design.md §5), which also re-runs the bundle providers a binding pins
  * (--records PROVIDER_ID=FILE; interop.md §P7) over providers the
  * monitor issued.  This side only opens the agent's files, as the agent,
  * and passes them as descriptors, and prints the report (or the
  * refusal's message) that comes back through a pipe.  There is no
- * in-process fallback: without a monitor, evaluate refuses.
+ * in-process fallback: without a monitor (or with --offline) the same
+ * job goes to a provider runner sbxctl starts (gatesoffline.c).
  *
  * GATES_EVALUATE carries the names (absolute, as the reference resolves
  * them, for messages and the .json rule) and the result pipe; one
@@ -37,21 +38,14 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "proto.h"
 #include "libsbx/sbx.h"
 #include "sbxctl.h"
 #include "gates/gates.h"
 
 #define REPORT_MAX	(64 * 1024 * 1024)
-#define DOCS_MAX	96
 
-struct docs {
-	int	 fd[DOCS_MAX];
-	int	 err[DOCS_MAX];		/* errno when fd is -1 */
-	char	*name[DOCS_MAX];	/* absolute */
-	size_t	 n;
-};
-
-static void
+void
 docs_close(struct docs *d)
 {
 	size_t	 i;
@@ -60,6 +54,7 @@ docs_close(struct docs *d)
 		if (d->fd[i] != -1)
 			close(d->fd[i]);
 		free(d->name[i]);
+		free(d->id[i]);
 	}
 	d->n = 0;
 }
@@ -70,12 +65,15 @@ docs_close(struct docs *d)
  * pack: a --pack-dir, which must not be a symbolic link (sent as ELOOP).
  */
 static int
-open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack)
+open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack,
+    uint32_t kind, const char *id)
 {
 	int	 fd, e = 0;
 
 	if (d->n == DOCS_MAX)
 		return out_usage(ctx, "gates: too many files");
+	d->kind[d->n] = kind;
+	d->id[d->n] = id != NULL ? xstrdup(id) : NULL;
 	d->name[d->n] = gl_abs_path(path);
 	if (pack)
 		fd = gl_open_pack_dir(path, &e);
@@ -87,8 +85,8 @@ open_doc(struct sbxctl *ctx, struct docs *d, const char *path, int pack)
 }
 
 /* The request and the descriptors, in the order the request names. */
-static int
-prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
+int
+gr_prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
     char **json)
 {
 	cJSON		*req, *arr = NULL, *o;
@@ -103,28 +101,28 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 		cJSON_AddStringToObject(req, "now", g->now);
 	cJSON_AddStringToObject(req, "trustedBindingDigest", g->trusted);
 	if (g->report != NULL) {
-		if ((r = open_doc(ctx, d, g->report, 0)) != 0)
+		if ((r = open_doc(ctx, d, g->report, 0, PR_GATES_REPORT, NULL)) != 0)
 			goto out;
 		cJSON_AddStringToObject(req, "report", d->name[d->n - 1]);
 	}
-	if ((r = open_doc(ctx, d, g->binding, 0)) != 0)
+	if ((r = open_doc(ctx, d, g->binding, 0, PR_GATES_BINDING, NULL)) != 0)
 		goto out;
 	cJSON_AddStringToObject(req, "binding", d->name[d->n - 1]);
-	if ((r = open_doc(ctx, d, g->metrics, 0)) != 0)
+	if ((r = open_doc(ctx, d, g->metrics, 0, PR_GATES_METRICS, NULL)) != 0)
 		goto out;
 	cJSON_AddStringToObject(req, "metrics", d->name[d->n - 1]);
-	if ((r = open_doc(ctx, d, g->holdout, 0)) != 0)
+	if ((r = open_doc(ctx, d, g->holdout, 0, PR_GATES_HOLDOUT, NULL)) != 0)
 		goto out;
 	cJSON_AddStringToObject(req, "holdout", d->name[d->n - 1]);
 	if (g->upstream != NULL) {
-		if ((r = open_doc(ctx, d, g->upstream, 0)) != 0)
+		if ((r = open_doc(ctx, d, g->upstream, 0, PR_GATES_UPSTREAM, NULL)) != 0)
 			goto out;
 		cJSON_AddStringToObject(req, "upstream", d->name[d->n - 1]);
 	}
 	if (g->npack_dirs > 0) {
 		arr = cJSON_AddArrayToObject(req, "packDirs");
 		for (i = 0; i < g->npack_dirs; i++) {
-			if ((r = open_doc(ctx, d, g->pack_dirs[i], 1)) != 0)
+			if ((r = open_doc(ctx, d, g->pack_dirs[i], 1, PR_GATES_PACKDIR, NULL)) != 0)
 				goto out;
 			cJSON_AddItemToArray(arr,
 			    cJSON_CreateString(d->name[d->n - 1]));
@@ -153,7 +151,7 @@ prepare(struct sbxctl *ctx, const struct gates_remote *g, struct docs *d,
 		}
 		if ((o = cJSON_CreateObject()) == NULL)
 			fatalx("cJSON: out of memory");
-		if ((r = open_doc(ctx, d, eq + 1, 0)) != 0) {
+		if ((r = open_doc(ctx, d, eq + 1, 0, PR_GATES_RECORDS, id)) != 0) {
 			cJSON_Delete(o);
 			free(id);
 			goto out;
@@ -191,23 +189,43 @@ refused(struct sbxctl *ctx, const struct sbx_msg *m, const char *text)
 }
 
 /*
- * The monitor, or a refusal naming its socket: evaluation never falls
- * back to this process (exit 1, as every evaluate failure).
+ * "metric provider pin mismatch for ID" with no --records for ID: the
+ * usual cause is a bundle provider's pin evaluated without the records
+ * its re-run needs; say so (the refusal itself stays the reference's).
+ */
+void
+gr_hint(struct sbxctl *ctx, const struct gates_remote *g, const char *text)
+{
+	static const char	 pat[] = "metric provider pin mismatch for ";
+	const char		*p;
+	size_t			 n, i;
+
+	if (ctx->json || text == NULL ||
+	    (p = strstr(text, pat)) == NULL)
+		return;
+	p += sizeof(pat) - 1;
+	n = strcspn(p, " \t\r\n\"");
+	if (n == 0 || n >= PR_ID_MAX)
+		return;
+	for (i = 0; i < g->nrecords; i++)
+		if (strncmp(g->records[i], p, n) == 0 &&
+		    g->records[i][n] == '=')
+			return;
+	fprintf(stderr, "sbxctl: hint: the binding pins provider %.*s; if "
+	    "it is a bundle provider, its section comes from a re-run over "
+	    "its pinned records: pass --records %.*s=FILE\n", (int)n, p,
+	    (int)n, p);
+}
+
+/*
+ * The monitor, or NULL with why not in err: evaluation then goes to a
+ * provider runner of our own (gatesoffline.c), never into this process.
  */
 static struct sbx_conn *
-connect_monitor(struct sbxctl *ctx, const char *what, int *status)
+connect_monitor(struct sbxctl *ctx, char *err, size_t errlen)
 {
-	struct sbx_conn	*c;
-	char		 err[512];
-
-	if ((c = sbx_connect(sbx_socket_path(ctx->socket), "sbxctl "
-	    SBX_VERSION, err, sizeof(err))) != NULL)
-		return c;
-	*status = out_error(ctx, SBXCTL_EXIT_ERROR, errno == EPERM ?
-	    SBXCTL_ERR_REFUSED : errno == EPROTO ? SBXCTL_ERR_PROTOCOL :
-	    SBXCTL_ERR_UNREACHABLE, "%s: %s (gate documents are "
-	    "evaluated only by sbx-monitor)", what, err);
-	return NULL;
+	return sbx_connect(sbx_socket_path(ctx->socket), "sbxctl "
+	    SBX_VERSION, err, errlen);
 }
 
 int
@@ -222,7 +240,7 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	cJSON		*rep;
 	const cJSON	*dv;
 	struct sbx_msg	 err;
-	char		*json = NULL, *res = NULL, ebuf[32];
+	char		*json = NULL, *res = NULL, ebuf[32], cerr[512];
 	size_t		 reslen = 0, i;
 	ssize_t		 n;
 	uint32_t	 id;
@@ -233,14 +251,28 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 	*decision = g->report != NULL;
 	memset(&err, 0, sizeof(err));
 	memset(&d, 0, sizeof(d));
-	if ((r = prepare(ctx, g, &d, &json)) != 0) {
-		docs_close(&d);
-		return r;
+	if (g->offline || (c = connect_monitor(ctx, cerr,
+	    sizeof(cerr))) == NULL) {
+		if (!g->offline)
+			fprintf(stderr, "sbxctl: %s: no monitor (%s): "
+			    "evaluating offline in sbx-provider-runner\n",
+			    what, cerr);
+		return go_evaluate(ctx, g, sbx_socket_path(ctx->socket),
+		    decision);
 	}
-	if ((c = connect_monitor(ctx, what, &status)) == NULL) {
+	/* The floors and packs are the monitor's: a --config here would
+	 * only look as if it applied. */
+	if (g->config != NULL) {
+		sbx_disconnect(c);
+		return out_usage(ctx, "%s: --config has no effect with a "
+		    "monitor at %s: its sbx.conf names the gate packs and "
+		    "floors (--offline to use this one)", what,
+		    sbx_socket_path(ctx->socket));
+	}
+	if ((r = gr_prepare(ctx, g, &d, &json)) != 0) {
 		docs_close(&d);
-		cJSON_free(json);
-		return status;
+		sbx_disconnect(c);
+		return r;
 	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		fatal("pipe2");
@@ -323,12 +355,14 @@ gr_evaluate(struct sbxctl *ctx, const struct gates_remote *g, int *decision)
 		if (res != NULL)
 			res[reslen] = '\0';
 		status = refused(ctx, &err, res);
+		gr_hint(ctx, g, res);
 		sbx_msg_free(&err);
 	} else if (status == SBXCTL_EXIT_OK) {
 		if (reslen == 0)
 			status = out_error(ctx, SBXCTL_EXIT_ERROR,
 			    SBXCTL_ERR_PROTOCOL, "%s: no result", what);
-		else if (fwrite(res, 1, reslen, stdout) != reslen)
+		else if (fwrite(res, 1, reslen, g->out != NULL ? g->out :
+		    stdout) != reslen)
 			status = SBXCTL_EXIT_ERROR;
 	}
 	free(res);

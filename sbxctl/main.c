@@ -51,7 +51,7 @@ main(int argc, char *argv[])
 			break;
 		case 'h':
 			/* Asked for: the usage on stdout, and success. */
-			cmd_usage(stdout);
+			help_top(stdout);
 			return 0;
 		default:
 			if (optopt == 's')
@@ -81,5 +81,8 @@ main(int argc, char *argv[])
 		free(name);
 		return out_finish(r);
 	}
+	/* "sbxctl COMMAND [SUB] --help": that command's usage, exit 0. */
+	if (help_wanted(cmd, argc, argv))
+		return out_finish(SBXCTL_EXIT_OK);
 	return out_finish(cmd->run(&ctx, argc, argv));
 }

@@ -9,6 +9,7 @@
 #define SBXCTL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses: a documented contract (sbxctl(1)) scripts rely on. */
@@ -50,6 +51,10 @@ struct sbxctl_cmd {
 /* cmd.c: the command table and the usage text drawn from it. */
 const struct sbxctl_cmd *cmd_lookup(const char *);
 void	 cmd_usage(FILE *);
+
+/* help.c: --help for sbxctl and each command and subcommand. */
+void	 help_top(FILE *);
+int	 help_wanted(const struct sbxctl_cmd *, int, char **);
 
 /* args.c */
 void	 args_take_json(struct sbxctl *, int *, char **);
@@ -102,10 +107,34 @@ struct gates_remote {
 	size_t		 npack_dirs;
 	char *const	*records;	/* "PROVIDER_ID=FILE" */
 	size_t		 nrecords;
+	const char	*config;	/* offline: --config sbx.conf */
+	int		 offline;	/* --offline */
+	FILE		*out;		/* the result, if not stdout */
 };
+/* The documents, opened as the caller, in the monitor's order. */
+#define DOCS_MAX	96
+struct docs {
+	int	 fd[DOCS_MAX];
+	int	 err[DOCS_MAX];		/* errno when fd is -1 */
+	char	*name[DOCS_MAX];	/* absolute */
+	uint32_t kind[DOCS_MAX];	/* PR_GATES_* */
+	char	*id[DOCS_MAX];		/* records: the provider, or NULL */
+	size_t	 n;
+};
+int	 gr_prepare(struct sbxctl *, const struct gates_remote *,
+	    struct docs *, char **);
+void	 docs_close(struct docs *);
+void	 gr_hint(struct sbxctl *, const struct gates_remote *, const char *);
+/* gatesoffline.c: the same job in a provider runner sbxctl starts. */
+int	 go_evaluate(struct sbxctl *, const struct gates_remote *,
+	    const char *, int *);
 /* The exit status; *decision is 0, 1, 2 (PROMOTE, HOLD, ROLLBACK), or
  * for verify 0 (valid) or 1 (not). */
 int	 gr_evaluate(struct sbxctl *, const struct gates_remote *, int *);
+
+/* render.c: a GateReport for people (gates render, evaluate --format). */
+int	 render_report(const char *, size_t, int, int, FILE *, char *,
+	    size_t);
 
 /* monitor.c: commands answered by sbx-monitor. */
 int	 cmd_ping(struct sbxctl *, int, char **);
