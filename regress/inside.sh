@@ -167,7 +167,7 @@ users_head() {
 	atf_set "require.progs" "python3 git"
 }
 users_body() {
-	setup 'profile "svc" {' '}' \
+	setup 'profile "svc" {' '	identity service' '}' \
 	    'profile "mine" {' '	identity caller' '	env "HOME"' '}' \
 	    'allow uid "sbxtest"'
 	atf_check -s exit:0 -o match:'^whoami sbx$' -o match:'^id sbx:sbx$' \
