@@ -123,16 +123,16 @@ plan_v1(char *opts)
 }
 
 /* "id parent maj:min root point opts [optional...] - type source super" */
-static void
-read_mountinfo(int *v2)
+static int
+read_mountinfo(const char *path, int *v2)
 {
 	FILE	*fp;
 	char	*line = NULL, *sep, type[32], super[512];
 	size_t	 cap = 0;
 
 	*v2 = 0;
-	if ((fp = fopen("/proc/self/mountinfo", "re")) == NULL)
-		shim_fail(errno, "cgroup: /proc/self/mountinfo");
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
 	while (getline(&line, &cap, fp) != -1) {
 		if ((sep = strstr(line, " - ")) == NULL ||
 		    sscanf(sep + 3, "%31s %*s %511s", type, super) != 2)
@@ -144,6 +144,48 @@ read_mountinfo(int *v2)
 	}
 	free(line);
 	fclose(fp);
+	return 0;
+}
+
+/*
+ * Which layout a mountinfo file describes: 1 (v1, a memory hierarchy;
+ * the launcher capped memory there, launcher/cgroup.c), 2 (cgroup2 and no
+ * v1 memory), 0 (neither), -1 (unreadable, errno).  The v1 hierarchies
+ * to mount are left in plan; names, if not NULL, gets them space-separated
+ * (for the unit tests).
+ */
+int
+shim_cgroup_layout(const char *mountinfo, char *names, size_t len)
+{
+	char	 one[CG_NAMELEN], *tok, *save;
+	size_t	 i;
+	int	 v2, mem = 0;
+
+	memset(&plan, 0, sizeof(plan));
+	if (read_mountinfo(mountinfo, &v2) == -1)
+		return -1;
+	for (i = 0; i < plan.nv1; i++) {
+		strlcpy(one, plan.v1[i].name, sizeof(one));
+		for (tok = strtok_r(one, ",", &save); tok != NULL;
+		    tok = strtok_r(NULL, ",", &save))
+			if (strcmp(tok, "memory") == 0)
+				mem = 1;
+	}
+	if (mem)
+		plan.version = 1;
+	else {
+		plan.version = v2 ? 2 : 0;
+		plan.nv1 = 0;
+	}
+	if (names != NULL && len > 0) {
+		names[0] = '\0';
+		for (i = 0; i < plan.nv1; i++) {
+			if (i > 0)
+				strlcat(names, " ", len);
+			strlcat(names, plan.v1[i].name, len);
+		}
+	}
+	return plan.version;
 }
 
 static void
@@ -179,26 +221,13 @@ shim_cgroup_plan(const struct sbx_spec *sp)
 {
 	char	 dir[PATH_MAX], link[PATH_MAX], one[CG_NAMELEN], *tok, *save;
 	size_t	 i;
-	int	 v2, mem = 0;
 
 	memset(&plan, 0, sizeof(plan));
 	if (!sp->cgroup_wait)
 		return;
-	read_mountinfo(&v2);
-	for (i = 0; i < plan.nv1; i++) {
-		strlcpy(one, plan.v1[i].name, sizeof(one));
-		for (tok = strtok_r(one, ",", &save); tok != NULL;
-		    tok = strtok_r(NULL, ",", &save))
-			if (strcmp(tok, "memory") == 0)
-				mem = 1;
-	}
-	/* The launcher capped memory where the host has it (cgroup.c). */
-	if (mem)
-		plan.version = 1;
-	else if (v2) {
-		plan.version = 2;
-		plan.nv1 = 0;
-	} else
+	if (shim_cgroup_layout("/proc/self/mountinfo", NULL, 0) == -1)
+		shim_fail(errno, "cgroup: /proc/self/mountinfo");
+	if (plan.version == 0)
 		return;
 	stage_dir(CG_DIR);
 	for (i = 0; i < plan.nv1; i++) {

@@ -41,6 +41,7 @@ void	 shim_etc(const struct sbx_spec *);
 /* cgroupfs.c: the sandbox's cgroups at /sys/fs/cgroup */
 void	 shim_cgroup_plan(const struct sbx_spec *);
 void	 shim_cgroup_mount(void);
+int	 shim_cgroup_layout(const char *, char *, size_t);
 
 /* net.c */
 void	 shim_net(const struct sbx_spec *);
