@@ -34,9 +34,10 @@
 #define SPEC_F_CGROUP		0x4
 #define SPEC_F_TMP_NOEXEC	0x8
 #define SPEC_F_WORKDIR_NOEXEC	0x10
+#define SPEC_F_NO_LOOPBACK	0x100
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
 				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
-				    SPEC_F_WORKDIR_NOEXEC)
+				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_NO_LOOPBACK)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -482,6 +483,28 @@ check_range(const char *name, uint64_t v, uint64_t lo, uint64_t hi,
 }
 
 /*
+ * The sandbox user's name goes into its /etc/passwd and /etc/group: no
+ * ':' or newline that would add a field or an entry, and the portable
+ * user name set (POSIX, useradd's default rule) so every tool accepts it.
+ */
+int
+sbx_spec_user_ok(const char *s)
+{
+	size_t	 i, n;
+
+	n = strlen(s);
+	if (n == 0 || n > SBX_SPEC_USERMAX || s[0] == '-' || s[0] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/*
  * Every limit is mandatory: a sandbox without a deadline, a memory cap or
  * a process cap lets one payload hold the host's resources indefinitely.
  */
@@ -535,6 +558,17 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 	    (sp->workdir_noexec != 0 && sp->workdir_noexec != 1)) {
 		seterr(err, errlen, "tmp_noexec %d, workdir_noexec %d: not 0 "
 		    "or 1", sp->tmp_noexec, sp->workdir_noexec);
+		return -1;
+	}
+	if (sp->no_loopback != 0 && sp->no_loopback != 1) {
+		seterr(err, errlen, "no_loopback %d: not 0 or 1",
+		    sp->no_loopback);
+		return -1;
+	}
+	if (sp->user != NULL && sbx_spec_user_ok(sp->user) == 0) {
+		seterr(err, errlen, "user \"%.40s\": not 1 to %d of "
+		    "[A-Za-z0-9._-], starting with a letter, digit or _",
+		    sp->user, SBX_SPEC_USERMAX);
 		return -1;
 	}
 	if (check_argv(sp, err, errlen) == -1 ||
@@ -610,6 +644,8 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_TMP_NOEXEC;
 	if (sp->workdir_noexec)
 		flags |= SPEC_F_WORKDIR_NOEXEC;
+	if (sp->no_loopback)
+		flags |= SPEC_F_NO_LOOPBACK;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -642,6 +678,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		r |= put_str(&w, sp->mounts[i].src);
 		r |= put_str(&w, sp->mounts[i].dst);
 	}
+	r |= put_str(&w, sp->user);
 	if (r != 0) {
 		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
 		return -1;
@@ -783,6 +820,7 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->cgroup = (flags & SPEC_F_CGROUP) != 0;
 	sp->tmp_noexec = (flags & SPEC_F_TMP_NOEXEC) != 0;
 	sp->workdir_noexec = (flags & SPEC_F_WORKDIR_NOEXEC) != 0;
+	sp->no_loopback = (flags & SPEC_F_NO_LOOPBACK) != 0;
 	if (argc == 0 || argc > SBX_SPEC_MAXARGS || envc > SBX_SPEC_MAXENV ||
 	    nm > SBX_SPEC_MAXMOUNTS) {
 		seterr(err, errlen, "spec: counts argc %u envc %u mounts %u "
@@ -817,6 +855,8 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 			return -1;
 	}
 	sp->nmounts = nm;
+	if (get_str(&r, &sp->user, "user", 0, err, errlen) == -1)
+		return -1;
 	if (r.off != r.len) {
 		seterr(err, errlen, "spec: %zu trailing bytes", r.len - r.off);
 		return -1;

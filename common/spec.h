@@ -28,6 +28,7 @@
 #define SBX_SPEC_MAXMOUNTS	64
 #define SBX_SPEC_STRMAX		32768		/* one string, NUL included (the
 						   provider driver is an argument) */
+#define SBX_SPEC_USERMAX	32		/* user: bytes, NUL excluded */
 #define SBX_SPEC_ERRLEN		256		/* error buffers */
 #define SBX_SPEC_UNLIMITED	UINT64_MAX	/* nofile, fsize: inherit */
 
@@ -87,6 +88,10 @@ struct sbx_spec {
 					   pid 1 is moved into its cgroups
 					   while it builds the sandbox and
 					   waits for that before the payload */
+	int		 no_loopback;	/* 1: no TCP bind/connect, not even on
+					   the sandbox's own loopback */
+	const char	*user;		/* the sandbox user's name in its
+					   /etc/passwd, or NULL: "sbx" */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);
@@ -97,6 +102,7 @@ int	 sbx_spec_add_mount(struct sbx_spec *, uint32_t kind, const char *src,
 	    const char *dst, uint64_t size);
 int	 sbx_spec_add_mount_flags(struct sbx_spec *, uint32_t kind,
 	    uint32_t flags, const char *src, const char *dst, uint64_t size);
+int	 sbx_spec_user_ok(const char *);
 int	 sbx_spec_check(const struct sbx_spec *, char *err, size_t errlen);
 int	 sbx_spec_serialise(const struct sbx_spec *, uint8_t *buf,
 	    size_t buflen, size_t *lenp, char *err, size_t errlen);

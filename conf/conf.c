@@ -70,12 +70,13 @@ conf_profile_new(const char *name)
 	prof->pids = 256;
 	prof->nofile = 1024;
 	prof->fsize = 1ULL << 30;
-	prof->dev_shm = 0;
+	prof->dev_shm = 1;
 	prof->tmpfs_root = 16ULL << 20;
 	TAILQ_INIT(&prof->allow_domains);
 	TAILQ_INIT(&prof->deny_domains);
 	TAILQ_INIT(&prof->allow_cidrs);
 	prof->proxy_conns = PROXY_SANDBOX_CONNS;
+	prof->loopback = 1;
 	return prof;
 }
 

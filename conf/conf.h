@@ -148,6 +148,7 @@ struct conf_profile {
 	struct conf_domains	 deny_domains;
 	struct conf_cidrs	 allow_cidrs;
 	uint32_t		 proxy_conns;	/* client connections, live */
+	int			 loopback;	/* TCP on its own loopback */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 

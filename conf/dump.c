@@ -155,6 +155,7 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 		    (unsigned int)c->prefixlen);
 	}
 	fprintf(fp, "\tproxy-connections %" PRIu32 "\n", prof->proxy_conns);
+	fprintf(fp, "\tloopback %s\n", prof->loopback ? "yes" : "no");
 	fputs("}\n", fp);
 }
 

@@ -225,6 +225,7 @@ static const struct keyword keywords[] = {
 	{ "allow-cidr", KW_PROFILE, kw_cidr, 0, 0, 0 },
 	{ "proxy-connections", KW_PROFILE | KW_ONCE, kw_u32,
 	    P(proxy_conns), 1, PROXY_CONNS_MAX },
+	{ "loopback", KW_PROFILE | KW_ONCE, kw_yesno, P(loopback), 0, 0 },
 };
 
 /* Limits of a tmpfs given with "tmpfs PATH size N", and its default. */

@@ -24,6 +24,7 @@
  */
 #include <sys/types.h>
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 
 #include "common.h"
 #include "proto.h"
+#include "spec.h"
 #include "monitor.h"
 
 /* One bit per id of sandbox-uid-range in use (4096 sandboxes at most). */
@@ -179,4 +181,45 @@ identity_decide(const struct conf_profile *prof, uid_t uid, gid_t gid,
 	id->uid = (uint32_t)uid;
 	id->gid = (uint32_t)gid;
 	return 0;
+}
+
+/*
+ * The name the sandbox user gets in the sandbox's own /etc/passwd: the
+ * peer's login name when the profile asks for the caller's identity and
+ * the sandbox runs as the peer's host uid, SBX_SANDBOX_USER otherwise.
+ *
+ * Read from /etc/passwd with fgetpwent_r, never getpwuid: NSS may load a
+ * module (libnss_systemd, sss), which needs executable mappings the
+ * monitor's filter kills it for, and would talk to daemons it has no
+ * business with.  The file is root's and world-readable; opening it is
+ * what the monitor already does for sbx.conf (openat), so no privilege is
+ * added.  A user only another NSS source knows, or a name outside the
+ * portable set (sbx_spec_user_ok), gets the fixed name: a sandbox starts
+ * either way.
+ */
+const char *
+identity_user_name(const struct conf_profile *prof,
+    const struct sbx_identity *id, uid_t peer, char *buf, size_t len)
+{
+	struct passwd	 pw, *res;
+	char		 line[1024];
+	FILE		*fp;
+	int		 own;
+
+	own = id->mode == SBX_IDENTITY_CALLER ||
+	    (id->mode == SBX_IDENTITY_SERVICE && !caps_granted() &&
+	    peer == getuid());
+	if (prof->identity != CONF_IDENTITY_CALLER || !own)
+		return SBX_SANDBOX_USER;
+	if ((fp = fopen("/etc/passwd", "re")) == NULL)
+		return SBX_SANDBOX_USER;
+	strlcpy(buf, SBX_SANDBOX_USER, len);
+	while (fgetpwent_r(fp, &pw, line, sizeof(line), &res) == 0)
+		if (res->pw_uid == peer) {
+			if (sbx_spec_user_ok(res->pw_name))
+				strlcpy(buf, res->pw_name, len);
+			break;
+		}
+	fclose(fp);
+	return buf;
 }

@@ -90,6 +90,10 @@ int	 identity_decide(const struct conf_profile *, uid_t, gid_t,
 	    struct sbx_identity *, char *, size_t);
 void	 identity_release(struct sbx_identity *);
 int	 identity_service(struct sbx_identity *, char *, size_t);
+#define SBX_SANDBOX_USER	"sbx"	/* the sandbox user's name, unless
+					   it is the caller's own */
+const char *identity_user_name(const struct conf_profile *,
+	    const struct sbx_identity *, uid_t, char *, size_t);
 const char *identity_name(uint32_t);
 
 /* ---- egress.c: network proxy sandboxes and sbx-proxy ------------------ */
@@ -285,7 +289,7 @@ uint32_t provider_pool_size(void);
 
 /* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,
-	    uint8_t *, size_t, size_t *, char *, size_t);
+	    const char *, uint8_t *, size_t, size_t *, char *, size_t);
 int	 runspec_slot(const char *);
 void	 runspec_run(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
 	    const struct cJSON *);

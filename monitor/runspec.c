@@ -169,7 +169,7 @@ env_listed(const struct conf_profile *prof, const char *name)
  */
 int
 runspec_build(const struct conf_profile *prof, const cJSON *req,
-    int workdir, uint8_t *buf, size_t buflen, size_t *len, char *err,
+    int workdir, const char *user, uint8_t *buf, size_t buflen, size_t *len, char *err,
     size_t errlen)
 {
 	struct sbx_spec		 spec;
@@ -265,6 +265,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	spec.fsize = prof->fsize;
 	spec.root_size = prof->tmpfs_root;
 	spec.dev_shm = prof->dev_shm;
+	spec.no_loopback = !prof->loopback;
+	spec.user = user;
 	spec.tmp_size = 64ULL << 20;
 	TAILQ_FOREACH(m, &prof->mounts, entry) {
 		uint32_t	 kind;
@@ -337,6 +339,7 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 	const cJSON			*p, *fds, *f, *argv0;
 	const char			*pname = "default";
 	char				 err[SBX_SPEC_ERRLEN], what[80];
+	char				 user[SBX_SPEC_USERMAX + 1];
 	uint32_t			 mask = 0;
 	size_t				 len;
 	int				 slot;
@@ -365,14 +368,17 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 		}
 		mask |= 1U << slot;
 	}
-	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1, spec,
-	    sizeof(spec), &len, err, sizeof(err)) == -1) {
-		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
-		return;
-	}
+	/* Decided first: the sandbox's /etc/passwd names its user. */
 	if (identity_decide(prof, uid, gid, &ident, err,
 	    sizeof(err)) == -1) {
 		reply_error(c, id, 0, SBX_E_REFUSED, "run: %s", err);
+		return;
+	}
+	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1,
+	    identity_user_name(prof, &ident, uid, user, sizeof(user)), spec,
+	    sizeof(spec), &len, err, sizeof(err)) == -1) {
+		identity_release(&ident);
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
 		return;
 	}
 	argv0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(req,

@@ -243,10 +243,11 @@ escapes_common() {
 	    -o match:"^escape udp:$uport ok ALLOWED" \
 	    -o match:"^escape abstract:$aname ok ALLOWED\$" \
 	    -o match:'^escape read:/etc/passwd ok ALLOWED$' \
+	    -o match:'^escape hostusers:/etc/passwd ok ALLOWED lines=' \
 	    -o match:'^escape pids:4 ok ALLOWED forked=4$' \
-	    -o match:'^escapes tried 5 denied 0$' \
+	    -o match:'^escapes tried 6 denied 0$' \
 	    "$PROBE" escape "tcp:$tport" "udp:$uport" "abstract:$aname" \
-	    read:/etc/passwd pids:4
+	    read:/etc/passwd hostusers:/etc/passwd pids:4
 	wait_for listen.out '^got unix' 100
 	wait_for listen.out '^got tcp' 100
 	wait_for listen.out '^got udp' 100
@@ -261,7 +262,9 @@ escapes_common() {
 
 	# attempt, then the results that count as denied (an ERE).
 	cat > expect <<EOF
-read:/etc/passwd ENOENT
+read:/etc/shadow ENOENT
+hostusers:/etc/passwd ENOENT|ENODATA
+hostusers:/etc/group ENOENT|ENODATA
 read:/home ENOENT
 read:/root ENOENT
 read:/var ENOENT
@@ -346,6 +349,18 @@ EOF
 	[ "$1" -eq "$want" ] || atf_fail "probe tried $1 of $want attempts"
 	[ "$2" -eq "$1" ] || atf_fail "only $2 of $1 attempts were denied"
 	tried=$1 denied=$2
+
+	# Its own loopback works, TCP and UDP, IPv4 and IPv6 (where the
+	# kernel has it), while the host's listeners above stayed out of
+	# reach: the network namespace holds nothing else.
+	run -p probe -- "$PROBE" loopback > loop.out 2>&1 ||
+	    { cat loop.out; atf_fail "probe loopback failed"; }
+	cat loop.out
+	for w in "tcp 127.0.0.1" "udp 127.0.0.1" "tcp ::1" "udp ::1"; do
+		case $w in *::1) [ -e /proc/net/if_inet6 ] || continue ;; esac
+		grep -qx "loopback $w ok" loop.out ||
+		    atf_fail "own loopback: $w does not work"
+	done
 
 	# The host's side: nothing arrived, the process outside lives, the
 	# monitor still serves after the fork bomb and the memory hog.

@@ -14,8 +14,12 @@
  *     workdir; the mount flag and this rule agree either way);
  *   - read and write of the few device nodes, read of /proc, listing of
  *     the root's mount-point directories;
- *   - nothing else, no TCP bind/connect (network "none"; "proxy": connect
- *     to the proxy's port 3128 only), and, where the
+ *   - read of /sys/fs/cgroup, the sandbox's own cgroups (cgroupfs.c),
+ *     and of the generated /etc files (etc.c);
+ *   - nothing else; TCP bind/connect on the sandbox's own loopback (its
+ *     network namespace has nothing else), or with "loopback no" none
+ *     (network "none"; "proxy": connect to the proxy's port 3128 only),
+ *     and, where the
  *     kernel can, no abstract unix sockets or signals outside the sandbox.
  * Rights the running kernel does not know are left out of the ruleset
  * (best effort by ABI, as the kernel's sandboxer sample does); a kernel
@@ -138,6 +142,10 @@ shim_landlock(const struct sbx_spec *sp)
 		"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 		"/dev/urandom",
 	};
+	/* etc.c's, or the profile's where it bound its own. */
+	static const char *const etc[] = {
+		"/etc/passwd", "/etc/group", "/etc/hosts", "/etc/nsswitch.conf",
+	};
 	struct ll_ruleset_attr	 attr;
 	const struct sbx_mount	*m;
 	size_t			 i, size;
@@ -152,14 +160,17 @@ shim_landlock(const struct sbx_spec *sp)
 	handled = fs_handled_for_abi(abi);
 	attr.handled_access_fs = handled;
 	size = sizeof(attr.handled_access_fs);
-	if (abi >= 4) {
+	/* The sandbox's own loopback is all its network namespace has
+	 * (net.c): TCP there is handled only when the profile says
+	 * "loopback no". */
+	if (abi >= 4 && sp->no_loopback) {
 		attr.handled_access_net = LL_ACCESS_NET_BIND_TCP |
 		    LL_ACCESS_NET_CONNECT_TCP;
 		size = offsetof(struct ll_ruleset_attr, scoped);
 	}
 	if (abi >= 6) {
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
 		size = sizeof(attr);
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
 	}
 	if ((ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size,
 	    0)) == -1)
@@ -167,6 +178,9 @@ shim_landlock(const struct sbx_spec *sp)
 
 	allow("/", LANDLOCK_ACCESS_FS_READ_DIR);
 	allow("/proc", FS_READ);
+	allow("/sys/fs/cgroup", FS_READ);
+	for (i = 0; i < nitems(etc); i++)
+		allow(etc[i], LANDLOCK_ACCESS_FS_READ_FILE);
 	allow("/dev", LANDLOCK_ACCESS_FS_READ_DIR);
 	for (i = 0; i < nitems(devs); i++)
 		allow(devs[i], LANDLOCK_ACCESS_FS_READ_FILE |
@@ -190,7 +204,7 @@ shim_landlock(const struct sbx_spec *sp)
 		    (sp->workdir_noexec ? 0 : FS_EXEC));
 	/* network proxy: TCP connect to the proxy's port, nothing else
 	 * (the namespace has only lo; this is the second wall). */
-	if (abi >= 4 && sp->net == SBX_NET_PROXY) {
+	if (abi >= 4 && sp->no_loopback && sp->net == SBX_NET_PROXY) {
 		struct ll_net_port_attr	 np;
 
 		memset(&np, 0, sizeof(np));

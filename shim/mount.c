@@ -460,6 +460,8 @@ shim_mounts(const struct sbx_spec *sp)
 	mount_spec(sp);
 	if (sp->workdir != NULL)
 		mount_workdir(sp);
+	shim_etc(sp);
+	shim_cgroup_plan(sp);
 	enter_root();
 	if (chdir(sp->workdir != NULL ? sp->workdir : "/") == -1)
 		shim_fail(errno, "chdir %s", sp->workdir);

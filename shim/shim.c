@@ -112,6 +112,11 @@ shim_main(const struct sbx_spec *sp)
 	if (sethostname(SHIM_HOSTNAME, strlen(SHIM_HOSTNAME)) == -1)
 		shim_fail(errno, "sethostname");
 	shim_net(sp);
+	/* In its cgroups now, and still holding CAP_SYS_ADMIN: a cgroup
+	 * namespace rooted there, and /sys/fs/cgroup (cgroupfs.c). */
+	if (sp->cgroup_wait)
+		cgroups_joined();
+	shim_cgroup_mount();
 	/* A new session: no controlling terminal, so no TIOCSTI into the
 	 * caller's terminal (CVE-2017-5226). */
 	if (setsid() == -1)
@@ -121,7 +126,5 @@ shim_main(const struct sbx_spec *sp)
 		shim_fail(errno, "prctl PR_SET_NO_NEW_PRIVS");
 	shim_landlock(sp);
 	limits = shim_limits(sp);
-	if (sp->cgroup_wait)
-		cgroups_joined();
 	shim_run(sp, limits);
 }

@@ -21,6 +21,8 @@
  * only, after every host path the spec names has been opened. */
 #define SHIM_STAGE		"/tmp"
 #define SHIM_HOSTNAME		"sbx"
+#define SHIM_USER		"sbx"	/* /etc/passwd, unless the spec names
+					   the caller */
 #define SHIM_EXIT_SETUP		125	/* exit code after a setup record */
 
 /* shim.c: never returns; the sandbox ends when pid 1 exits. */
@@ -32,6 +34,14 @@ void	 shim_report_exit(int, uint32_t);
 
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);
+
+/* etc.c: /etc/passwd, group, hosts, nsswitch.conf in the stage */
+void	 shim_etc(const struct sbx_spec *);
+
+/* cgroupfs.c: the sandbox's cgroups at /sys/fs/cgroup */
+void	 shim_cgroup_plan(const struct sbx_spec *);
+void	 shim_cgroup_mount(void);
+int	 shim_cgroup_layout(const char *, char *, size_t);
 
 /* net.c */
 void	 shim_net(const struct sbx_spec *);

@@ -28,6 +28,9 @@
  *	probe listen NAME		host listeners for the net attempts
  *	probe connect ADDR PORT		TCP to ADDR (127.0.0.1, ::1), send
  *					"ping\n", print the reply's first line
+ *	probe loopback			a TCP listener and a UDP socket of its
+ *					own on 127.0.0.1 and ::1, each reached
+ *					from a second socket: one line each
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
@@ -267,6 +270,83 @@ do_connect(const char *addr, const char *port)
 	buf[strcspn(buf, "\n")] = '\0';
 	printf("connect %s %s ok %s\n", addr, port, buf);
 	close(s);
+}
+
+/* One address family's TCP and UDP round trip on its own loopback. */
+static void
+loop_one(int af)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	struct timeval		 tv = { 5, 0 };
+	socklen_t		 len;
+	const char		*name = af == AF_INET ? "127.0.0.1" : "::1";
+	const char		*step;
+	char			 c;
+	int			 l = -1, s = -1, a = -1, type, r;
+
+	for (type = SOCK_STREAM; ; type = SOCK_DGRAM) {
+		memset(&ss, 0, sizeof(ss));
+		if (af == AF_INET) {
+			sin->sin_family = AF_INET;
+			sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			len = sizeof(*sin);
+		} else {
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_addr = in6addr_loopback;
+			len = sizeof(*sin6);
+		}
+		step = "socket";
+		r = -1;
+		if ((l = socket(af, type | SOCK_CLOEXEC, 0)) == -1 ||
+		    (s = socket(af, type | SOCK_CLOEXEC, 0)) == -1)
+			goto out;
+		(void)setsockopt(l, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		step = "bind";
+		if (bind(l, (struct sockaddr *)&ss, len) == -1 ||
+		    getsockname(l, (struct sockaddr *)&ss, &len) == -1)
+			goto out;
+		step = "listen";
+		if (type == SOCK_STREAM && listen(l, 1) == -1)
+			goto out;
+		step = "connect";
+		if (connect(s, (struct sockaddr *)&ss, len) == -1)
+			goto out;
+		step = "send";
+		if (send(s, "x", 1, 0) != 1)
+			goto out;
+		step = "receive";
+		if (type == SOCK_STREAM) {
+			if ((a = accept(l, NULL, NULL)) == -1 ||
+			    recv(a, &c, 1, 0) != 1)
+				goto out;
+		} else if (recv(l, &c, 1, 0) != 1)
+			goto out;
+		r = 0;
+ out:
+		printf("loopback %s %s %s%s%s\n",
+		    type == SOCK_STREAM ? "tcp" : "udp", name,
+		    r == 0 ? "ok" : ename(errno), r == 0 ? "" : " step=",
+		    r == 0 ? "" : step);
+		if (a != -1)
+			close(a);
+		if (s != -1)
+			close(s);
+		if (l != -1)
+			close(l);
+		a = s = l = -1;
+		if (type == SOCK_DGRAM)
+			break;
+	}
+}
+
+static void
+do_loopback(void)
+{
+	loop_one(AF_INET);
+	loop_one(AF_INET6);
 }
 
 static void
@@ -1360,8 +1440,34 @@ esc_fill(const char *arg, char *detail, size_t len)
 	return e;
 }
 
+/*
+ * Does PATH hold the host's user database?  Every host's passwd and group
+ * have a root entry; the sandbox's generated ones never do (uid 0 is not
+ * mapped), so a root line means the host's file is visible.  ENOENT or
+ * EACCES when unreadable, ENODATA when readable without host entries.
+ */
+static int
+esc_hostusers(const char *path, char *detail, size_t len)
+{
+	char	 line[1024];
+	FILE	*f;
+	int	 n = 0, host = 0;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return errno;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		if (strncmp(line, "root:", 5) == 0)
+			host = 1;
+	}
+	fclose(f);
+	snprintf(detail, len, "lines=%d", n);
+	return host ? 0 : ENODATA;
+}
+
 static const struct escape escapes[] = {
 	{ "read", 1, esc_read },
+	{ "hostusers", 1, esc_hostusers },
 	{ "environ", 0, esc_environ },
 	{ "tcp", 1, esc_tcp },
 	{ "udp", 1, esc_udp },
@@ -1455,6 +1561,8 @@ main(int argc, char *argv[])
 		do_environ();
 	else if (strcmp(cmd, "net") == 0 && argc == 3)
 		do_net(argv[0], argv[1], argv[2]);
+	else if (strcmp(cmd, "loopback") == 0 && argc == 0)
+		do_loopback();
 	else if (strcmp(cmd, "connect") == 0 && argc == 2)
 		do_connect(argv[0], argv[1]);
 	else if (strcmp(cmd, "ns") == 0)

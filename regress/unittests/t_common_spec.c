@@ -46,6 +46,8 @@ full_spec(struct sbx_spec *sp)
 	sp->pids = 17;
 	sp->nofile = 99;
 	sp->fsize = 1 << 30;
+	sp->no_loopback = 1;
+	sp->user = "build_user-1.x";
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "/usr/bin/node") == 0);
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "--flag") == 0);
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "") == 0);
@@ -156,6 +158,9 @@ ATF_TC_BODY(roundtrip, tc)
 	ATF_CHECK_EQ(b.cgroup, 0);
 	ATF_CHECK_EQ(b.tmp_noexec, 1);
 	ATF_CHECK_EQ(b.workdir_noexec, 1);
+	ATF_CHECK_EQ(b.no_loopback, 1);
+	ATF_REQUIRE(b.user != NULL);
+	ATF_CHECK_STREQ(b.user, "build_user-1.x");
 	/* Strings point into the buffer: no hidden allocation. */
 	ATF_CHECK((const uint8_t *)b.argv[0] > wire &&
 	    (const uint8_t *)b.argv[0] < wire + len);
@@ -313,6 +318,19 @@ ATF_TC_BODY(builder_refusals, tc)
 	refuse_spec(&sp, "net proxy: only for commands");
 	FRESH(); sp.dev_shm = 2;
 	refuse_spec(&sp, "dev_shm 2");
+	FRESH(); sp.no_loopback = 2;
+	refuse_spec(&sp, "no_loopback 2");
+	/* The user name becomes a passwd line: no field or line breaks. */
+	FRESH(); sp.user = "a:b";
+	refuse_spec(&sp, "user \"a:b\"");
+	FRESH(); sp.user = "a\nroot";
+	refuse_spec(&sp, "user \"a\nroot\"");
+	FRESH(); sp.user = "";
+	refuse_spec(&sp, "user \"\"");
+	FRESH(); sp.user = "-rf";
+	refuse_spec(&sp, "user \"-rf\"");
+	FRESH(); sp.user = "abcdefghijklmnopqrstuvwxyz0123456";
+	refuse_spec(&sp, "user \"abcdefghijklmnopqrstuvwxyz0123456\"");
 #undef FRESH
 
 	/* A tmpfs may hold other mounts and the workdir. */

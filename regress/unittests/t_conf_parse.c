@@ -404,6 +404,12 @@ static const struct {
 	    "t.conf:2: fsize: \"2048G\" is too large (0..1024G)" },
 	{ "profile \"p\" {\n\tdev-shm on\n}\n",
 	    "t.conf:2: dev-shm: \"on\" is not yes or no" },
+	{ "profile \"p\" {\n\tloopback off\n}\n",
+	    "t.conf:2: loopback: \"off\" is not yes or no" },
+	{ "profile \"p\" {\n\tloopback no\n\tloopback yes\n}\n",
+	    "t.conf:3: loopback: duplicate keyword (first given at t.conf:2)" },
+	{ "loopback no\n",
+	    "t.conf:1: loopback: allowed only inside a profile block" },
 	{ "profile \"p\" {\n\tnetwork proxy\n\tallow-domain \"exa mple.org\"\n"
 	    "}\n", "t.conf:3: allow-domain: \"exa mple.org\" may contain only "
 	    "letters, digits, '-' and '.'" },
@@ -785,7 +791,10 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(prof->nofile, 1024);
 	ATF_CHECK_EQ(prof->fsize, 1ULL << 30);
 	ATF_CHECK_EQ(prof->proxy_conns, PROXY_SANDBOX_CONNS);
-	ATF_CHECK_EQ(prof->dev_shm, 0);
+	/* /dev/shm and the sandbox's own loopback unless a profile says
+	 * no: everyday tools (multiprocessing, test servers) need them. */
+	ATF_CHECK_EQ(prof->dev_shm, 1);
+	ATF_CHECK_EQ(prof->loopback, 1);
 	ATF_CHECK_EQ(prof->tmpfs_root, 16ULL << 20);
 	ATF_CHECK_STREQ(prof->workdir, "/work");
 	/* The built-in profile passes exactly LANG and TERM. */
@@ -852,6 +861,7 @@ static const char full[] =
     "\tallow-cidr \"127.0.0.1\"\n"
     "\tallow-cidr \"2001:DB8::/32\"\n"
     "\tproxy-connections 200\n"
+    "\tloopback no\n"
     "}\n"
     "profile \"bare\" { network none }\n"
     "profile fetch.v2 { network proxy; }\n";
@@ -872,7 +882,7 @@ ATF_TC_BODY(every_field, tc)
 
 	/* "fetch.v2 { network proxy; }": ';' is not a separator. */
 	ATF_CHECK(parse_text(full, &e) == NULL);
-	ATF_CHECK_STREQ(e.first, "t.conf:50: network: \"proxy;\" is not none "
+	ATF_CHECK_STREQ(e.first, "t.conf:51: network: \"proxy;\" is not none "
 	    "or proxy");
 
 	strlcpy(text, full, sizeof(text));
@@ -954,6 +964,7 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(prof->nofile, 256);
 	ATF_CHECK_EQ(prof->fsize, 0);
 	ATF_CHECK_EQ(prof->dev_shm, 1);
+	ATF_CHECK_EQ(prof->loopback, 0);
 	ATF_CHECK_EQ(prof->proxy_conns, 200);
 	d = TAILQ_FIRST(&prof->allow_domains);
 	ATF_REQUIRE(d != NULL);
