@@ -32,6 +32,7 @@ void	 shim_report_exit(int, uint32_t);
 
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);
+const char *shim_workdir(const struct sbx_spec *);
 
 /* net.c */
 void	 shim_net(const struct sbx_spec *);
@@ -53,7 +54,7 @@ int	 shim_reset_signals(void);
 /* filter.c: shim_filters_init compiles once, in the launcher, before
  * the first sandbox; the other two load what it compiled. */
 int	 shim_filters_init(char *err, size_t errlen);
-int	 shim_payload_filter(int);
+int	 shim_payload_filter(int, int);
 void	 shim_reaper_filter(void);
 
 /* selftest.c */

@@ -213,8 +213,16 @@ ATF_TC_BODY(builder_refusals, tc)
 #define FRESH()	do { full_spec(&sp); } while (0)
 	FRESH(); sp.argc = 0; sp.argv[0] = NULL;
 	refuse_spec(&sp, "argv: 0 arguments");
+	/* argv[0] as typed: a bare name and a relative path are the shim's
+	 * to resolve inside (payload.c); an empty one is nothing. */
 	FRESH(); sp.argv[0] = "ls";
-	refuse_spec(&sp, "no PATH search");
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("bare argv[0] refused: %s", err);
+	FRESH(); sp.argv[0] = "./run-tests.sh";
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("relative argv[0] refused: %s", err);
+	FRESH(); sp.argv[0] = "";
+	refuse_spec(&sp, "argv[0]: empty");
 	FRESH(); sp.argv[0] = "/usr/../bin/ls";
 	refuse_spec(&sp, "'..'");
 	FRESH(); sp.env[0] = "NOEQUALS";
@@ -252,6 +260,9 @@ ATF_TC_BODY(builder_refusals, tc)
 	/* noexec is for what a payload can write, not read-only binds. */
 	FRESH(); sp.mounts[0].flags = SBX_MOUNT_F_NOEXEC;
 	refuse_spec(&sp, "noexec is for rw binds and tmpfs");
+	/* per-caller: only a read-write bind is someone's own directory. */
+	FRESH(); sp.mounts[0].flags = SBX_MOUNT_F_PERCALLER;
+	refuse_spec(&sp, "per-caller for rw binds");
 	FRESH(); sp.mounts[1].flags = 0x80;
 	refuse_spec(&sp, "flags 0x80");
 	/* Merged-/usr links: relative, canonical, top level, nothing under. */
