@@ -200,7 +200,8 @@ open_per_caller(struct tree *t, const struct sbx_mount *m, uint64_t attrs)
 		shim_fail(errno, "per-caller %s: mkdir (%s must be writable "
 		    "by the sandbox's user; mode 1733 for several callers)",
 		    m->src, parent);
-	if ((fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	/* O_PATH: the owner is checked before anything is read in it. */
+	if ((fd = openat(pfd, base, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		shim_fail(errno, "per-caller %s (a directory, not a symlink)",
 		    m->src);
@@ -211,8 +212,14 @@ open_per_caller(struct tree *t, const struct sbx_mount *m, uint64_t attrs)
 		shim_fail(EPERM, "per-caller %s: owned by another user, not "
 		    "by this sandbox's (refused: it could be someone else's "
 		    "cache or a planted one)", m->src);
-	if ((st.st_mode & 077) != 0 && fchmod(fd, 0700) == -1)
-		shim_fail(errno, "per-caller %s: chmod 0700", m->src);
+	if ((st.st_mode & 077) != 0) {
+		int	 rfd;
+
+		if ((rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1 || fchmod(rfd, 0700) == -1)
+			shim_fail(errno, "per-caller %s: chmod 0700", m->src);
+		close(rfd);
+	}
 	if ((t->fd = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_EMPTY_PATH | AT_RECURSIVE)) == -1)
 		shim_fail(errno, "per-caller %s: bind", m->src);
