@@ -136,10 +136,18 @@ build_profile_body() {
 	else
 		san=cc
 	fi
-	atf_check -s exit:0 $build $san -fsanitize=address -g -o leak leak.c
-	atf_check -s not-exit:0 -e match:'LeakSanitizer: detected memory leaks' \
-	    $build ./leak
-	atf_check -s exit:0 -o inline:"clean\n" $build ./leak clean
+	# Without a cgroup (a user's service with no delegated one) memory
+	# is capped by RLIMIT_AS, under which ASan cannot reserve its shadow
+	# memory at all: that is the limit's doing, not ptrace's.
+	if [ "$($build sh -c 'ulimit -v')" = unlimited ]; then
+		atf_check -s exit:0 $build $san -fsanitize=address -g -o leak \
+		    leak.c
+		atf_check -s not-exit:0 \
+		    -e match:'LeakSanitizer: detected memory leaks' $build ./leak
+		atf_check -s exit:0 -o inline:"clean\n" $build ./leak clean
+	else
+		echo "ASan: memory capped by RLIMIT_AS (no cgroup); not checked"
+	fi
 
 	# Tracing outside stays impossible: pid 1 (the shim) is not
 	# dumpable, and the monitor's pid names nothing in the sandbox's
