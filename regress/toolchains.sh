@@ -149,6 +149,15 @@ build_profile_body() {
 		echo "ASan: memory capped by RLIMIT_AS (no cgroup); not checked"
 	fi
 
+	# gdb runs a program of the workdir to its end (it cannot turn off
+	# address randomization: personality is refused, gdb says so and
+	# goes on).
+	if command -v gdb >/dev/null 2>&1; then
+		atf_check -s exit:0 -o match:'^hello from a build$' \
+		    -o match:'exited normally' -e ignore \
+		    $build gdb -batch -ex run ./hello
+	fi
+
 	# Tracing outside stays impossible: pid 1 (the shim) is not
 	# dumpable, and the monitor's pid names nothing in the sandbox's
 	# pid namespace; process_vm_readv likewise.
