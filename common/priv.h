@@ -235,7 +235,7 @@ __ubsan_default_options(void)						\
 /* The compiled tables (libsbxpriv.a), one per DIR/NAME.priv file. */
 #define PRIV_TABLES(X)							\
 	X(command) X(launcher) X(monitor) X(provider) X(provider_runner) \
-	X(proxy) X(shim) X(spawner) X(mapper)
+	X(proxy) X(shim) X(spawner) X(mapper) X(command_ptrace)
 #define PRIV_TABLE_DECLARE(n)	extern const struct priv_table priv_table_##n;
 PRIV_TABLES(PRIV_TABLE_DECLARE)
 

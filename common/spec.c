@@ -34,10 +34,13 @@
 #define SPEC_F_CGROUP		0x4
 #define SPEC_F_TMP_NOEXEC	0x8
 #define SPEC_F_WORKDIR_NOEXEC	0x10
+#define SPEC_F_PTRACE		0x20
+#define SPEC_F_WORKDIR_SAME	0x40
 #define SPEC_F_NO_LOOPBACK	0x100
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
 				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
-				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_NO_LOOPBACK)
+				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_PTRACE | \
+				    SPEC_F_WORKDIR_SAME | SPEC_F_NO_LOOPBACK)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -202,8 +205,11 @@ dst_problem(const char *dst)
 }
 
 /*
- * An argv[0] without a '/' would need a PATH search, and the payload's
- * environment is whatever the profile passed: resolve it before the spec.
+ * argv[0] is the command as typed (sbxctl(1)): an absolute path, a path
+ * relative to the sandbox's working directory, or a bare name the shim
+ * looks up in the payload's PATH (payload.c).  None of these is a host
+ * path, so the only rules are those of a string; an absolute one is
+ * canonical like every other path in the spec.
  */
 static int
 check_argv(const struct sbx_spec *sp, char *err, size_t errlen)
@@ -223,9 +229,13 @@ check_argv(const struct sbx_spec *sp, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (path_problem(sp->argv[0]) != NULL) {
-		seterr(err, errlen, "argv[0] \"%s\": %s (no PATH search "
-		    "in the sandbox)", sp->argv[0], path_problem(sp->argv[0]));
+	if (sp->argv[0][0] == '\0') {
+		seterr(err, errlen, "argv[0]: empty");
+		return -1;
+	}
+	if (sp->argv[0][0] == '/' && path_problem(sp->argv[0]) != NULL) {
+		seterr(err, errlen, "argv[0] \"%s\": %s", sp->argv[0],
+		    path_problem(sp->argv[0]));
 		return -1;
 	}
 	return 0;
@@ -392,10 +402,12 @@ check_mounts(const struct sbx_spec *sp, char *err, size_t errlen)
 		}
 		if ((m->flags & ~SBX_MOUNT_F_ALL) != 0 ||
 		    ((m->flags & SBX_MOUNT_F_NOEXEC) &&
-		    m->kind == SBX_MOUNT_RO)) {
+		    m->kind == SBX_MOUNT_RO) ||
+		    ((m->flags & SBX_MOUNT_F_PERCALLER) &&
+		    m->kind != SBX_MOUNT_RW)) {
 			seterr(err, errlen, "mount %zu \"%.200s\": flags 0x%x "
-			    "(noexec is for rw binds and tmpfs mounts)", i,
-			    m->dst, m->flags);
+			    "(noexec is for rw binds and tmpfs mounts, "
+			    "per-caller for rw binds)", i, m->dst, m->flags);
 			return -1;
 		}
 		for (j = 0; j < i; j++) {
@@ -425,14 +437,76 @@ check_mounts(const struct sbx_spec *sp, char *err, size_t errlen)
 	return 0;
 }
 
-/* The workdir is mounted last, like a read-write bind. */
-static int
-check_workdir(const struct sbx_spec *sp, char *err, size_t errlen)
+/*
+ * The sandbox's own tree, which a workdir at its host path (workdir same)
+ * must neither hide nor lie in: the root, what the shim builds (/proc,
+ * /dev, /sys), /tmp itself, and /usr and /etc, whose contents the sandbox
+ * takes from the profile's binds or generates.  A workdir beneath /tmp
+ * lies in the sandbox's own tmpfs and hides nothing.
+ */
+static const char *const own_tree[] = {
+	"/proc", "/dev", "/sys", "/usr", "/etc",
+};
+
+/*
+ * Where the workdir may be mounted: path, checked against the spec's
+ * mounts (and, for a path the shim found, the sandbox's own tree).  0, or
+ * -1 with the path and the rule in err.
+ */
+int
+sbx_spec_workdir_problem(const struct sbx_spec *sp, const char *path,
+    int same, char *err, size_t errlen)
 {
 	const struct sbx_mount	*o;
 	const char		*why;
 	size_t			 i;
 
+	if ((why = dst_problem(path)) != NULL) {
+		seterr(err, errlen, "workdir \"%.200s\": %s", path, why);
+		return -1;
+	}
+	for (i = 0; same && i < nitems(own_tree); i++) {
+		if (path_within(own_tree[i], path) ||
+		    path_within(path, own_tree[i])) {
+			seterr(err, errlen, "workdir same \"%.200s\": would "
+			    "hide or lie in the sandbox's own %s (a workdir at "
+			    "its host path must be outside /, /proc, /dev, "
+			    "/sys, /usr, /etc and the profile's mounts)", path,
+			    own_tree[i]);
+			return -1;
+		}
+	}
+	for (i = 0; i < sp->nmounts; i++) {
+		o = &sp->mounts[i];
+		if (path_within(o->dst, path)) {
+			seterr(err, errlen, "workdir \"%.200s\": would hide "
+			    "mount %zu \"%.200s\"", path, i, o->dst);
+			return -1;
+		}
+		if (path_within(path, o->dst) &&
+		    o->kind != SBX_MOUNT_TMPFS) {
+			seterr(err, errlen, "workdir \"%.200s\": lies inside "
+			    "bind mount %zu \"%.200s\"", path, i,
+			    o->dst);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The workdir is mounted last, like a read-write bind. */
+static int
+check_workdir(const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	if (sp->workdir_same) {
+		if (sp->workdir != NULL || !sp->workdir_fd) {
+			seterr(err, errlen, "workdir same: the shim names the "
+			    "mount point from the directory fd, which must be "
+			    "passed, and no path may be given");
+			return -1;
+		}
+		return 0;
+	}
 	if (sp->workdir == NULL) {
 		if (sp->workdir_fd) {
 			seterr(err, errlen, "workdir: a directory fd is "
@@ -441,32 +515,12 @@ check_workdir(const struct sbx_spec *sp, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if ((why = dst_problem(sp->workdir)) != NULL) {
-		seterr(err, errlen, "workdir \"%.200s\": %s", sp->workdir,
-		    why);
-		return -1;
-	}
 	if (!sp->workdir_fd) {
 		seterr(err, errlen, "workdir \"%.200s\": no directory fd "
 		    "is passed for it", sp->workdir);
 		return -1;
 	}
-	for (i = 0; i < sp->nmounts; i++) {
-		o = &sp->mounts[i];
-		if (path_within(o->dst, sp->workdir)) {
-			seterr(err, errlen, "workdir \"%.200s\": would hide "
-			    "mount %zu \"%.200s\"", sp->workdir, i, o->dst);
-			return -1;
-		}
-		if (path_within(sp->workdir, o->dst) &&
-		    o->kind != SBX_MOUNT_TMPFS) {
-			seterr(err, errlen, "workdir \"%.200s\": lies inside "
-			    "bind mount %zu \"%.200s\"", sp->workdir, i,
-			    o->dst);
-			return -1;
-		}
-	}
-	return 0;
+	return sbx_spec_workdir_problem(sp, sp->workdir, 0, err, errlen);
 }
 
 static int
@@ -646,6 +700,10 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_WORKDIR_NOEXEC;
 	if (sp->no_loopback)
 		flags |= SPEC_F_NO_LOOPBACK;
+	if (sp->ptrace)
+		flags |= SPEC_F_PTRACE;
+	if (sp->workdir_same)
+		flags |= SPEC_F_WORKDIR_SAME;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -821,6 +879,8 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->tmp_noexec = (flags & SPEC_F_TMP_NOEXEC) != 0;
 	sp->workdir_noexec = (flags & SPEC_F_WORKDIR_NOEXEC) != 0;
 	sp->no_loopback = (flags & SPEC_F_NO_LOOPBACK) != 0;
+	sp->ptrace = (flags & SPEC_F_PTRACE) != 0;
+	sp->workdir_same = (flags & SPEC_F_WORKDIR_SAME) != 0;
 	if (argc == 0 || argc > SBX_SPEC_MAXARGS || envc > SBX_SPEC_MAXENV ||
 	    nm > SBX_SPEC_MAXMOUNTS) {
 		seterr(err, errlen, "spec: counts argc %u envc %u mounts %u "

@@ -50,7 +50,10 @@
 						   the root tmpfs (merged /usr) */
 
 #define SBX_MOUNT_F_NOEXEC	0x1		/* rw bind, tmpfs: no execute */
-#define SBX_MOUNT_F_ALL		SBX_MOUNT_F_NOEXEC
+#define SBX_MOUNT_F_PERCALLER	0x2		/* rw bind: src's last component
+						   is the caller's own directory,
+						   made by the shim (mount.c) */
+#define SBX_MOUNT_F_ALL		(SBX_MOUNT_F_NOEXEC | SBX_MOUNT_F_PERCALLER)
 
 struct sbx_mount {
 	uint32_t	 kind;		/* SBX_MOUNT_* */
@@ -92,6 +95,11 @@ struct sbx_spec {
 					   the sandbox's own loopback */
 	const char	*user;		/* the sandbox user's name in its
 					   /etc/passwd, or NULL: "sbx" */
+	int		 ptrace;	/* 1: the payload filter allows ptrace
+					   (command-ptrace.priv) */
+	int		 workdir_same;	/* 1: workdir is NULL and the shim
+					   mounts the fd's directory at its
+					   own host path */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);
@@ -104,6 +112,8 @@ int	 sbx_spec_add_mount_flags(struct sbx_spec *, uint32_t kind,
 	    uint32_t flags, const char *src, const char *dst, uint64_t size);
 int	 sbx_spec_user_ok(const char *);
 int	 sbx_spec_check(const struct sbx_spec *, char *err, size_t errlen);
+int	 sbx_spec_workdir_problem(const struct sbx_spec *, const char *path,
+	    int same, char *err, size_t errlen);
 int	 sbx_spec_serialise(const struct sbx_spec *, uint8_t *buf,
 	    size_t buflen, size_t *lenp, char *err, size_t errlen);
 int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,

@@ -156,6 +156,7 @@ conf_profile_free(struct conf_profile *prof)
 		free(c);
 	}
 	free(prof->workdir);
+	free(prof->home);
 	free(prof->name);
 	free(prof);
 }

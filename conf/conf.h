@@ -84,6 +84,8 @@ struct conf_mount {
 	char			*path;	/* host path = sandbox path */
 	uint64_t		 size;	/* tmpfs only, bytes */
 	int			 noexec;	/* rw, tmpfs: no execute */
+	int			 per_caller;	/* rw: path/<caller uid> */
+	int			 optional;	/* ro: skipped when missing */
 };
 
 enum conf_identity {
@@ -149,6 +151,10 @@ struct conf_profile {
 	struct conf_cidrs	 allow_cidrs;
 	uint32_t		 proxy_conns;	/* client connections, live */
 	int			 loopback;	/* TCP on its own loopback */
+	int			 workdir_same;	/* workdir same: at its host
+						   path (workdir is NULL) */
+	int			 ptrace;	/* ptrace yes */
+	char			*home;		/* home PATH, or NULL */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 

@@ -111,10 +111,14 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 		case CONF_MOUNT_RO:
 			fputs("\tro ", fp);
 			put_quoted(fp, m->path);
+			if (m->optional)
+				fputs(" optional", fp);
 			break;
 		case CONF_MOUNT_RW:
 			fputs("\trw ", fp);
 			put_quoted(fp, m->path);
+			if (m->per_caller)
+				fputs(" per-caller", fp);
 			break;
 		case CONF_MOUNT_TMPFS:
 			conf_fmt_size(m->size, sz, sizeof(sz));
@@ -131,6 +135,13 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 		fputs("\tworkdir ", fp);
 		put_quoted(fp, prof->workdir);
 		fputs(prof->workdir_noexec ? " noexec\n" : "\n", fp);
+	} else if (prof->workdir_same)
+		fputs(prof->workdir_noexec ? "\tworkdir same noexec\n" :
+		    "\tworkdir same\n", fp);
+	if (prof->home != NULL) {
+		fputs("\thome ", fp);
+		put_quoted(fp, prof->home);
+		fputc('\n', fp);
 	}
 	if (!TAILQ_EMPTY(&prof->env)) {
 		fputs("\tenv", fp);
@@ -156,6 +167,7 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 	}
 	fprintf(fp, "\tproxy-connections %" PRIu32 "\n", prof->proxy_conns);
 	fprintf(fp, "\tloopback %s\n", prof->loopback ? "yes" : "no");
+	fprintf(fp, "\tptrace %s\n", prof->ptrace ? "yes" : "no");
 	fputs("}\n", fp);
 }
 

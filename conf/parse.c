@@ -145,6 +145,7 @@ static int	 kw_mount(struct parser *, const struct keyword *);
 static int	 kw_tmpfs_root(struct parser *, const struct keyword *);
 static int	 kw_workdir(struct parser *, const struct keyword *);
 static int	 kw_env(struct parser *, const struct keyword *);
+static int	 kw_home(struct parser *, const struct keyword *);
 static int	 kw_domain(struct parser *, const struct keyword *);
 static int	 kw_cidr(struct parser *, const struct keyword *);
 
@@ -226,6 +227,8 @@ static const struct keyword keywords[] = {
 	{ "proxy-connections", KW_PROFILE | KW_ONCE, kw_u32,
 	    P(proxy_conns), 1, PROXY_CONNS_MAX },
 	{ "loopback", KW_PROFILE | KW_ONCE, kw_yesno, P(loopback), 0, 0 },
+	{ "ptrace", KW_PROFILE | KW_ONCE, kw_yesno, P(ptrace), 0, 0 },
+	{ "home", KW_PROFILE | KW_ONCE, kw_home, 0, 0, 0 },
 };
 
 /* Limits of a tmpfs given with "tmpfs PATH size N", and its default. */
@@ -1095,6 +1098,23 @@ kw_mount(struct parser *p, const struct keyword *kw)
 	m->type = (enum conf_mount_type)kw->min;
 	m->path = xstrdup(v);
 	m->size = kw->min == CONF_MOUNT_TMPFS ? sz : 0;
+	/* "rw PATH per-caller": each caller gets PATH/<its uid> instead of
+	 * one directory every caller can write (a shared cache is one
+	 * caller's way to poison another's builds). */
+	t = peek(p);
+	if (kw->min == CONF_MOUNT_RW && t->type == T_WORD && !t->expanded &&
+	    strcmp(t->str, "per-caller") == 0) {
+		advance(p);
+		m->per_caller = 1;
+	}
+	/* "ro PATH optional": a file a tool reads when the host has it
+	 * (/etc/gitconfig); left out of each sandbox while it is missing,
+	 * instead of failing start-up. */
+	if (kw->min == CONF_MOUNT_RO && t->type == T_WORD && !t->expanded &&
+	    strcmp(t->str, "optional") == 0) {
+		advance(p);
+		m->optional = 1;
+	}
 	/* Read-only binds are executable (programs live there); noexec is
 	 * for what a payload can write. */
 	if (kw->min != CONF_MOUNT_RO)
@@ -1120,16 +1140,45 @@ kw_tmpfs_root(struct parser *p, const struct keyword *kw)
 	return size(p, kw->name, v, kw->min, kw->max, &p->prof->tmpfs_root);
 }
 
+/*
+ * "workdir PATH" or "workdir same": the directory at its own host path,
+ * which the monitor checks for each run (runspec.c), since only then is
+ * the path known.
+ */
 static int
 kw_workdir(struct parser *p, const struct keyword *kw)
+{
+	char		 v[SBX_CONF_MAXTOKEN + 1];
+	struct token	*t = peek(p);
+
+	if (t->type == T_WORD && !t->expanded && strcmp(t->str, "same") == 0) {
+		advance(p);
+		free(p->prof->workdir);
+		p->prof->workdir = NULL;
+		p->prof->workdir_same = 1;
+		p->prof->workdir_noexec = opt_noexec(p);
+		return 0;
+	}
+	if (mountpath(p, kw->name, v, sizeof(v)) == -1)
+		return -1;
+	free(p->prof->workdir);
+	p->prof->workdir = xstrdup(v);
+	p->prof->workdir_same = 0;
+	p->prof->workdir_noexec = opt_noexec(p);
+	return 0;
+}
+
+/* "home PATH": HOME in the payload's environment and the user database;
+ * the profile provides the directory itself (a tmpfs or a bind). */
+static int
+kw_home(struct parser *p, const struct keyword *kw)
 {
 	char	 v[SBX_CONF_MAXTOKEN + 1];
 
 	if (mountpath(p, kw->name, v, sizeof(v)) == -1)
 		return -1;
-	free(p->prof->workdir);
-	p->prof->workdir = xstrdup(v);
-	p->prof->workdir_noexec = opt_noexec(p);
+	free(p->prof->home);
+	p->prof->home = xstrdup(v);
 	return 0;
 }
 
@@ -1489,7 +1538,7 @@ profile_check(struct parser *p, struct conf_profile *prof, int line)
 		    "has network none; domain and address rules need network "
 		    "proxy", p->rule_kw, show(p, prof->name));
 	TAILQ_FOREACH(m, &prof->mounts, entry) {
-		if (strcmp(m->path, prof->workdir) != 0)
+		if (prof->workdir == NULL || strcmp(m->path, prof->workdir) != 0)
 			continue;
 		if (w->file != NULL)
 			perr_at(p, w->file, w->line, "workdir: \"%s\" is also "

@@ -10,15 +10,34 @@
  */
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "conf.h"
+
+/*
+ * ptrace yes: the payload may trace its own processes under seccomp.
+ * Before Linux 4.8 a tracer could change a tracee's system call after
+ * the filter had checked it (the seccomp bypass fixed in 4.8, the floor
+ * Docker uses for allowing ptrace), so such a kernel refuses the keyword.
+ */
+static int
+ptrace_kernel_ok(void)
+{
+	struct utsname	 u;
+	unsigned int	 maj = 0, min = 0;
+
+	if (uname(&u) == -1 || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return 0;
+	return maj > 4 || (maj == 4 && min >= 8);
+}
 
 static int
 resolve_user(const char *ctx, struct conf_id *id, uint32_t *gid)
@@ -209,9 +228,17 @@ conf_resolve(struct sbx_conf *conf, int need_user, int root_started)
 	/* A bind whose source is missing would fail every spawn later;
 	 * say so once, now. */
 	TAILQ_FOREACH(prof, &conf->profiles, entry) {
+		if (prof->ptrace && !ptrace_kernel_ok()) {
+			log_warnx("profile \"%s\": ptrace yes needs Linux 4.8 "
+			    "or later (seccomp can be bypassed by a tracer "
+			    "before)", prof->name);
+			rv = -1;
+		}
 		TAILQ_FOREACH(m, &prof->mounts, entry) {
 			if (m->type == CONF_MOUNT_TMPFS)
 				continue;
+			if (m->optional)
+				continue;	/* runspec.c skips it if missing */
 			if (stat(m->path, &st) == -1) {
 				log_warn("profile \"%s\": %s \"%s\"",
 				    prof->name, m->type == CONF_MOUNT_RO ?

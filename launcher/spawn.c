@@ -440,7 +440,10 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 			sandbox_release(sb);
 			return -1;
 		}
-		if (write(sb->lifeline, "c", 1) != 1) {
+		/* EPIPE: pid 1 already failed building the sandbox (a
+		 * refused workdir, a missing bind) and ended; its status
+		 * record says why, and the reap reads it as for any end. */
+		if (write(sb->lifeline, "c", 1) != 1 && errno != EPIPE) {
 			snprintf(err, errlen, "release sandbox to its payload: "
 			    "%s", sbx_errname(errno));
 			sandbox_release(sb);

@@ -289,7 +289,7 @@ uint32_t provider_pool_size(void);
 
 /* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,
-	    const char *, uint8_t *, size_t, size_t *, char *, size_t);
+	    const char *, uid_t, uint8_t *, size_t, size_t *, char *, size_t);
 int	 runspec_slot(const char *);
 void	 runspec_run(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
 	    const struct cJSON *);

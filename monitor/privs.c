@@ -19,6 +19,7 @@ const struct monitor_priv monitor_privs[] = {
 	{ "mapper", &priv_table_mapper },
 	{ "shim", &priv_table_shim },
 	{ "command", &priv_table_command },
+	{ "command-ptrace", &priv_table_command_ptrace },
 	{ "provider", &priv_table_provider },
 	{ "proxy", &priv_table_proxy },
 	{ "provider-runner", &priv_table_provider_runner },

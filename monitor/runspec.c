@@ -151,6 +151,47 @@ add_proxy_env(struct sbx_spec *spec, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * What every program expects even when the caller passed nothing: PATH,
+ * systemd's default for services without the sbin directories (a
+ * sandbox administers nothing), and HOME when the profile names one.
+ * Nothing else of the caller's environment.
+ */
+#define RUNSPEC_PATH	"PATH=/usr/local/bin:/usr/bin:/bin"
+
+static int
+env_has(const struct sbx_spec *spec, const char *name)
+{
+	size_t	 i, n = strlen(name);
+
+	for (i = 0; i < spec->envc; i++)
+		if (strncmp(spec->env[i], name, n) == 0 &&
+		    spec->env[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+static int
+add_default_env(const struct conf_profile *prof, struct sbx_spec *spec,
+    char *err, size_t errlen)
+{
+	static char	 home[5 + PATH_MAX];
+
+	if (!env_has(spec, "PATH") &&
+	    sbx_spec_add_env(spec, RUNSPEC_PATH) == -1)
+		goto full;
+	if (prof->home != NULL && !env_has(spec, "HOME")) {
+		/* The spec points into it until it is serialised. */
+		snprintf(home, sizeof(home), "HOME=%s", prof->home);
+		if (sbx_spec_add_env(spec, home) == -1)
+			goto full;
+	}
+	return 0;
+ full:
+	snprintf(err, errlen, "env: no room for PATH and HOME");
+	return -1;
+}
+
 static int
 env_listed(const struct conf_profile *prof, const char *name)
 {
@@ -169,14 +210,17 @@ env_listed(const struct conf_profile *prof, const char *name)
  */
 int
 runspec_build(const struct conf_profile *prof, const cJSON *req,
-    int workdir, const char *user, uint8_t *buf, size_t buflen, size_t *len, char *err,
-    size_t errlen)
+    int workdir, const char *user, uid_t caller, uint8_t *buf, size_t buflen,
+    size_t *len, char *err, size_t errlen)
 {
 	struct sbx_spec		 spec;
+	struct stat		 st;
 	const struct conf_mount	*m;
 	const cJSON		*argv, *a, *env, *e, *tmo;
-	char			*pairs[SBX_SPEC_MAXENV];
+	const char		*path;
+	char			*pairs[SBX_SPEC_MAXENV + SBX_SPEC_MAXMOUNTS];
 	size_t			 npairs = 0, i;
+	uint32_t		 flags;
 	uint64_t		 timeout;
 	int			 rv = -1;
 
@@ -203,12 +247,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 			return -1;
 		}
 	}
-	/* Nothing inside searches PATH: the caller resolves the command. */
-	if (spec.argv[0][0] != '/') {
-		snprintf(err, errlen, "argv[0] \"%.64s\" is not an absolute "
-		    "path", spec.argv[0]);
-		return -1;
-	}
+	/* argv[0] as typed: the shim resolves a relative path or a bare
+	 * name inside the sandbox (shim/payload.c), never on the host. */
 
 	if ((env = cJSON_GetObjectItemCaseSensitive(req, "env")) != NULL) {
 		cJSON_ArrayForEach(e, env) {
@@ -245,6 +285,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	if (spec.net == SBX_NET_PROXY && add_proxy_env(&spec, err,
 	    errlen) == -1)
 		goto out;
+	if (add_default_env(prof, &spec, err, errlen) == -1)
+		goto out;
 	timeout = (uint64_t)prof->timeout * 1000;
 	if ((tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout")) != NULL) {
 		if (tmo->valuedouble <= 0 ||
@@ -278,9 +320,26 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		}
 		kind = m->type == CONF_MOUNT_RO ? SBX_MOUNT_RO :
 		    m->type == CONF_MOUNT_RW ? SBX_MOUNT_RW : SBX_MOUNT_TMPFS;
-		if (sbx_spec_add_mount_flags(&spec, kind,
-		    m->noexec ? SBX_MOUNT_F_NOEXEC : 0,
-		    kind == SBX_MOUNT_TMPFS ? NULL : m->path, m->path,
+		/* ro PATH optional: left out while the host has no PATH. */
+		if (m->optional && lstat(m->path, &st) == -1)
+			continue;
+		path = m->path;
+		flags = m->noexec ? SBX_MOUNT_F_NOEXEC : 0;
+		if (m->per_caller) {
+			/* PATH/<uid>, at the same place inside; the shim
+			 * makes it as the sandbox's own user. */
+			if (npairs == nitems(pairs)) {
+				snprintf(err, errlen, "profile \"%s\": too "
+				    "many per-caller mounts", prof->name);
+				goto out;
+			}
+			xasprintf(&pairs[npairs], "%s/%u", m->path,
+			    (unsigned)caller);
+			path = pairs[npairs++];
+			flags |= SBX_MOUNT_F_PERCALLER;
+		}
+		if (sbx_spec_add_mount_flags(&spec, kind, flags,
+		    kind == SBX_MOUNT_TMPFS ? NULL : path, path,
 		    m->size) == -1) {
 			snprintf(err, errlen, "profile \"%s\": more than %d "
 			    "mounts", prof->name, SBX_SPEC_MAXMOUNTS);
@@ -290,15 +349,20 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	if (add_usr_links(prof, &spec, err, errlen) == -1)
 		goto out;
 	if (workdir) {
-		if (prof->workdir == NULL) {
+		if (prof->workdir == NULL && !prof->workdir_same) {
 			snprintf(err, errlen, "profile \"%s\" has no workdir",
 			    prof->name);
 			goto out;
 		}
+		/* workdir same: the shim mounts the directory at the path
+		 * it resolves from the descriptor itself (shim/mount.c),
+		 * never at one the agent names. */
 		spec.workdir = prof->workdir;
+		spec.workdir_same = prof->workdir_same;
 		spec.workdir_fd = 1;
 		spec.workdir_noexec = prof->workdir_noexec;
 	}
+	spec.ptrace = prof->ptrace;
 	if (sbx_spec_check(&spec, err, errlen) == -1 ||
 	    sbx_spec_serialise(&spec, buf, buflen, len, err, errlen) == -1)
 		goto out;
@@ -368,15 +432,21 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 		}
 		mask |= 1U << slot;
 	}
-	/* Decided first: the sandbox's /etc/passwd names its user. */
+	/*
+	 * Decided first: the sandbox's /etc/passwd names its user.
+	 * per-caller directories are named for the peer when sandboxes run
+	 * as their callers' ids; a service started as a user runs them all
+	 * as itself, so there is one: its own.
+	 */
 	if (identity_decide(prof, uid, gid, &ident, err,
 	    sizeof(err)) == -1) {
 		reply_error(c, id, 0, SBX_E_REFUSED, "run: %s", err);
 		return;
 	}
 	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1,
-	    identity_user_name(prof, &ident, uid, user, sizeof(user)), spec,
-	    sizeof(spec), &len, err, sizeof(err)) == -1) {
+	    identity_user_name(prof, &ident, uid, user, sizeof(user)),
+	    caps_granted() ? uid : getuid(), spec, sizeof(spec), &len, err,
+	    sizeof(err)) == -1) {
 		identity_release(&ident);
 		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
 		return;

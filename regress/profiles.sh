@@ -128,7 +128,7 @@ every_profile_body() {
 	atf_check -s exit:0 -o inline:"built-ok\n" \
 	    $AS env PATH=/usr/bin:/bin "$CU" -s "$SOCK" run -p build -e PATH \
 	    -e HOME=/home/build -w "$D/proj" -- /bin/sh -c \
-	    'cd /src && cc -o hello hello.c && ./hello && ls /lib64 >/dev/null'
+	    'cc -o hello hello.c && ./hello && ls /lib64 >/dev/null'
 	atf_check -o inline:"$CALLER\n" stat -c %U "$D/proj/hello"
 	atf_check -s exit:0 -o inline:"built-ok\n" $AS "$D/proj/hello"
 

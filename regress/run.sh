@@ -511,14 +511,16 @@ environment_head() {
 environment_body() {
 	setup_conf
 	start_monitor
-	# Nothing of the caller's environment by default.
-	atf_check -s exit:0 -o empty -e empty env LANG=C.UTF-8 TERM=xterm \
-	    SECRET=hunter2 "$C" -s "$SOCK" run -- /usr/bin/env
+	# Nothing of the caller's environment by default: only the default
+	# PATH (sbx.conf(5), env), which a passed PATH replaces.
+	P='PATH=/usr/local/bin:/usr/bin:/bin\n'
+	atf_check -s exit:0 -o inline:"$P" -e empty env LANG=C.UTF-8 \
+	    TERM=xterm SECRET=hunter2 PATH=/x "$C" -s "$SOCK" run -- /usr/bin/env
 	# The built-in profile lists LANG and TERM.
-	atf_check -s exit:0 -o inline:'LANG=C.UTF-8\nTERM=xterm\n' -e empty \
+	atf_check -s exit:0 -o inline:"LANG=C.UTF-8\nTERM=xterm\n$P" -e empty \
 	    env LANG=C.UTF-8 TERM=xterm SECRET=hunter2 \
 	    "$C" -s "$SOCK" run -e LANG -e TERM -- /usr/bin/env
-	atf_check -s exit:0 -o inline:'LANG=C\n' -e empty \
+	atf_check -s exit:0 -o inline:"LANG=C\n$P" -e empty \
 	    "$C" -s "$SOCK" run -e LANG=C -- /usr/bin/env
 	# A name the profile does not list: refused, said why, nothing ran.
 	atf_check -s exit:125 -o empty \
@@ -577,7 +579,7 @@ not_runnable_body() {
 	chmod 644 "$D/files/noexec"
 	start_monitor
 	# Not on PATH, and not in the sandbox although on the host.
-	atf_check -s exit:127 -o empty -e match:'command not found' \
+	atf_check -s exit:127 -o empty -e match:'execve sbx-no-such-command' \
 	    "$C" -s "$SOCK" run -- sbx-no-such-command
 	atf_check -s exit:127 -o empty -e match:"execve $PROBE" \
 	    "$C" -s "$SOCK" run -- "$PROBE" exit 0

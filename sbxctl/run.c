@@ -36,45 +36,6 @@ const char *const cmd_run_synopsis[] = {
 	NULL
 };
 
-/* As execvp would, but the answer must be an absolute path: nothing in
- * the sandbox searches PATH. */
-static int
-resolve(const char *cmd, char *out, size_t outlen)
-{
-	const char	*path, *p, *end;
-	char		 dir[PATH_MAX];
-	struct stat	 st;
-	size_t		 n;
-
-	if (strchr(cmd, '/') != NULL) {
-		if (cmd[0] == '/') {
-			strlcpy(out, cmd, outlen);
-			return 0;
-		}
-		if (realpath(cmd, out) == NULL)
-			return -1;
-		return 0;
-	}
-	if ((path = getenv("PATH")) == NULL || *path == '\0')
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; *p != '\0'; p = *end != '\0' ? end + 1 : end) {
-		if ((end = strchr(p, ':')) == NULL)
-			end = p + strlen(p);
-		n = end - p;
-		if (n == 0 || n >= sizeof(dir) || p[0] != '/')
-			continue;
-		memcpy(dir, p, n);
-		dir[n] = '\0';
-		if ((size_t)snprintf(out, outlen, "%s/%s", dir, cmd) >= outlen)
-			continue;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(out, X_OK) == 0)
-			return 0;
-	}
-	errno = ENOENT;
-	return -1;
-}
-
 static int
 fd_open(int fd)
 {
@@ -237,7 +198,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	const char		*profile = NULL, *tmo = NULL, *wdir = NULL;
 	const char		*errstr, *v;
 	cJSON			*req, *args, *env;
-	char			 cmd[PATH_MAX], err[512], *text, *eq;
+	char			 err[512], *text, *eq;
 	int			 fds[SBX_RUN_NFDS], ch, i, sfd, r, status;
 	uint32_t		 reqid, sandbox;
 	long long		 secs;
@@ -291,16 +252,20 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		r = out_usage(ctx, "run: no command given");
 		goto fail;
 	}
-	if (resolve(argv[0], cmd, sizeof(cmd)) == -1) {
-		r = out_error(ctx, SBXCTL_EXIT_NOTFOUND, SBXCTL_ERR_USAGE,
-		    "run: %s: command not found", argv[0]);
+	/*
+	 * The command goes as typed: the sandbox resolves it from its own
+	 * working directory and PATH (the shim, as a shell would), since a
+	 * host path means nothing inside (the workdir is mounted elsewhere,
+	 * the host's PATH names host directories).
+	 */
+	if (argv[0][0] == '\0') {
+		r = out_usage(ctx, "run: empty command");
 		goto fail;
 	}
 
 	if ((args = cJSON_AddArrayToObject(req, "argv")) == NULL)
 		fatalx("cJSON: out of memory");
-	cJSON_AddItemToArray(args, cJSON_CreateString(cmd));
-	for (i = 1; i < argc; i++)
+	for (i = 0; i < argc; i++)
 		cJSON_AddItemToArray(args, cJSON_CreateString(argv[i]));
 	if (profile != NULL)
 		cJSON_AddStringToObject(req, "profile", profile);

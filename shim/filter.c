@@ -26,6 +26,7 @@
 #include "shim.h"
 
 static struct priv_bpf	*bpf_command;
+static struct priv_bpf	*bpf_command_ptrace;
 static struct priv_bpf	*bpf_provider;
 static struct priv_bpf	*bpf_shim;
 
@@ -48,14 +49,21 @@ int
 shim_filters_init(char *err, size_t errlen)
 {
 	if (compile(&priv_table_command, &bpf_command, err, errlen) == -1 ||
+	    compile(&priv_table_command_ptrace, &bpf_command_ptrace, err,
+	    errlen) == -1 ||
 	    compile(&priv_table_provider, &bpf_provider, err, errlen) == -1 ||
 	    compile(&priv_table_shim, &bpf_shim, err, errlen) == -1)
 		return -1;
 	return 0;
 }
 
+/*
+ * class is the spec's; ptrace: the profile said ptrace yes, and a command
+ * gets command-ptrace.priv instead (the same table with ptrace allowed;
+ * the monitor refused the keyword on kernels before 4.8).
+ */
 int
-shim_payload_filter(int class)
+shim_payload_filter(int class, int ptrace)
 {
 	const struct priv_table	*t;
 	const struct priv_bpf	*b;
@@ -63,6 +71,12 @@ shim_payload_filter(int class)
 
 	switch (class) {
 	case SBX_CLASS_COMMAND:
+		if (ptrace) {
+			t = &priv_table_command_ptrace;
+			b = bpf_command_ptrace;
+			break;
+		}
+		/* FALLTHROUGH */
 	case SBX_CLASS_SELFTEST:
 		t = &priv_table_command;
 		b = bpf_command;

@@ -199,8 +199,8 @@ shim_landlock(const struct sbx_spec *sp)
 		    FS_READ | FS_WRITE |
 		    ((m->flags & SBX_MOUNT_F_NOEXEC) ? 0 : FS_EXEC));
 	}
-	if (sp->workdir != NULL)
-		allow(sp->workdir, FS_READ | FS_WRITE |
+	if (shim_workdir(sp) != NULL)
+		allow(shim_workdir(sp), FS_READ | FS_WRITE |
 		    (sp->workdir_noexec ? 0 : FS_EXEC));
 	/* network proxy: TCP connect to the proxy's port, nothing else
 	 * (the namespace has only lo; this is the second wall). */

@@ -73,6 +73,17 @@ static struct tree	 binds[SBX_SPEC_MAXMOUNTS];
 static struct tree	 devtrees[nitems(devnodes)];
 static struct tree	 workdir = { -1, 1 };
 static struct stat	 workdir_st;
+static char		 workdir_same[PATH_MAX];	/* workdir same */
+
+/* Where the workdir is inside: the spec's path, or (workdir same) the
+ * host path this shim resolved from the descriptor; NULL: none. */
+const char *
+shim_workdir(const struct sbx_spec *sp)
+{
+	if (sp->workdir_same)
+		return workdir_same[0] != '\0' ? workdir_same : NULL;
+	return sp->workdir;
+}
 
 static void
 stage_path(char *buf, size_t len, const char *inside)
@@ -139,6 +150,20 @@ open_workdir(const struct sbx_spec *sp)
 	if (st.st_dev != workdir_st.st_dev || st.st_ino != workdir_st.st_ino)
 		shim_fail(EXDEV, "workdir: %s is no longer the directory "
 		    "passed", path);
+	/*
+	 * workdir same: the mount point is the path just resolved from the
+	 * descriptor in the service's own view (and checked to be that
+	 * directory), never one an agent sent; it must not hide or lie in
+	 * the sandbox's own tree or the profile's mounts.
+	 */
+	if (sp->workdir_same) {
+		char	 err[SBX_SPEC_ERRLEN];
+
+		if (sbx_spec_workdir_problem(sp, path, 1, err,
+		    sizeof(err)) == -1)
+			shim_fail(EPERM, "%s", err);
+		strlcpy(workdir_same, path, sizeof(workdir_same));
+	}
 	memset(&ma, 0, sizeof(ma));
 	ma.attr_set = ATTR_RW |
 	    (sp->workdir_noexec ? MOUNT_ATTR_NOEXEC : 0);
@@ -146,6 +171,66 @@ open_workdir(const struct sbx_spec *sp)
 	    sizeof(ma)) == -1)
 		shim_fail(errno, "workdir %s: set mount attributes", path);
 	close(SBX_SHIM_FD_WORKDIR);
+}
+
+/*
+ * rw PATH per-caller: src is PATH/<uid>, this caller's own directory.
+ * The shim makes it, as the sandbox's own host user, so no process of sbx
+ * with privileges creates anything in a directory callers can write (PATH
+ * is sticky and writable by them, like /tmp: sbx.conf(5)).  What is
+ * there already must be a directory (not a symlink: O_NOFOLLOW) owned by
+ * this sandbox's user; another caller's, or one planted by someone else to
+ * be written into, is refused.  Mode 0700: no other caller reads it.
+ */
+static void
+open_per_caller(struct tree *t, const struct sbx_mount *m, uint64_t attrs)
+{
+	struct mount_attr	 ma;
+	struct stat		 st;
+	char			 parent[PATH_MAX], *base;
+	int			 pfd, fd;
+
+	strlcpy(parent, m->src, sizeof(parent));
+	if ((base = strrchr(parent, '/')) == NULL || base == parent)
+		shim_fail(EINVAL, "per-caller %s: no parent", m->src);
+	*base++ = '\0';
+	if ((pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		shim_fail(errno, "per-caller %s", parent);
+	if (mkdirat(pfd, base, 0700) == -1 && errno != EEXIST)
+		shim_fail(errno, "per-caller %s: mkdir (%s must be writable "
+		    "by the sandbox's user; mode 1733 for several callers)",
+		    m->src, parent);
+	/* O_PATH: the owner is checked before anything is read in it. */
+	if ((fd = openat(pfd, base, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		shim_fail(errno, "per-caller %s (a directory, not a symlink)",
+		    m->src);
+	close(pfd);
+	if (fstat(fd, &st) == -1)
+		shim_fail(errno, "per-caller %s: fstat", m->src);
+	if (st.st_uid != geteuid())
+		shim_fail(EPERM, "per-caller %s: owned by another user, not "
+		    "by this sandbox's (refused: it could be someone else's "
+		    "cache or a planted one)", m->src);
+	if ((st.st_mode & 077) != 0) {
+		int	 rfd;
+
+		if ((rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1 || fchmod(rfd, 0700) == -1)
+			shim_fail(errno, "per-caller %s: chmod 0700", m->src);
+		close(rfd);
+	}
+	if ((t->fd = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_EMPTY_PATH | AT_RECURSIVE)) == -1)
+		shim_fail(errno, "per-caller %s: bind", m->src);
+	close(fd);
+	memset(&ma, 0, sizeof(ma));
+	ma.attr_set = attrs;
+	if (mount_setattr(t->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
+	    sizeof(ma)) == -1)
+		shim_fail(errno, "per-caller %s: set mount attributes",
+		    m->src);
+	t->isdir = 1;
 }
 
 static void
@@ -160,6 +245,12 @@ open_trees(const struct sbx_spec *sp)
 		binds[i].fd = -1;
 		if (m->kind == SBX_MOUNT_TMPFS || m->kind == SBX_MOUNT_SYMLINK)
 			continue;
+		if (m->flags & SBX_MOUNT_F_PERCALLER) {
+			open_per_caller(&binds[i], m, ATTR_RW |
+			    ((m->flags & SBX_MOUNT_F_NOEXEC) ?
+			    MOUNT_ATTR_NOEXEC : 0));
+			continue;
+		}
 		open_host_tree(&binds[i], m->src,
 		    m->kind == SBX_MOUNT_RO ? ATTR_RO : ATTR_RW |
 		    ((m->flags & SBX_MOUNT_F_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0),
@@ -401,18 +492,18 @@ mount_spec(const struct sbx_spec *sp)
 }
 
 static void
-mount_workdir(const struct sbx_spec *sp)
+mount_workdir(const char *wd)
 {
 	struct stat	 st;
 	char		 path[PATH_MAX];
 
-	attach(&workdir, sp->workdir, "workdir");
-	stage_path(path, sizeof(path), sp->workdir);
+	attach(&workdir, wd, "workdir");
+	stage_path(path, sizeof(path), wd);
 	if (stat(path, &st) == -1)
-		shim_fail(errno, "workdir %s: stat", sp->workdir);
+		shim_fail(errno, "workdir %s: stat", wd);
 	if (st.st_dev != workdir_st.st_dev || st.st_ino != workdir_st.st_ino)
 		shim_fail(EXDEV, "workdir %s: the mounted directory is not "
-		    "the one passed", sp->workdir);
+		    "the one passed", wd);
 }
 
 /*
@@ -443,7 +534,8 @@ enter_root(void)
 void
 shim_mounts(const struct sbx_spec *sp)
 {
-	char	 path[PATH_MAX];
+	const char	*wd;
+	char		 path[PATH_MAX];
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		shim_fail(errno, "make / private");
@@ -458,11 +550,11 @@ shim_mounts(const struct sbx_spec *sp)
 	mount_tmpfs(path, "/tmp", sp->tmp_size, 01777, MS_NOSUID | MS_NODEV |
 	    (sp->tmp_noexec ? MS_NOEXEC : 0));
 	mount_spec(sp);
-	if (sp->workdir != NULL)
-		mount_workdir(sp);
+	if ((wd = shim_workdir(sp)) != NULL)
+		mount_workdir(wd);
 	shim_etc(sp);
 	shim_cgroup_plan(sp);
 	enter_root();
-	if (chdir(sp->workdir != NULL ? sp->workdir : "/") == -1)
-		shim_fail(errno, "chdir %s", sp->workdir);
+	if (chdir(wd != NULL ? wd : "/") == -1)
+		shim_fail(errno, "chdir %s", wd);
 }

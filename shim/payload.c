@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,6 +64,55 @@ shim_reset_signals(void)
 }
 
 /*
+ * argv[0] as typed, the way a shell runs it, inside the sandbox: a name
+ * with a '/' as it is (relative ones from the working directory, which is
+ * the workdir), a bare name in each directory of the payload's PATH (the
+ * spec always has one: monitor/runspec.c adds the default).  An empty
+ * element of PATH, which a shell reads as the working directory, is
+ * skipped: a name typed without "./" never runs a file of the workdir.
+ * Only system calls and the stack: it runs in the vfork child.  Returns
+ * only on failure, with errno EACCES if some candidate was not
+ * executable, else the last error.
+ */
+static void
+exec_payload(const struct sbx_spec *sp)
+{
+	const char	*cmd = sp->argv[0], *path = NULL, *p, *end;
+	char		 buf[PATH_MAX];
+	size_t		 i, n, clen;
+	int		 eacces = 0;
+
+	if (strchr(cmd, '/') != NULL) {
+		execve(cmd, (char *const *)sp->argv, (char *const *)sp->env);
+		return;
+	}
+	for (i = 0; i < sp->envc; i++)
+		if (strncmp(sp->env[i], "PATH=", 5) == 0)
+			path = sp->env[i] + 5;
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	clen = strlen(cmd);
+	errno = ENOENT;
+	for (p = path; *p != '\0'; p = *end != '\0' ? end + 1 : end) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (n == 0 || n + 1 + clen + 1 > sizeof(buf))
+			continue;
+		memcpy(buf, p, n);
+		buf[n] = '/';
+		memcpy(buf + n + 1, cmd, clen + 1);
+		execve(buf, (char *const *)sp->argv, (char *const *)sp->env);
+		if (errno == EACCES)
+			eacces = 1;
+		else if (errno != ENOENT && errno != ENOTDIR)
+			return;
+	}
+	if (eacces)
+		errno = EACCES;
+}
+
+/*
  * Runs in a vfork child (see start_payload): system calls on its own
  * descriptor table, signal handlers and mask, and the stack below pid 1's
  * suspended frames only; it never returns.
@@ -80,7 +130,7 @@ payload_child(const struct sbx_spec *sp, int errfd)
 	if (sp->class != SBX_CLASS_SELFTEST && shim_limits_payload(sp) == -1)
 		child_fail(errfd, STEP_EXEC);
 	/* Last, so the filter has to permit nothing of the shim's. */
-	if (shim_payload_filter((int)sp->class) == -1)
+	if (shim_payload_filter((int)sp->class, sp->ptrace) == -1)
 		child_fail(errfd, STEP_FILTER);
 	/* The self-test checks what a payload would see at this very
 	 * point; it needs no executable visible inside the sandbox. */
@@ -88,7 +138,7 @@ payload_child(const struct sbx_spec *sp, int errfd)
 		close(errfd);
 		_exit(shim_selftest((int)sp->argc, (char **)sp->argv));
 	}
-	execve(sp->argv[0], (char *const *)sp->argv, (char *const *)sp->env);
+	exec_payload(sp);
 	child_fail(errfd, STEP_EXEC);
 }
 

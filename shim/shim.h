@@ -34,6 +34,7 @@ void	 shim_report_exit(int, uint32_t);
 
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);
+const char *shim_workdir(const struct sbx_spec *);
 
 /* etc.c: /etc/passwd, group, hosts, nsswitch.conf in the stage */
 void	 shim_etc(const struct sbx_spec *);
@@ -63,7 +64,7 @@ int	 shim_reset_signals(void);
 /* filter.c: shim_filters_init compiles once, in the launcher, before
  * the first sandbox; the other two load what it compiled. */
 int	 shim_filters_init(char *err, size_t errlen);
-int	 shim_payload_filter(int);
+int	 shim_payload_filter(int, int);
 void	 shim_reaper_filter(void);
 
 /* selftest.c */

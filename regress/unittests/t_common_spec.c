@@ -65,6 +65,7 @@ full_spec(struct sbx_spec *sp)
 	sp->workdir_fd = 1;
 	sp->tmp_noexec = 1;
 	sp->workdir_noexec = 1;
+	sp->ptrace = 1;
 }
 
 static size_t
@@ -134,6 +135,8 @@ ATF_TC_BODY(roundtrip, tc)
 	for (i = 0; i < a.envc; i++)
 		ATF_CHECK_STREQ(b.env[i], a.env[i]);
 	ATF_CHECK(b.env[b.envc] == NULL);
+	ATF_CHECK_EQ(b.ptrace, 1);
+	ATF_CHECK_EQ(b.workdir_same, 0);
 	ATF_CHECK_STREQ(b.workdir, "/work");
 	ATF_CHECK_EQ(b.workdir_fd, 1);
 	ATF_REQUIRE_EQ(b.nmounts, a.nmounts);
@@ -218,8 +221,16 @@ ATF_TC_BODY(builder_refusals, tc)
 #define FRESH()	do { full_spec(&sp); } while (0)
 	FRESH(); sp.argc = 0; sp.argv[0] = NULL;
 	refuse_spec(&sp, "argv: 0 arguments");
+	/* argv[0] as typed: a bare name and a relative path are the shim's
+	 * to resolve inside (payload.c); an empty one is nothing. */
 	FRESH(); sp.argv[0] = "ls";
-	refuse_spec(&sp, "no PATH search");
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("bare argv[0] refused: %s", err);
+	FRESH(); sp.argv[0] = "./run-tests.sh";
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("relative argv[0] refused: %s", err);
+	FRESH(); sp.argv[0] = "";
+	refuse_spec(&sp, "argv[0]: empty");
 	FRESH(); sp.argv[0] = "/usr/../bin/ls";
 	refuse_spec(&sp, "'..'");
 	FRESH(); sp.env[0] = "NOEQUALS";
@@ -257,6 +268,28 @@ ATF_TC_BODY(builder_refusals, tc)
 	/* noexec is for what a payload can write, not read-only binds. */
 	FRESH(); sp.mounts[0].flags = SBX_MOUNT_F_NOEXEC;
 	refuse_spec(&sp, "noexec is for rw binds and tmpfs");
+	/* per-caller: only a read-write bind is someone's own directory. */
+	FRESH(); sp.mounts[0].flags = SBX_MOUNT_F_PERCALLER;
+	refuse_spec(&sp, "per-caller for rw binds");
+	/* workdir same: the shim names the mount point, never the spec. */
+	FRESH(); sp.workdir_same = 1;
+	refuse_spec(&sp, "no path may be given");
+	FRESH(); sp.workdir_same = 1; sp.workdir = NULL;
+	if (sbx_spec_check(&sp, err, sizeof(err)) == -1)
+		atf_tc_fail("workdir same refused: %s", err);
+	if (sbx_spec_workdir_problem(&sp, "/home/u/proj", 1, err,
+	    sizeof(err)) == -1)
+		atf_tc_fail("workdir same /home/u/proj refused: %s", err);
+	ATF_CHECK(sbx_spec_workdir_problem(&sp, "/usr/src/p", 1, err,
+	    sizeof(err)) == -1 && strstr(err, "own /usr") != NULL);
+	ATF_CHECK(sbx_spec_workdir_problem(&sp, "/etc", 1, err,
+	    sizeof(err)) == -1 && strstr(err, "own /etc") != NULL);
+	ATF_CHECK(sbx_spec_workdir_problem(&sp, "/sys/fs", 1, err,
+	    sizeof(err)) == -1 && strstr(err, "own /sys") != NULL);
+	ATF_CHECK(sbx_spec_workdir_problem(&sp, "/data", 1, err,
+	    sizeof(err)) == -1 && strstr(err, "would hide mount") != NULL);
+	ATF_CHECK(sbx_spec_workdir_problem(&sp, "/", 1, err,
+	    sizeof(err)) == -1 && strstr(err, "sandbox root") != NULL);
 	FRESH(); sp.mounts[1].flags = 0x80;
 	refuse_spec(&sp, "flags 0x80");
 	/* Merged-/usr links: relative, canonical, top level, nothing under. */

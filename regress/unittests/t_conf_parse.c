@@ -478,6 +478,18 @@ static const struct {
 	{ "provider-allowlist \"/srv/p.json\"\nprofile \"p\" {\n\trw \"/srv\"\n"
 	    "}\n", "t.conf:2: profile \"p\": rw \"/srv\" exposes the "
 	    "provider-allowlist file to its sandboxes" },
+
+	/* issue 22: ptrace, home, per-caller, optional, workdir same */
+	{ "profile \"p\" {\n\tptrace maybe\n}\n",
+	    "t.conf:2: ptrace: \"maybe\" is not yes or no" },
+	{ "profile \"p\" {\n\thome \"home\"\n}\n",
+	    "t.conf:2: home: \"home\" is not an absolute path" },
+	{ "profile \"p\" {\n\tro \"/usr\" per-caller\n}\n",
+	    "t.conf:2: ro: unexpected \"per-caller\" after the value" },
+	{ "profile \"p\" {\n\trw \"/x\" optional\n}\n",
+	    "t.conf:2: rw: unexpected \"optional\" after the value" },
+	{ "profile \"p\" {\n\tworkdir same\n\tworkdir \"/w\"\n}\n",
+	    "t.conf:3: workdir: duplicate keyword (first given at t.conf:2)" },
 };
 
 ATF_TC(bad_snippets);
@@ -1035,6 +1047,50 @@ ATF_TC_BODY(dump_text, tc)
 	conf_free(conf);
 }
 
+/* issue 22's profile keywords: fields, dump, round trip. */
+ATF_TC_WITHOUT_HEAD(toolchain_keywords);
+ATF_TC_BODY(toolchain_keywords, tc)
+{
+	struct sbx_conf			*conf;
+	const struct conf_profile	*prof;
+	const struct conf_mount		*m;
+	char				*d;
+
+	conf = parse_ok("profile \"b\" {\n\tro \"/usr\"\n"
+	    "\tro \"/etc/gitconfig\" optional\n"
+	    "\trw \"/var/cache/b\" per-caller noexec\n"
+	    "\thome \"/home/b\"\n\tworkdir same noexec\n\tptrace yes\n}\n"
+	    "profile \"c\" {\n\tworkdir same\n}\n");
+	prof = conf_profile(conf, "b");
+	ATF_REQUIRE(prof != NULL);
+	m = mount_at(prof, 1);
+	ATF_CHECK(m->type == CONF_MOUNT_RO && m->optional && !m->per_caller);
+	m = mount_at(prof, 2);
+	ATF_CHECK(m->type == CONF_MOUNT_RW && m->per_caller && m->noexec &&
+	    !m->optional);
+	ATF_CHECK_STREQ(prof->home, "/home/b");
+	ATF_CHECK(prof->workdir == NULL);
+	ATF_CHECK_EQ(prof->workdir_same, 1);
+	ATF_CHECK_EQ(prof->workdir_noexec, 1);
+	ATF_CHECK_EQ(prof->ptrace, 1);
+	/* The defaults: a workdir path, no ptrace, no home. */
+	prof = conf_profile(conf, "default");
+	ATF_CHECK_EQ(prof->ptrace, 0);
+	ATF_CHECK(prof->home == NULL && prof->workdir_same == 0);
+	d = dump_string(conf);
+	ATF_CHECK(strstr(d, "\tro \"/etc/gitconfig\" optional\n") != NULL);
+	ATF_CHECK(strstr(d, "\trw \"/var/cache/b\" per-caller noexec\n") !=
+	    NULL);
+	ATF_CHECK(strstr(d, "\thome \"/home/b\"\n") != NULL);
+	ATF_CHECK(strstr(d, "\tworkdir same noexec\n") != NULL);
+	ATF_CHECK(strstr(d, "\tworkdir same\n") != NULL);
+	ATF_CHECK(strstr(d, "\tptrace yes\n") != NULL);
+	ATF_CHECK(strstr(d, "\tptrace no\n") != NULL);
+	free(d);
+	check_roundtrip(conf);
+	conf_free(conf);
+}
+
 ATF_TC_WITHOUT_HEAD(default_replaced);
 ATF_TC_BODY(default_replaced, tc)
 {
@@ -1276,6 +1332,7 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, bad_snippets);
+	ATF_TP_ADD_TC(tp, toolchain_keywords);
 	ATF_TP_ADD_TC(tp, socket_too_long);
 	ATF_TP_ADD_TC(tp, all_errors_reported);
 	ATF_TP_ADD_TC(tp, error_cap);

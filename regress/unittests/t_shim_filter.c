@@ -123,7 +123,7 @@ load_command(int fd)
 		dprintf(fd, "init %s\n", err);
 		_exit(1);
 	}
-	if (shim_payload_filter(SBX_CLASS_COMMAND) == -1) {
+	if (shim_payload_filter(SBX_CLASS_COMMAND, 0) == -1) {
 		say(fd, "load", -1);
 		_exit(1);
 	}
@@ -194,7 +194,7 @@ load_command_and_kexec(int fd)
 	char	 err[256];
 
 	if (shim_filters_init(err, sizeof(err)) == -1 ||
-	    shim_payload_filter(SBX_CLASS_SELFTEST) == -1)
+	    shim_payload_filter(SBX_CLASS_SELFTEST, 0) == -1)
 		_exit(1);
 	dprintf(fd, "loaded\n");
 	syscall(SYS_finit_module, -1, "", 0);
@@ -223,7 +223,7 @@ load_provider(int fd)
 	char	 err[256];
 
 	if (shim_filters_init(err, sizeof(err)) == -1 ||
-	    shim_payload_filter(SBX_CLASS_PROVIDER) == -1)
+	    shim_payload_filter(SBX_CLASS_PROVIDER, 0) == -1)
 		_exit(1);
 	say(fd, "load", 0);
 	say(fd, "inet", socket(AF_INET, SOCK_STREAM, 0));
@@ -306,7 +306,7 @@ load_setid(int fd, int class)
 	char	 err[256];
 
 	if (shim_filters_init(err, sizeof(err)) == -1 ||
-	    shim_payload_filter(class) == -1)
+	    shim_payload_filter(class, 0) == -1)
 		_exit(1);
 	try_setid(fd, "setuid", S_ISUID);
 	try_setid(fd, "setgid", S_ISGID);
@@ -406,8 +406,8 @@ load_uncompiled(int fd)
 {
 	long	 before = status_value("Seccomp_filters");
 
-	say(fd, "command", shim_payload_filter(SBX_CLASS_COMMAND));
-	say(fd, "provider", shim_payload_filter(SBX_CLASS_PROVIDER));
+	say(fd, "command", shim_payload_filter(SBX_CLASS_COMMAND, 0));
+	say(fd, "provider", shim_payload_filter(SBX_CLASS_PROVIDER, 0));
 	say_filters(fd, before);
 }
 
@@ -421,8 +421,8 @@ load_unknown(int fd)
 	if (shim_filters_init(err, sizeof(err)) == -1 ||
 	    shim_filters_init(err, sizeof(err)) == -1)
 		_exit(1);
-	say(fd, "class 0", shim_payload_filter(0));
-	say(fd, "class 99", shim_payload_filter(99));
+	say(fd, "class 0", shim_payload_filter(0, 0));
+	say(fd, "class 99", shim_payload_filter(99, 0));
 	say_filters(fd, before);
 }
 

@@ -215,7 +215,15 @@ apply_role(const struct target *tg)
 static void
 apply_payload(const struct target *tg)
 {
-	if (shim_payload_filter(tg->class) == -1)
+	if (shim_payload_filter(tg->class, 0) == -1)
+		setup_failed(tg, "shim_payload_filter", strerror(errno));
+}
+
+/* A command of a profile with ptrace yes (command-ptrace.priv). */
+static void
+apply_payload_ptrace(const struct target *tg)
+{
+	if (shim_payload_filter(tg->class, 1) == -1)
 		setup_failed(tg, "shim_payload_filter", strerror(errno));
 }
 
@@ -261,6 +269,10 @@ static const struct target targets[] = {
 	    SBX_CLASS_COMMAND, &spawner },
 	{ "spawner+provider", &priv_table_provider, apply_payload,
 	    SBX_CLASS_PROVIDER, &spawner },
+	{ "command-ptrace", &priv_table_command_ptrace, apply_payload_ptrace,
+	    SBX_CLASS_COMMAND, NULL },
+	{ "spawner+command-ptrace", &priv_table_command_ptrace,
+	    apply_payload_ptrace, SBX_CLASS_COMMAND, &spawner },
 };
 
 /* ---- the child ----------------------------------------------------------- */
@@ -1239,6 +1251,8 @@ SWEEP_CASE(payload_provider, "provider")
 SWEEP_CASE(sandbox_shim, "spawner+shim")
 SWEEP_CASE(sandbox_command, "spawner+command")
 SWEEP_CASE(sandbox_provider, "spawner+provider")
+SWEEP_CASE(payload_command_ptrace, "command-ptrace")
+SWEEP_CASE(sandbox_command_ptrace, "spawner+command-ptrace")
 
 /* A privilege file added to the tree gets a sweep of its own here. */
 ATF_TC_WITHOUT_HEAD(every_table_swept);
@@ -1463,6 +1477,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, payload_provider);
 	ATF_TP_ADD_TC(tp, sandbox_shim);
 	ATF_TP_ADD_TC(tp, sandbox_command);
+	ATF_TP_ADD_TC(tp, payload_command_ptrace);
+	ATF_TP_ADD_TC(tp, sandbox_command_ptrace);
 	ATF_TP_ADD_TC(tp, sandbox_provider);
 	return atf_no_error();
 }
