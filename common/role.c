@@ -70,7 +70,7 @@ role_base(void)
 static __dead void
 role_usage(const char *name)
 {
-	fprintf(stderr, "usage: sbx-%s -P %s [-dv]\n"
+	fprintf(stderr, "usage: sbx-%s -P %s [-dNv]\n"
 	    "(a role of sbx-monitor; it is started by the monitor, not by "
 	    "hand)\n", name, name);
 	exit(1);
@@ -85,12 +85,15 @@ role_init(int argc, char *argv[], const char *name,
 	const char		*as = NULL;
 	char			 err[512];
 	pid_t			 parent;
-	int			 ch, fl, debug = 0, verbose = 0;
+	int			 ch, fl, debug = 0, verbose = 0, nodump = 0;
 
-	while ((ch = getopt(argc, argv, "dP:v")) != -1) {
+	while ((ch = getopt(argc, argv, "dNP:v")) != -1) {
 		switch (ch) {
 		case 'd':
 			debug = 1;
+			break;
+		case 'N':
+			nodump = 1;
 			break;
 		case 'P':
 			as = optarg;
@@ -115,6 +118,19 @@ role_init(int argc, char *argv[], const char *name,
 	log_setverbose(verbose);
 	role_name = name;
 
+	/*
+	 * -N: the service was started as root and every role runs as its
+	 * user.  The launcher's spawner may ptrace (the floor of "ptrace
+	 * yes" payloads, spawner.priv), and the kernel lets a process trace
+	 * any dumpable one of its own uid: not dumpable, no other role of
+	 * that user can be traced or have its memory read by a compromised
+	 * spawner (or a sandbox of identity service, which is another uid
+	 * anyway).  Started by a user, every role is that user's and so is
+	 * everything else it runs; nothing is gained there, and the tests
+	 * read the roles' /proc entries as that user.
+	 */
+	if (nodump && prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) == -1)
+		fatal("prctl(PR_SET_DUMPABLE)");
 	if (fstat(ROLE_FD, &st) == -1 || !S_ISSOCK(st.st_mode))
 		fatalx("descriptor %d is not the monitor's socket; roles are "
 		    "started by sbx-monitor", ROLE_FD);

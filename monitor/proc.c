@@ -330,6 +330,8 @@ proc_exec(struct role *r, int debug, int verbose)
 		argv[argc++] = "-d";
 	if (verbose)
 		argv[argc++] = "-v";
+	if (caps_granted())
+		argv[argc++] = "-N";	/* not dumpable: see role_init() */
 	argv[argc] = NULL;
 #ifdef SBX_VALGRIND
 	proc_exec_valgrind(r, exe, argv, envp);
