@@ -112,8 +112,6 @@ provider_allowlist_send(void)
 		allowlist_ok = 0;
 		if (fd != -1)
 			close(fd);
-		/* A load would be refused now: so is every issued one. */
-		rechecks_send();
 		return;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
@@ -250,12 +248,13 @@ rechecks_over(void)
 }
 
 /*
- * After a verdict on the allowlist: every issued provider is judged again
- * by the load's checks (design.md §5).  Refused allowlist: a load would
- * be refused as invalid-allowlist, so every issued provider is revoked;
- * accepted: the runner judges each (IMSG_PR_RECHECK), in order behind the
- * allowlist on its channel.  Runs asked for meanwhile wait (waiters), so
- * nothing asked for after a reload runs code the reload revoked.
+ * After the runner accepted an allowlist: every issued provider is judged
+ * again by the load's checks (design.md §5), in the runner
+ * (IMSG_PR_RECHECK), in order behind the allowlist on its channel.  Runs
+ * asked for meanwhile wait (waiters), so nothing asked for after a reload
+ * runs code the reload revoked.  A file the runner refused changed
+ * nothing: its previous allowlist stays the trust root, and loads are
+ * refused until a valid one comes (trust.c).
  */
 static void
 rechecks_send(void)
@@ -266,14 +265,8 @@ rechecks_send(void)
 	if (allowlist_pending > 0)
 		return;		/* a later verdict supersedes this one */
 	TAILQ_FOREACH(e, ptab_all(), entry) {
-		if (e->revoked[0] != '\0')
+		if (e->revoked[0] != '\0' || !allowlist_ok)
 			continue;
-		if (!allowlist_ok) {
-			revoke_entry(e, "invalid-allowlist: the operator's "
-			    "provider-allowlist is not usable: %s",
-			    allowlist_why);
-			continue;
-		}
 		memset(&rc, 0, sizeof(rc));
 		strlcpy(rc.handle, e->handle, sizeof(rc.handle));
 		rc.now_ms = now_ms();

@@ -189,7 +189,7 @@ p_load(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 static int
 p_list(struct sbxctl *ctx, struct sbx_conn *c, int argc)
 {
-	const cJSON	*p, *list;
+	const cJSON	*p, *list, *owner;
 	cJSON		*o = NULL;
 	int		 r;
 
@@ -206,10 +206,9 @@ p_list(struct sbxctl *ctx, struct sbx_conn *c, int argc)
 			    str(p, "id"), str(p, "version"),
 			    str(p, "codeDigest"));
 			/* root sees everyone's: whose is whose. */
-			if (getuid() == 0 && cJSON_IsNumber(
-			    cJSON_GetObjectItemCaseSensitive(p, "owner")))
-				printf(" uid %.0f", cJSON_GetObjectItemCaseSensitive(
-				    p, "owner")->valuedouble);
+			if (cJSON_IsNumber(owner = cJSON_GetObjectItemCaseSensitive(
+			    p, "owner")) && owner->valuedouble != (double)getuid())
+				printf(" uid %.0f", owner->valuedouble);
 			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(p,
 			    "revoked")))
 				printf(" revoked: %s", str(p, "revoked"));
