@@ -11,6 +11,10 @@
  * from the agent's descriptors to the runner and back out through the
  * agent's output descriptor.  A provider handle is an unguessable token
  * bound to the uid that loaded it; any other handle is "unregistered".
+ * The registry's rules (quotas, re-loads, unload, expiry) are
+ * provtable.c's; here are the requests and revocation: every allowlist
+ * the runner accepts re-judges the issued providers, and what fails is
+ * refused "revoked" from then on.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -52,7 +56,7 @@ struct job {
 	size_t			 npend;
 	/* invoke: waiting for the output descriptor */
 	int			 recfd;
-	int			 outfd;		/* parked: see invoke_park */
+	int			 outfd;		/* until sent: see invoke_go */
 	struct ptab_entry	*prov;		/* held (ptab_ref) */
 	struct pr_invoke	 inv;
 };
