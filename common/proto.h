@@ -82,6 +82,12 @@ enum role_imsg {
 	/* monitor <-> every role: liveness (role.c answers it) */
 	IMSG_ROLE_PING,			/* -> struct role_ping */
 	IMSG_ROLE_PONG,			/* <- struct role_ping, echoed */
+	/* monitor <-> provider-runner: revocation (peerid: 0) */
+	IMSG_PR_RECHECK,		/* -> struct pr_recheck: judge an
+					      issued provider by the current
+					      allowlist (after a reload) */
+	IMSG_PR_RECHECKED,		/* <- struct pr_recheck, code and
+					      msg filled in */
 };
 
 /* ---- monitor <-> provider-runner ------------------------------------ */
@@ -94,6 +100,9 @@ enum role_imsg {
 #define PR_DIGEST_MAX		72	/* "sha256:" + 64 hex + NUL */
 #define PR_METRICS_MAX		8192	/* canonical JSON, NUL included */
 #define PR_MSG_MAX		512
+#define PR_REVIEWER_MAX		385	/* PROV_U8(PROV_REVIEWER_MAX) */
+#define PR_DATETIME_MAX		65	/* PROV_DATETIME_MAX + 1 */
+#define PR_HANDLE_MAX		40	/* "prv-" + 32 hex + NUL, and room */
 
 struct pr_allowlist_end {
 	uint32_t	 total;		/* bytes sent in chunks */
@@ -118,6 +127,11 @@ struct pr_provider {
 	char		 code_digest[PR_DIGEST_MAX];
 	char		 source_digest[PR_DIGEST_MAX];
 	char		 metrics[PR_METRICS_MAX];	/* canonical JSON */
+	/* The in-bundle review it was issued on: a reload re-judges it
+	 * (IMSG_PR_RECHECK) without the bundle. */
+	char		 reviewer[PR_REVIEWER_MAX];
+	char		 reviewed_at[PR_DATETIME_MAX];
+	char		 review_digest[PR_DIGEST_MAX];
 };
 
 struct pr_invoke {
@@ -173,6 +187,26 @@ struct pr_done {
 	uint32_t	 limit;		/* with code: the SBX_LIMIT_* that
 					   ended the run (OUTPUT, TIMEOUT,
 					   FSIZE, OOM, PIDS), or 0 */
+	char		 msg[PR_MSG_MAX];
+};
+
+/*
+ * After every allowlist the runner judged, the monitor asks it to re-judge
+ * each provider it holds with the load's checks that need no bundle: the
+ * review (its digest, its date by now_ms), the allowlist entry, its
+ * digest, its reviewer and date.  The answer is the same struct with
+ * code (0: still trusted; else enum prov_code) and msg.
+ */
+struct pr_recheck {
+	char		 handle[PR_HANDLE_MAX];
+	int64_t		 now_ms;
+	char		 bundle_id[PR_ID_MAX];
+	char		 id[PR_ID_MAX];
+	char		 code_digest[PR_DIGEST_MAX];
+	char		 reviewer[PR_REVIEWER_MAX];
+	char		 reviewed_at[PR_DATETIME_MAX];
+	char		 review_digest[PR_DIGEST_MAX];
+	int32_t		 code;
 	char		 msg[PR_MSG_MAX];
 };
 

@@ -50,6 +50,9 @@ conf_new(void)
 	conf->role_timeout = ROLE_TIMEOUT_DEFAULT;
 	conf->provider_max_output = 1024 * 1024;
 	conf->provider_max_records = 50000;
+	conf->providers_per_peer = 16;
+	conf->max_providers = 256;
+	conf->provider_idle_timeout = 0;
 	TAILQ_INIT(&conf->profiles);
 	return conf;
 }

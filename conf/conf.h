@@ -200,6 +200,9 @@ struct sbx_conf {
 	uint32_t		 uid_range_count;
 	struct conf_profiles	 profiles;	/* "default" always present */
 	size_t			 nprofiles;
+	uint32_t		 providers_per_peer;	/* issued, per uid */
+	uint32_t		 max_providers;		/* issued, in all */
+	uint32_t		 provider_idle_timeout;	/* s; 0: never */
 };
 
 /* Receives each error, already formatted as "file:line: reason". */

@@ -228,6 +228,11 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 	put_size(fp, "", "provider-max-output", conf->provider_max_output);
 	fprintf(fp, "provider-max-records %" PRIu32 "\n",
 	    conf->provider_max_records);
+	fprintf(fp, "providers-per-peer %" PRIu32 "\n",
+	    conf->providers_per_peer);
+	fprintf(fp, "max-providers %" PRIu32 "\n", conf->max_providers);
+	fprintf(fp, "provider-idle-timeout %" PRIu32 "\n",
+	    conf->provider_idle_timeout);
 	TAILQ_FOREACH(prof, &conf->profiles, entry)
 		dump_profile(fp, prof);
 }

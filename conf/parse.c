@@ -198,6 +198,12 @@ static const struct keyword keywords[] = {
 	    G(provider_max_output), 2 * SZ_K, 64 * SZ_M },
 	{ "provider-max-records", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_max_records), 1, 10000000 },
+	{ "providers-per-peer", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(providers_per_peer), 1, 4096 },
+	{ "max-providers", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(max_providers), 1, 4096 },
+	{ "provider-idle-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(provider_idle_timeout), 0, 31536000 },
 	{ "role-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(role_timeout), ROLE_TIMEOUT_MIN, ROLE_TIMEOUT_MAX },
 	{ "sandbox-uid-range", KW_GLOBAL | KW_ONCE, kw_uid_range, 0, 0, 0 },
@@ -1693,6 +1699,13 @@ conf_check(struct parser *p)
 	if (seen(p, "max-connections-per-peer")->file == NULL &&
 	    conf->max_connections_per_peer > conf->max_connections)
 		conf->max_connections_per_peer = conf->max_connections;
+	if (seen(p, "providers-per-peer")->file == NULL &&
+	    conf->providers_per_peer > conf->max_providers)
+		conf->providers_per_peer = conf->max_providers;
+	if (conf->providers_per_peer > conf->max_providers)
+		perr_kw(p, "providers-per-peer", "max-providers",
+		    "providers-per-peer: %u exceeds max-providers %u",
+		    conf->providers_per_peer, conf->max_providers);
 	if (conf->max_sandboxes_per_peer > conf->max_sandboxes)
 		perr_kw(p, "max-sandboxes-per-peer", "max-sandboxes",
 		    "max-sandboxes-per-peer: %u exceeds max-sandboxes %u",

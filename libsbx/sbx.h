@@ -48,6 +48,7 @@
 					   binding, metrics, holdout,
 					   upstream?, packDirs?, records?},
 					   result fd */
+#define SBX_MSG_PROVIDER_UNLOAD	17	/* {provider} */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 
@@ -80,6 +81,8 @@
  */
 #define SBX_E_DISABLED		"disabled"
 #define SBX_E_UNREGISTERED	"unregistered"
+#define SBX_E_REVOKED		"revoked"	 /* an allowlist reload revoked
+						    the provider */
 
 struct sbx_conn;
 

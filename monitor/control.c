@@ -912,6 +912,14 @@ ctl_pinspect(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	    "provider")->valuestring);
 }
 
+static void
+ctl_punload(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	(void)fd;
+	provider_unload(c, id, c->uid, c->pid,
+	    cJSON_GetObjectItemCaseSensitive(req, "provider")->valuestring);
+}
+
 static const struct ctl_field pinvoke_fields[] = {
 	{ "provider", cJSON_String, 1 },
 	{ "clockMs", cJSON_Number, 1 },
@@ -1136,6 +1144,8 @@ static const struct ctl_handler {
 	{ SBX_MSG_GATES_VERIFY, "gates verify", CTL_READY,
 	  FD_MUST("result"), gverify_fields, nitems(gverify_fields),
 	  ctl_gverify },
+	{ SBX_MSG_PROVIDER_UNLOAD, "provider unload", CTL_READY, FD_NO,
+	  pinspect_fields, nitems(pinspect_fields), ctl_punload },
 };
 
 /*

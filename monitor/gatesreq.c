@@ -60,6 +60,13 @@ struct gjob {
 	size_t			 have;		/* descriptors so far */
 	struct pr_gates_eval	 ev;
 	int			 verify;
+	char			 revoked[PR_MSG_MAX];	/* a pin's: why */
+};
+
+/* A lookup waiting for the verdicts of a reload (provreg.c). */
+struct plookup {
+	uint32_t		 job;
+	struct pr_gates_lookup	 l;
 };
 
 static struct role *
@@ -342,29 +349,31 @@ mgates_doc(struct ctl_conn *c, uint32_t id, int fd, int err)
 
 /* ---- the runner's messages ------------------------------------------- */
 
-void
-mgates_lookup(struct role *r, struct imsg *imsg)
+/*
+ * The answer to a lookup, once no reload's verdict is pending: a pin on
+ * a revoked provider is answered "not issued" (the runner never gets its
+ * bytes) and the evaluation is refused "revoked" with the reason.
+ */
+static void
+lookup_answer(void *arg)
 {
 	static struct pr_gates_issued	 gi;
-	struct pr_gates_lookup		 l;
+	struct plookup			*pl = arg;
+	struct pr_gates_lookup		*lp = &pl->l;
 	struct gjob			*j;
 	const uint8_t			*blob;
 	size_t				 bloblen, off, n;
+	char				 revoked[PR_MSG_MAX];
 
-	(void)r;
-	if (imsg_get_data(imsg, &l, sizeof(l)) == -1 ||
-	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->r.sent)
-		fatalx("runner: gates lookup for job %u out of protocol",
-		    imsg_get_id(imsg));
-#define TERM(f)	(f)[sizeof(f) - 1] = '\0'
-	TERM(l.id);
-	TERM(l.version);
-	TERM(l.code_digest);
-	TERM(l.source_digest);
-#undef TERM
+	/* A sent job stays until the runner's DONE, which needs this. */
+	if ((j = gjob_find(pl->job)) == NULL)
+		fatalx("%s: gates job %u vanished", __func__, pl->job);
 	memset(&gi, 0, sizeof(gi));
-	gi.index = l.index;
-	gi.match = provider_lookup(j->r.uid, &l, &gi.p, &blob, &bloblen);
+	gi.index = lp->index;
+	gi.match = provider_lookup(j->r.uid, lp, &gi.p, &blob, &bloblen,
+	    revoked, sizeof(revoked));
+	if (revoked[0] != '\0' && j->revoked[0] == '\0')
+		strlcpy(j->revoked, revoked, sizeof(j->revoked));
 	/* Exactly the bytes issued; the runner re-digests them. */
 	for (off = 0; off < bloblen; off += n) {
 		n = bloblen - off > PR_CHUNK ? PR_CHUNK : bloblen - off;
@@ -378,9 +387,32 @@ mgates_lookup(struct role *r, struct imsg *imsg)
 	proc_event_add(runner());
 	if (gi.match != PR_GATES_EXACT)
 		audit("gates-lookup", j->r.uid, j->r.peerpid,
-		    "job %u: %s %s: %s", j->r.id, l.id, l.code_digest,
-		    gi.match == PR_GATES_NONE ? "not issued" :
-		    "issued with another identity");
+		    "job %u: %s %s: %s", j->r.id, lp->id, lp->code_digest,
+		    revoked[0] != '\0' ? revoked : gi.match == PR_GATES_NONE ?
+		    "not issued" : "issued with another identity");
+	free(pl);
+}
+
+void
+mgates_lookup(struct role *r, struct imsg *imsg)
+{
+	struct plookup	*pl;
+	struct gjob	*j;
+
+	(void)r;
+	pl = xcalloc(1, sizeof(*pl));
+	if (imsg_get_data(imsg, &pl->l, sizeof(pl->l)) == -1 ||
+	    (j = gjob_find(imsg_get_id(imsg))) == NULL || !j->r.sent)
+		fatalx("runner: gates lookup for job %u out of protocol",
+		    imsg_get_id(imsg));
+	pl->job = j->r.id;
+#define TERM(f)	(f)[sizeof(f) - 1] = '\0'
+	TERM(pl->l.id);
+	TERM(pl->l.version);
+	TERM(pl->l.code_digest);
+	TERM(pl->l.source_digest);
+#undef TERM
+	provider_when_rechecked(lookup_answer, pl);
 }
 
 void
@@ -438,8 +470,15 @@ mgates_done(struct role *r, struct imsg *imsg)
 	else
 		audit("gates-evaluate", j->r.uid, j->r.peerpid, "job %u: "
 		    "refused (%s): %s", j->r.id, d.kind, d.msg);
+	if (j->revoked[0] != '\0')
+		audit("gates-evaluate", j->r.uid, j->r.peerpid, "job %u: "
+		    "refused (revoked): %s", j->r.id, j->revoked);
 	if (j->r.conn != NULL) {
-		if (d.status != PR_GATES_OK) {
+		/* The engine saw the pin unissued; the agent hears why. */
+		if (j->revoked[0] != '\0')
+			reply_error(j->r.conn, j->r.reqid, 0, SBX_E_REVOKED,
+			    "%s", j->revoked);
+		else if (d.status != PR_GATES_OK) {
 			snprintf(code, sizeof(code), "gates-%s", d.kind);
 			reply_error(j->r.conn, j->r.reqid, 0, code, "%s",
 			    d.msg);

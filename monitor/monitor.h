@@ -275,7 +275,38 @@ void	 provider_pool_send(void);
 struct pr_gates_lookup;
 struct pr_provider;
 uint32_t provider_lookup(uid_t, const struct pr_gates_lookup *,
-	    struct pr_provider *, const uint8_t **, size_t *);
+	    struct pr_provider *, const uint8_t **, size_t *, char *, size_t);
+void	 provider_unload(struct ctl_conn *, uint32_t, uid_t, pid_t,
+	    const char *);
+void	 provider_rechecked(struct role *, struct imsg *);
+int	 provider_rechecking(void);
+void	 provider_when_rechecked(void (*)(void *), void *);
+
+/* ---- provtable.c: the registry's entries and rules (provreg.c's) ------- */
+struct ptab_entry {
+	TAILQ_ENTRY(ptab_entry)	 entry;
+	char			 handle[PR_HANDLE_MAX];
+	uid_t			 uid;
+	struct pr_provider	 p;
+	uint8_t			*blob;
+	size_t			 bloblen;
+	time_t			 used;		/* CLOCK_MONOTONIC, s */
+	uint32_t		 refs;		/* runs holding its blob */
+	int			 gone;		/* out of the table */
+	char			 revoked[PR_MSG_MAX];	/* "" or why */
+};
+TAILQ_HEAD(ptab_entries, ptab_entry);
+struct ptab_entries *ptab_all(void);
+size_t	 ptab_count(uid_t, int);
+struct ptab_entry *ptab_find(const char *, uid_t);
+struct ptab_entry *ptab_same(uid_t, const struct pr_provider *);
+int	 ptab_admit(uid_t, size_t, uint32_t, uint32_t, char *, size_t);
+struct ptab_entry *ptab_add(uid_t, const struct pr_provider *, uint8_t *,
+	    size_t, time_t);
+void	 ptab_remove(struct ptab_entry *);
+void	 ptab_ref(struct ptab_entry *);
+void	 ptab_unref(struct ptab_entry *);
+size_t	 ptab_expire(time_t, uint32_t, void (*)(const struct ptab_entry *));
 
 /* ---- gatesreq.c: gates evaluate and verify, routed to the provider runner */
 /* The last argument: 1 for GATES_VERIFY. */

@@ -615,6 +615,8 @@ static const struct proc_handler {
 	  sizeof(struct pr_gates_rerun), mgates_rerun },
 	{ ROLE_PROVIDER_RUNNER, IMSG_PR_GATES_DONE,
 	  sizeof(struct pr_gates_done), mgates_done },
+	{ ROLE_PROVIDER_RUNNER, IMSG_PR_RECHECKED,
+	  sizeof(struct pr_recheck), provider_rechecked },
 	{ ROLE_MAX, 0, 0, NULL }
 };
 

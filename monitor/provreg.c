@@ -11,6 +11,10 @@
  * from the agent's descriptors to the runner and back out through the
  * agent's output descriptor.  A provider handle is an unguessable token
  * bound to the uid that loaded it; any other handle is "unregistered".
+ * The registry's rules (quotas, re-loads, unload, expiry) are
+ * provtable.c's; here are the requests and revocation: every allowlist
+ * the runner accepts re-judges the issued providers, and what fails is
+ * refused "revoked" from then on.
  */
 #include <sys/types.h>
 #include <sys/queue.h>
@@ -19,6 +23,8 @@
 #include <errno.h>
 #include <event.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,36 +40,44 @@
 #include "monitor.h"
 #include "provider/provider.h"
 
-#define PROV_REGISTRY_MAX	256	/* issued providers, all peers */
-#define HANDLE_LEN		36	/* "prv-" + 32 hex */
-
-struct issued {
-	TAILQ_ENTRY(issued)	 entry;
-	char			 handle[HANDLE_LEN + 1];
-	uid_t			 uid;
+/* A provider a load's runner job issued, not in the registry yet. */
+struct pend {
 	struct pr_provider	 p;
 	uint8_t			*blob;
 	size_t			 bloblen;
 };
-TAILQ_HEAD(issueds, issued);
 
 /* A load or an invoke; r first (rjob.c's table holds it). */
 struct job {
 	struct rjob		 r;
 	uint8_t			*blob;		/* load: chunks arriving */
 	size_t			 bloblen;
-	cJSON			*issued;	/* load: the reply's list */
+	struct pend		*pend;		/* load: all or none */
+	size_t			 npend;
 	/* invoke: waiting for the output descriptor */
 	int			 recfd;
-	struct issued		*prov;
+	int			 outfd;		/* until sent: see invoke_go */
+	struct ptab_entry	*prov;		/* held (ptab_ref) */
 	struct pr_invoke	 inv;
 };
 
-static struct issueds	 registry = TAILQ_HEAD_INITIALIZER(registry);
-static size_t		 nissued;
+/* Called once the allowlist and every issued provider are judged. */
+struct waiter {
+	TAILQ_ENTRY(waiter)	 entry;
+	void			(*fn)(void *);
+	void			*arg;
+};
+TAILQ_HEAD(waiters, waiter);
+
 static int		 allowlist_ok;
 static int		 allowlist_pending;	/* sent, no verdict yet */
 static char		 allowlist_why[PR_MSG_MAX] = "not sent yet";
+static size_t		 rechecks;		/* sent, no answer yet */
+static struct waiters	 waiters = TAILQ_HEAD_INITIALIZER(waiters);
+
+static void	 revoke_entry(struct ptab_entry *, const char *, ...)
+		    SBX_PRINTF(2, 3);
+static void	 rechecks_send(void);
 
 /* Spawns the runner asked for, until both descriptors are here. */
 static int		 spawn_stdout = -1;
@@ -160,6 +174,157 @@ provider_allowlist_ok(struct role *r, struct imsg *imsg)
 	audit("allowlist", getuid(), getpid(), "%s: %s",
 	    monitor_conf->provider_allowlist, allowlist_ok ? "accepted" :
 	    d.msg);
+	rechecks_send();
+}
+
+/* ---- revocation ------------------------------------------------------- */
+
+static int64_t
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static time_t
+mono(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static void
+revoke_entry(struct ptab_entry *e, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (e->revoked[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->revoked, sizeof(e->revoked), fmt, ap);
+	va_end(ap);
+	if (e->revoked[0] == '\0')
+		strlcpy(e->revoked, "revoked", sizeof(e->revoked));
+	log_warnx("provider %s (%s) revoked: %s", e->handle, e->p.id,
+	    e->revoked);
+	audit("provider-revoked", e->uid, getpid(), "%s %s@%s %s: %s",
+	    e->handle, e->p.id, e->p.version, e->p.code_digest, e->revoked);
+}
+
+/* True while an allowlist or an issued provider awaits its verdict. */
+int
+provider_rechecking(void)
+{
+	return allowlist_pending > 0 || rechecks > 0;
+}
+
+/* fn(arg) now if nothing awaits a verdict, else once nothing does. */
+void
+provider_when_rechecked(void (*fn)(void *), void *arg)
+{
+	struct waiter	*w;
+
+	if (!provider_rechecking()) {
+		fn(arg);
+		return;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->fn = fn;
+	w->arg = arg;
+	TAILQ_INSERT_TAIL(&waiters, w, entry);
+}
+
+static void
+rechecks_over(void)
+{
+	struct waiter	*w;
+
+	while (!provider_rechecking() && (w = TAILQ_FIRST(&waiters)) !=
+	    NULL) {
+		TAILQ_REMOVE(&waiters, w, entry);
+		w->fn(w->arg);
+		free(w);
+	}
+}
+
+/*
+ * After the runner accepted an allowlist: every issued provider is judged
+ * again by the load's checks (design.md §5), in the runner
+ * (IMSG_PR_RECHECK), in order behind the allowlist on its channel.  Runs
+ * asked for meanwhile wait (waiters), so nothing asked for after a reload
+ * runs code the reload revoked.  A file the runner refused changed
+ * nothing: its previous allowlist stays the trust root, and loads are
+ * refused until a valid one comes (trust.c).
+ */
+static void
+rechecks_send(void)
+{
+	struct pr_recheck	 rc;
+	struct ptab_entry	*e;
+
+	if (allowlist_pending > 0)
+		return;		/* a later verdict supersedes this one */
+	TAILQ_FOREACH(e, ptab_all(), entry) {
+		if (e->revoked[0] != '\0' || !allowlist_ok)
+			continue;
+		memset(&rc, 0, sizeof(rc));
+		strlcpy(rc.handle, e->handle, sizeof(rc.handle));
+		rc.now_ms = now_ms();
+		strlcpy(rc.bundle_id, e->p.bundle_id, sizeof(rc.bundle_id));
+		strlcpy(rc.id, e->p.id, sizeof(rc.id));
+		strlcpy(rc.code_digest, e->p.code_digest,
+		    sizeof(rc.code_digest));
+		strlcpy(rc.reviewer, e->p.reviewer, sizeof(rc.reviewer));
+		strlcpy(rc.reviewed_at, e->p.reviewed_at,
+		    sizeof(rc.reviewed_at));
+		strlcpy(rc.review_digest, e->p.review_digest,
+		    sizeof(rc.review_digest));
+		if (imsg_compose(&runner()->ibuf, IMSG_PR_RECHECK, 0, 0, -1,
+		    &rc, sizeof(rc)) == -1)
+			fatal("%s: compose", __func__);
+		rechecks++;
+	}
+	if (rechecks > 0)
+		proc_event_add(runner());
+	rechecks_over();
+}
+
+void
+provider_rechecked(struct role *r, struct imsg *imsg)
+{
+	struct pr_recheck	 rc;
+	struct ptab_entry	*e;
+
+	(void)r;
+	if (imsg_get_data(imsg, &rc, sizeof(rc)) == -1 || rechecks == 0)
+		fatalx("runner: recheck answer out of protocol");
+	rc.handle[sizeof(rc.handle) - 1] = '\0';
+	rc.msg[sizeof(rc.msg) - 1] = '\0';
+	rechecks--;
+	/* Unloaded or expired meanwhile: nothing left to revoke. */
+	if ((e = ptab_find(rc.handle, 0)) != NULL && rc.code != 0)
+		revoke_entry(e, "%s: %s", prov_code_name(rc.code), rc.msg);
+	rechecks_over();
+}
+
+static void
+expired(const struct ptab_entry *e)
+{
+	audit("provider-expired", e->uid, getpid(), "%s %s@%s: unused for "
+	    "provider-idle-timeout %u s", e->handle, e->p.id, e->p.version,
+	    monitor_conf->provider_idle_timeout);
+}
+
+/* provider-idle-timeout: checked whenever the registry is used. */
+static void
+sweep(void)
+{
+	(void)ptab_expire(mono(), monitor_conf->provider_idle_timeout,
+	    expired);
 }
 
 /* ---- jobs ------------------------------------------------------------ */
@@ -169,10 +334,18 @@ job_release(struct rjob *r)
 {
 	struct job	*j = (struct job *)r;
 
+	size_t		 i;
+
 	if (j->recfd != -1)
 		close(j->recfd);
+	if (j->outfd != -1)
+		close(j->outfd);
+	if (j->prov != NULL)
+		ptab_unref(j->prov);
 	free(j->blob);
-	cJSON_Delete(j->issued);
+	for (i = 0; i < j->npend; i++)
+		free(j->pend[i].blob);
+	free(j->pend);
 	free(j);
 }
 
@@ -184,6 +357,7 @@ job_new(enum rjob_kind kind, struct ctl_conn *c, uint32_t reqid, uid_t uid,
 
 	j = xcalloc(1, sizeof(*j));
 	j->recfd = -1;
+	j->outfd = -1;
 	rjob_add(&j->r, kind, c, reqid, uid, peerpid, job_release);
 	return j;
 }
@@ -231,7 +405,6 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
     const cJSON *req, int fd)
 {
 	struct pr_load	 pl;
-	struct timespec	 ts;
 	struct stat	 st;
 	struct job	*j;
 
@@ -251,12 +424,10 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 		    "is not a directory");
 		return;
 	}
+	sweep();
 	j = job_new(RJOB_LOAD, c, id, uid, pid);
-	if ((j->issued = cJSON_CreateArray()) == NULL)
-		fatalx("out of memory");
-	clock_gettime(CLOCK_REALTIME, &ts);
 	memset(&pl, 0, sizeof(pl));
-	pl.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	pl.now_ms = now_ms();
 	pl.timeout_ms = monitor_conf->provider_timeout;
 	pl.max_output = (uint32_t)monitor_conf->provider_max_output;
 	if (imsg_compose(&runner()->ibuf, IMSG_PR_LOAD, j->r.id, 0, fd, &pl,
@@ -277,18 +448,29 @@ provider_load(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
  */
 uint32_t
 provider_lookup(uid_t uid, const struct pr_gates_lookup *l,
-    struct pr_provider *out, const uint8_t **blob, size_t *bloblen)
+    struct pr_provider *out, const uint8_t **blob, size_t *bloblen,
+    char *revoked, size_t revokedlen)
 {
-	struct issued	*p, *other = NULL;
+	struct ptab_entry	*p, *other = NULL, *gone = NULL;
 
 	*blob = NULL;
 	*bloblen = 0;
-	TAILQ_FOREACH(p, &registry, entry) {
+	revoked[0] = '\0';
+	sweep();
+	TAILQ_FOREACH(p, ptab_all(), entry) {
 		if ((p->uid != uid && uid != 0) || strcmp(p->p.id, l->id) != 0)
 			continue;
 		if (strcmp(p->p.version, l->version) == 0 &&
 		    strcmp(p->p.code_digest, l->code_digest) == 0 &&
 		    strcmp(p->p.source_digest, l->source_digest) == 0) {
+			/* Never re-run revoked code; say why, once no
+			 * usable one was issued either. */
+			if (p->revoked[0] != '\0') {
+				if (gone == NULL)
+					gone = p;
+				continue;
+			}
+			p->used = mono();
 			*out = p->p;
 			*blob = p->blob;
 			*bloblen = p->bloblen;
@@ -297,27 +479,18 @@ provider_lookup(uid_t uid, const struct pr_gates_lookup *l,
 		if (other == NULL)
 			other = p;
 	}
-	if (other == NULL)
+	if (gone != NULL)
+		snprintf(revoked, revokedlen, "provider %s (%s) was revoked: "
+		    "%s", gone->handle, gone->p.id, gone->revoked);
+	if (other == NULL || gone != NULL)
 		return PR_GATES_NONE;
 	*out = other->p;
 	out->blob_len = 0;
 	return PR_GATES_OTHER;
 }
 
-static struct issued *
-issued_find(const char *handle, uid_t uid)
-{
-	struct issued	*p;
-
-	TAILQ_FOREACH(p, &registry, entry)
-		if (strcmp(p->handle, handle) == 0)
-			/* A handle copied to another peer is not theirs. */
-			return p->uid == uid || uid == 0 ? p : NULL;
-	return NULL;
-}
-
 static cJSON *
-issued_json(const struct issued *p, int metrics)
+issued_json(const struct ptab_entry *p, int metrics)
 {
 	cJSON	*o, *m;
 
@@ -329,6 +502,9 @@ issued_json(const struct issued *p, int metrics)
 	cJSON_AddStringToObject(o, "version", p->p.version);
 	cJSON_AddStringToObject(o, "codeDigest", p->p.code_digest);
 	cJSON_AddStringToObject(o, "sourceDigest", p->p.source_digest);
+	cJSON_AddNumberToObject(o, "owner", p->uid);
+	if (p->revoked[0] != '\0')
+		cJSON_AddStringToObject(o, "revoked", p->revoked);
 	/* The runner produced canonical JSON; cJSON re-reads it only to
 	 * embed it, and a failure is reported, not guessed around. */
 	if (metrics) {
@@ -344,13 +520,14 @@ issued_json(const struct issued *p, int metrics)
 void
 provider_list(struct ctl_conn *c, uint32_t id, uid_t uid)
 {
-	struct issued	*p;
-	cJSON		*o, *arr;
+	struct ptab_entry	*p;
+	cJSON			*o, *arr;
 
+	sweep();
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    (arr = cJSON_AddArrayToObject(o, "providers")) == NULL)
 		fatalx("out of memory");
-	TAILQ_FOREACH(p, &registry, entry)
+	TAILQ_FOREACH(p, ptab_all(), entry)
 		if (p->uid == uid || uid == 0)
 			cJSON_AddItemToArray(arr, issued_json(p, 0));
 	reply_send(c, SBX_MSG_PROVIDER_LIST, id, o);
@@ -360,27 +537,59 @@ void
 provider_inspect(struct ctl_conn *c, uint32_t id, uid_t uid,
     const char *handle)
 {
-	struct issued	*p;
+	struct ptab_entry	*p;
 
-	if ((p = issued_find(handle, uid)) == NULL) {
+	sweep();
+	if ((p = ptab_find(handle, uid)) == NULL) {
 		reply_error(c, id, 0, SBX_E_UNREGISTERED, "no provider "
 		    "\"%.64s\" was issued to you", handle);
 		return;
 	}
+	p->used = mono();
 	reply_send(c, SBX_MSG_PROVIDER_INSPECT, id, issued_json(p, 1));
 }
 
+/*
+ * The owner's or root's; anyone else hears what an unknown handle gets,
+ * so a handle cannot be probed.  A run already using it finishes (its
+ * bytes stay until then); nothing can start with it any more.
+ */
+void
+provider_unload(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
+    const char *handle)
+{
+	struct ptab_entry	*p;
+	cJSON			*o;
+
+	sweep();
+	if ((p = ptab_find(handle, uid)) == NULL) {
+		reply_error(c, id, 0, SBX_E_UNREGISTERED, "no provider "
+		    "\"%.64s\" was issued to you", handle);
+		return;
+	}
+	audit("provider-unload", uid, pid, "%s %s@%s (owner uid %u)",
+	    p->handle, p->p.id, p->p.version, (unsigned)p->uid);
+	if ((o = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	cJSON_AddStringToObject(o, "provider", p->handle);
+	cJSON_AddBoolToObject(o, "unloaded", 1);
+	ptab_remove(p);
+	reply_send(c, SBX_MSG_PROVIDER_UNLOAD, id, o);
+}
+
 static void
-invoke_send(struct job *j, int outfd)
+invoke_send(struct job *j)
 {
 	struct pr_job	 pj;
 	size_t		 off, n;
+	int		 outfd = j->outfd;
 
 	memset(&pj, 0, sizeof(pj));
 	pj.job = j->r.id;
 	if (imsg_compose(&runner()->ibuf, IMSG_PR_OUTPUT, j->r.id, 0, outfd,
 	    &pj, sizeof(pj)) == -1)
 		fatal("%s: compose", __func__);
+	j->outfd = -1;
 	/* Exactly the bytes issued; the runner re-digests them. */
 	for (off = 0; off < j->prov->bloblen; off += n) {
 		n = j->prov->bloblen - off;
@@ -399,14 +608,50 @@ invoke_send(struct job *j, int outfd)
 	proc_event_add(runner());
 }
 
+/*
+ * An invoke whose descriptors are all here, once no verdict is pending:
+ * gone if its agent went away meanwhile (rjob.c freed it), refused if a
+ * reload revoked its provider, else sent.  The check is here, before
+ * the runner has anything, so no sandbox -- pooled or cold -- is ever
+ * handed revoked code.
+ */
+static void
+invoke_go(void *arg)
+{
+	struct job	*j;
+
+	if ((j = (struct job *)rjob_find((uint32_t)(uintptr_t)arg,
+	    RJOB_MASK(RJOB_INVOKE))) == NULL || j->r.sent)
+		return;
+	if (j->prov->revoked[0] != '\0' || j->prov->gone) {
+		audit("provider-invoke", j->r.uid, j->r.peerpid, "job %u: "
+		    "%s: %s", j->r.id, j->prov->gone ? "unregistered" :
+		    "revoked", j->prov->gone ? "unloaded" : j->prov->revoked);
+		if (j->r.conn != NULL) {
+			if (j->prov->gone)
+				reply_error(j->r.conn, j->r.reqid, 0,
+				    SBX_E_UNREGISTERED, "provider %s was "
+				    "unloaded", j->prov->handle);
+			else
+				reply_error(j->r.conn, j->r.reqid, 0,
+				    SBX_E_REVOKED, "provider %s (%s) was "
+				    "revoked: %s", j->prov->handle,
+				    j->prov->p.id, j->prov->revoked);
+		}
+		rjob_free(&j->r);
+		return;
+	}
+	invoke_send(j);
+}
+
 void
 provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
     const cJSON *req, int fd)
 {
-	const cJSON	*h, *clk, *tmo, *mr, *mo;
-	struct issued	*p;
-	struct job	*j;
-	int		 fl;
+	const cJSON		*h, *clk, *tmo, *mr, *mo;
+	struct ptab_entry	*p;
+	struct job		*j;
+	int			 fl;
 
 	h = cJSON_GetObjectItemCaseSensitive(req, "provider");
 	clk = cJSON_GetObjectItemCaseSensitive(req, "clockMs");
@@ -424,10 +669,17 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 		    "descriptor is not readable");
 		return;
 	}
-	if ((p = issued_find(h->valuestring, uid)) == NULL) {
+	sweep();
+	if ((p = ptab_find(h->valuestring, uid)) == NULL) {
 		close(fd);
 		reply_error(c, id, 0, SBX_E_UNREGISTERED, "no provider "
 		    "\"%.64s\" was issued to you", h->valuestring);
+		return;
+	}
+	if (p->revoked[0] != '\0') {
+		close(fd);
+		reply_error(c, id, 0, SBX_E_REVOKED, "provider %s (%s) was "
+		    "revoked: %s", p->handle, p->p.id, p->revoked);
 		return;
 	}
 	/* The operator's limits are ceilings an agent may only lower. */
@@ -450,6 +702,8 @@ provider_invoke(struct ctl_conn *c, uint32_t id, uid_t uid, pid_t pid,
 	}
 	j = job_new(RJOB_INVOKE, c, id, uid, pid);
 	j->prov = p;
+	ptab_ref(p);
+	p->used = mono();
 	j->recfd = fd;
 	rjob_fd_hold(&j->r);
 	j->inv.blob_len = (uint32_t)p->bloblen;
@@ -492,7 +746,9 @@ provider_output(struct ctl_conn *c, uint32_t id, int fd)
 		    "descriptor is not writable");
 		return;
 	}
-	invoke_send(j, fd);
+	j->outfd = fd;
+	/* After a reload, the verdicts on the issued providers first. */
+	provider_when_rechecked(invoke_go, (void *)(uintptr_t)j->r.id);
 }
 
 /* ---- the runner's messages ------------------------------------------- */
@@ -513,29 +769,20 @@ provider_blob(struct role *r, struct imsg *imsg)
 	j->bloblen += len;
 }
 
-static void
-handle_new(char out[HANDLE_LEN + 1])
-{
-	uint8_t	 rnd[16];
-	size_t	 i;
-
-	arc4random_buf(rnd, sizeof(rnd));
-	memcpy(out, "prv-", 4);
-	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(out + 4 + i * 2, 3, "%02x", rnd[i]);
-}
-
 void
 provider_issued(struct role *r, struct imsg *imsg)
 {
-	struct issued	*p;
+	struct pend	*p;
 	struct job	*j;
 
 	(void)r;
-	if ((j = job_find(imsg_get_id(imsg), RJOB_LOAD)) == NULL)
+	if ((j = job_find(imsg_get_id(imsg), RJOB_LOAD)) == NULL ||
+	    j->npend >= PROV_MAX_PROVIDERS)
 		fatalx("runner: provider for job %u out of protocol",
 		    imsg_get_id(imsg));
-	p = xcalloc(1, sizeof(*p));
+	j->pend = xrecallocarray(j->pend, j->npend, j->npend + 1,
+	    sizeof(*j->pend));
+	p = &j->pend[j->npend];
 	if (imsg_get_data(imsg, &p->p, sizeof(p->p)) == -1)
 		fatalx("%s: bad size", __func__);
 	if (p->p.blob_len != j->bloblen || j->bloblen == 0)
@@ -548,25 +795,67 @@ provider_issued(struct role *r, struct imsg *imsg)
 	TERM(p->p.code_digest);
 	TERM(p->p.source_digest);
 	TERM(p->p.metrics);
+	TERM(p->p.reviewer);
+	TERM(p->p.reviewed_at);
+	TERM(p->p.review_digest);
 #undef TERM
 	p->blob = j->blob;
 	p->bloblen = j->bloblen;
 	j->blob = NULL;
 	j->bloblen = 0;
-	if (nissued >= PROV_REGISTRY_MAX) {
-		free(p->blob);
-		free(p);
-		log_warnx("provider registry full (%d); provider dropped",
-		    PROV_REGISTRY_MAX);
-		return;
+	j->npend++;
+}
+
+/*
+ * A load the runner passed: its providers enter the registry all or
+ * none (a refused load registers nothing).  One the agent already holds
+ * with the same snapshot gets its handle back; the new ones must fit the
+ * agent's quota and the registry's, else the load is refused "limit",
+ * naming the quota.  NULL: refused, why says so.
+ */
+static cJSON *
+load_register(struct job *j, char *why, size_t len)
+{
+	struct ptab_entry	*e;
+	struct pend		*p;
+	cJSON			*arr;
+	size_t			 i, k, fresh = 0;
+	int			 dup;
+
+	for (i = 0; i < j->npend; i++) {
+		dup = ptab_same(j->r.uid, &j->pend[i].p) != NULL;
+		/* The same entry twice in one manifest is the runner's
+		 * "duplicate"; count it once all the same. */
+		for (k = 0; k < i && !dup; k++)
+			dup = strcmp(j->pend[k].p.id, j->pend[i].p.id) == 0 &&
+			    strcmp(j->pend[k].p.code_digest,
+			    j->pend[i].p.code_digest) == 0;
+		if (!dup)
+			fresh++;
 	}
-	handle_new(p->handle);
-	p->uid = j->r.uid;
-	TAILQ_INSERT_TAIL(&registry, p, entry);
-	nissued++;
-	cJSON_AddItemToArray(j->issued, issued_json(p, 1));
-	audit("provider-issued", j->r.uid, j->r.peerpid, "%s %s@%s %s",
-	    p->handle, p->p.id, p->p.version, p->p.code_digest);
+	if (ptab_admit(j->r.uid, fresh, monitor_conf->providers_per_peer,
+	    monitor_conf->max_providers, why, len) == -1)
+		return NULL;
+	if ((arr = cJSON_CreateArray()) == NULL)
+		fatalx("out of memory");
+	for (i = 0; i < j->npend; i++) {
+		p = &j->pend[i];
+		if ((e = ptab_same(j->r.uid, &p->p)) != NULL) {
+			e->used = mono();
+			audit("provider-issued", j->r.uid, j->r.peerpid,
+			    "%s %s@%s %s (already held)", e->handle, e->p.id,
+			    e->p.version, e->p.code_digest);
+		} else {
+			e = ptab_add(j->r.uid, &p->p, p->blob, p->bloblen,
+			    mono());
+			p->blob = NULL;
+			audit("provider-issued", j->r.uid, j->r.peerpid,
+			    "%s %s@%s %s", e->handle, e->p.id, e->p.version,
+			    e->p.code_digest);
+		}
+		cJSON_AddItemToArray(arr, issued_json(e, 1));
+	}
+	return arr;
 }
 
 void
@@ -574,7 +863,8 @@ provider_done(struct role *r, struct imsg *imsg)
 {
 	struct pr_done	 d;
 	struct job	*j;
-	cJSON		*o;
+	cJSON		*o, *arr = NULL;
+	char		 why[PR_MSG_MAX];
 
 	(void)r;
 	if (imsg_get_data(imsg, &d, sizeof(d)) == -1)
@@ -585,11 +875,25 @@ provider_done(struct role *r, struct imsg *imsg)
 	if (j == NULL || !j->r.sent)
 		fatalx("runner: done for job %u out of protocol",
 		    imsg_get_id(imsg));
-	audit(j->r.kind == RJOB_LOAD ? "provider-load" : "provider-invoke",
-	    j->r.uid, j->r.peerpid, "job %u: %s%s%s", j->r.id, d.code == 0 ?
-	    "ok" : prov_code_name(d.code), d.code ? ": " : "", d.msg);
-	if (j->r.conn != NULL) {
-		if (d.code != 0 && sbx_limit_name(d.limit) != NULL)
+	why[0] = '\0';
+	if (j->r.kind == RJOB_LOAD && d.code == 0 &&
+	    (arr = load_register(j, why, sizeof(why))) == NULL) {
+		audit("provider-load", j->r.uid, j->r.peerpid, "job %u: %s: "
+		    "%s", j->r.id, SBX_E_LIMIT, why);
+		log_warnx("provider load job %u (uid %u) refused: %s", j->r.id,
+		    (unsigned)j->r.uid, why);
+	} else
+		audit(j->r.kind == RJOB_LOAD ? "provider-load" :
+		    "provider-invoke", j->r.uid, j->r.peerpid, "job %u: %s%s%s",
+		    j->r.id, d.code == 0 ? "ok" : prov_code_name(d.code),
+		    d.code ? ": " : "", d.msg);
+	if (j->r.conn == NULL)
+		cJSON_Delete(arr);
+	else {
+		if (why[0] != '\0')
+			reply_error(j->r.conn, j->r.reqid, 0, SBX_E_LIMIT,
+			    "provider load: %s", why);
+		else if (d.code != 0 && sbx_limit_name(d.limit) != NULL)
 			reply_error_limit(j->r.conn, j->r.reqid,
 			    prov_code_name(d.code), sbx_limit_name(d.limit),
 			    "%s", d.msg);
@@ -599,11 +903,8 @@ provider_done(struct role *r, struct imsg *imsg)
 		else {
 			if ((o = cJSON_CreateObject()) == NULL)
 				fatalx("out of memory");
-			if (j->r.kind == RJOB_LOAD) {
-				cJSON_AddItemToObject(o, "providers",
-				    j->issued);
-				j->issued = NULL;
-			}
+			if (j->r.kind == RJOB_LOAD)
+				cJSON_AddItemToObject(o, "providers", arr);
 			reply_send(j->r.conn, j->r.kind == RJOB_LOAD ?
 			    SBX_MSG_PROVIDER_LOAD : SBX_MSG_PROVIDER_INVOKE,
 			    j->r.reqid, o);

@@ -119,6 +119,12 @@ jobload_publish(struct jobload *j)
 		    sizeof(pp->source_digest));
 		memcpy(pp->metrics, j->issued[i].d.metrics,
 		    j->issued[i].d.metricslen);
+		strlcpy(pp->reviewer, j->issued[i].ld.review.reviewer,
+		    sizeof(pp->reviewer));
+		strlcpy(pp->reviewed_at, j->issued[i].ld.review.reviewed_at,
+		    sizeof(pp->reviewed_at));
+		strlcpy(pp->review_digest, j->issued[i].ld.review.code_digest,
+		    sizeof(pp->review_digest));
 		runner_send_blob(j->id, blobs[i], lens[i]);
 		runner_send(IMSG_PR_PROVIDER, j->id, -1, pp, sizeof(*pp));
 		log_info("load job %u: issued %s %s (%s)", j->id, pp->id,
@@ -222,6 +228,48 @@ jobload_next(struct jobload *j)
 		jobload_refuse(j, &err);
 	}
 	explicit_bzero(nonce, sizeof(nonce));
+}
+
+/*
+ * Revocation (IMSG_PR_RECHECK): the load's checks that need no bundle,
+ * in the load's order, by the allowlist now current -- so a reload that
+ * removed the entry, changed its digest or its review refuses the issued
+ * provider with the words a fresh load of it would get.
+ */
+void
+jobload_recheck(struct pr_recheck *rc)
+{
+	struct runner_allowlist	*trust;
+	struct prov_review	 rv;
+	struct prov_error	 err;
+
+#define TERM(f)	(f)[sizeof(f) - 1] = '\0'
+	TERM(rc->handle);
+	TERM(rc->bundle_id);
+	TERM(rc->id);
+	TERM(rc->code_digest);
+	TERM(rc->reviewer);
+	TERM(rc->reviewed_at);
+	TERM(rc->review_digest);
+#undef TERM
+	memset(&rv, 0, sizeof(rv));
+	strlcpy(rv.reviewer, rc->reviewer, sizeof(rv.reviewer));
+	strlcpy(rv.reviewed_at, rc->reviewed_at, sizeof(rv.reviewed_at));
+	strlcpy(rv.code_digest, rc->review_digest, sizeof(rv.code_digest));
+	memset(&err, 0, sizeof(err));
+	trust = runner_allowlist_ref();
+	rc->code = 0;
+	rc->msg[0] = '\0';
+	if (prov_review_check(&rv, rc->id, rc->code_digest, rc->now_ms,
+	    &err) == -1 || prov_allowlist_match(trust != NULL ? &trust->al :
+	    &no_allowlist, rc->bundle_id, rc->id, rc->code_digest, &rv, NULL,
+	    &err) == -1) {
+		rc->code = (int32_t)err.code;
+		strlcpy(rc->msg, err.msg, sizeof(rc->msg));
+		log_info("provider %s (%s) no longer trusted: %s", rc->handle,
+		    rc->id, err.msg);
+	}
+	runner_allowlist_unref(trust);
 }
 
 void

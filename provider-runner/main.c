@@ -76,6 +76,19 @@ h_allowlist_end(struct imsgbuf *ib, struct imsg *imsg)
 }
 
 static void
+h_recheck(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct pr_recheck	 rc;
+
+	(void)ib;
+	take_fd(imsg, 0);
+	if (imsg_get_data(imsg, &rc, sizeof(rc)) == -1)
+		fatalx("recheck: bad size");
+	jobload_recheck(&rc);
+	runner_send(IMSG_PR_RECHECKED, 0, -1, &rc, sizeof(rc));
+}
+
+static void
 h_load(struct imsgbuf *ib, struct imsg *imsg)
 {
 	struct pr_load	 pl;
@@ -209,6 +222,7 @@ static const struct role_handler handlers[] = {
 	{ IMSG_PR_ALLOWLIST_END, sizeof(struct pr_allowlist_end),
 	    h_allowlist_end },
 	{ IMSG_PR_LOAD, sizeof(struct pr_load), h_load },
+	{ IMSG_PR_RECHECK, sizeof(struct pr_recheck), h_recheck },
 	{ IMSG_PR_OUTPUT, sizeof(struct pr_job), h_output },
 	{ IMSG_PR_BLOB, ROLE_LEN_ANY, h_blob },
 	{ IMSG_PR_INVOKE, sizeof(struct pr_invoke), h_invoke },

@@ -114,6 +114,8 @@ int	 pool_busy(uint32_t);
 int	 runner_limits(uint32_t, uint32_t, uint32_t *, size_t *,
 	    struct prov_error *);
 void	 jobload_start(uint32_t, int, const struct pr_load *);
+struct pr_recheck;
+void	 jobload_recheck(struct pr_recheck *);
 void	 jobinvoke_output(uint32_t, int);
 void	 jobinvoke_blob(uint32_t, const void *, size_t);
 void	 jobinvoke_start(uint32_t, int, const struct pr_invoke *);

@@ -79,6 +79,9 @@ escape_all() {
 			    --clock-ms "$CLOCK" --timeout-ms "$TIMEOUT_MS" \
 			    > "$name.invoke" 2>&1
 			set -- "$@" "$?" "$name.invoke"
+			# Within providers-per-peer however many cases.
+			"$C" provider unload "$h" > /dev/null ||
+			    atf_fail "unload $h ($name)"
 		fi
 		if node "$TOP/regress/escapes.mjs" judge "$@" >> verdicts; then
 			contained=$((contained + 1))

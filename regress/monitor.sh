@@ -228,6 +228,8 @@ protocol_body() {
 	check fd-on-ping '^error unexpected-fd ping takes no descriptor$'
 	check invoke-no-fd '^error bad-request provider invoke: the records descriptor is missing$'
 	check verify-no-fd '^error bad-request gates verify: the result descriptor is missing$'
+	check unload-schema '^error bad-request provider unload: missing field "provider"$'
+	check unload-unknown '^error unregistered no provider "prv-0" was issued to you$'
 	fds0=$(ls /proc/$(monpid)/fd | wc -l)
 	atf_check -s exit:0 -o match:'^error unexpected-fd' \
 	    "$P" "$SOCK" fd-flood 100

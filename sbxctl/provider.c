@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The sbx authors
  * SPDX-License-Identifier: ISC
  *
- * provider.c: sbxctl provider load|list|inspect|invoke -- gate metric
+ * provider.c: sbxctl provider load|list|inspect|invoke|unload|pin -- gate metric
  * providers through sbx-monitor.  Bundles, records and results travel as
  * descriptors: the bundle directory is opened here and passed, records
  * are read by the provider runner from the file (or standard input)
@@ -24,9 +24,11 @@
 
 #include "common.h"
 #include "libsbx/sbx.h"
+#include "provider/provider.h"
 #include "sbxctl.h"
 
 #define RESULT_MAX	(160 * 1024 * 1024)	/* twice the output cap */
+#define PIN_RECORDS_MAX	10000000	/* provider-max-records' bound */
 
 const char *const cmd_provider_synopsis[] = {
 	"provider load dir",
@@ -34,6 +36,8 @@ const char *const cmd_provider_synopsis[] = {
 	"provider inspect provider",
 	"provider invoke provider --records file|- --clock-ms ms "
 	    "[--timeout-ms ms] [--max-records n] [--max-output-bytes n]",
+	"provider unload provider",
+	"provider pin provider --records file|-",
 	NULL
 };
 
@@ -185,7 +189,7 @@ p_load(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 static int
 p_list(struct sbxctl *ctx, struct sbx_conn *c, int argc)
 {
-	const cJSON	*p, *list;
+	const cJSON	*p, *list, *owner;
 	cJSON		*o = NULL;
 	int		 r;
 
@@ -197,10 +201,19 @@ p_list(struct sbxctl *ctx, struct sbx_conn *c, int argc)
 		print_json(o);
 	else {
 		list = cJSON_GetObjectItemCaseSensitive(o, "providers");
-		cJSON_ArrayForEach(p, list)
-			printf("%s %s@%s %s\n", str(p, "provider"),
+		cJSON_ArrayForEach(p, list) {
+			printf("%s %s@%s %s", str(p, "provider"),
 			    str(p, "id"), str(p, "version"),
 			    str(p, "codeDigest"));
+			/* root sees everyone's: whose is whose. */
+			if (cJSON_IsNumber(owner = cJSON_GetObjectItemCaseSensitive(
+			    p, "owner")) && owner->valuedouble != (double)getuid())
+				printf(" uid %.0f", owner->valuedouble);
+			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(p,
+			    "revoked")))
+				printf(" revoked: %s", str(p, "revoked"));
+			printf("\n");
+		}
 	}
 	cJSON_Delete(o);
 	return SBXCTL_EXIT_OK;
@@ -232,6 +245,131 @@ p_inspect(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 		print_json(cJSON_GetObjectItemCaseSensitive(o, "metrics"));
 	}
 	cJSON_Delete(o);
+	return SBXCTL_EXIT_OK;
+}
+
+static int
+p_unload(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
+{
+	cJSON	*o = NULL, *req;
+	char	*text;
+	int	 r;
+
+	if (argc != 1)
+		return out_usage(ctx, "provider unload: one provider");
+	if ((req = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(req, "provider", argv[0]) == NULL ||
+	    (text = cJSON_PrintUnformatted(req)) == NULL)
+		fatalx("cJSON: out of memory");
+	cJSON_Delete(req);
+	r = request(ctx, c, SBX_MSG_PROVIDER_UNLOAD, text, -1, &o);
+	cJSON_free(text);
+	if (r != SBXCTL_EXIT_OK)
+		return r;
+	if (ctx->json)
+		print_json(o);
+	else
+		printf("unloaded %s\n", str(o, "provider"));
+	cJSON_Delete(o);
+	return SBXCTL_EXIT_OK;
+}
+
+/*
+ * The binding pin of an issued provider over a records file: its
+ * identity as the monitor issued it (provider inspect) and the records'
+ * digest computed exactly as an evaluation computes it (the records
+ * parsed as an array and digested by their canonical text, pin.c), so
+ * the pin an evaluation checks is the one printed, in a binding's
+ * metricProviders order.
+ */
+static int
+p_pin(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "records", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct prov_error	 perr;
+	struct json_value	*recs;
+	const char		*records = NULL;
+	cJSON			*o = NULL, *req, *pin, *w;
+	char			 digest[DIGEST_STR_LEN + 1], *text, *buf;
+	char			*name, *rtext;
+	size_t			 len, rlen;
+	int			 ch, r;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'r':
+			records = optarg;
+			break;
+		case 'J':
+			ctx->json = 1;
+			break;
+		default:
+			return out_usage(ctx, "provider pin: unknown option "
+			    "or missing argument");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 1 || records == NULL)
+		return out_usage(ctx, "provider pin: a provider and --records "
+		    "are needed");
+	name = out_name(records);
+	if (input_read(records, JSON_MAX_BYTES_DEFAULT, &buf, &len) == -1) {
+		r = out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
+		    "provider pin: %s: %s", name, strerror(errno));
+		free(name);
+		return r;
+	}
+	r = prov_records_parse(buf, len, PIN_RECORDS_MAX, &recs, &perr);
+	free(buf);
+	if (r == 0) {
+		r = prov_records_canonical(recs, PIN_RECORDS_MAX, &rtext,
+		    &rlen, digest, &perr);
+		free(rtext);
+		json_free(recs);
+	}
+	if (r == -1) {
+		r = out_error(ctx, SBXCTL_EXIT_ERROR, prov_code_name(perr.code),
+		    "provider pin: %s: %s", name, perr.msg);
+		free(name);
+		return r;
+	}
+	free(name);
+	if ((req = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(req, "provider", argv[0]) == NULL ||
+	    (text = cJSON_PrintUnformatted(req)) == NULL)
+		fatalx("cJSON: out of memory");
+	cJSON_Delete(req);
+	r = request(ctx, c, SBX_MSG_PROVIDER_INSPECT, text, -1, &o);
+	cJSON_free(text);
+	if (r != SBXCTL_EXIT_OK)
+		return r;
+	if ((pin = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(pin, "id", str(o, "id")) == NULL ||
+	    cJSON_AddStringToObject(pin, "version", str(o, "version")) ==
+	    NULL || cJSON_AddStringToObject(pin, "sourceDigest",
+	    str(o, "sourceDigest")) == NULL ||
+	    cJSON_AddStringToObject(pin, "codeDigest", str(o, "codeDigest")) ==
+	    NULL || cJSON_AddStringToObject(pin, "recordsDigest", digest) ==
+	    NULL)
+		fatalx("cJSON: out of memory");
+	cJSON_Delete(o);
+	if (ctx->json) {
+		if ((w = cJSON_CreateObject()) == NULL)
+			fatalx("cJSON: out of memory");
+		cJSON_AddItemToObject(w, "pin", pin);
+		print_json(w);
+		cJSON_Delete(w);
+	} else {
+		print_json(pin);
+		cJSON_Delete(pin);
+	}
 	return SBXCTL_EXIT_OK;
 }
 
@@ -402,12 +540,14 @@ cmd_provider(struct sbxctl *ctx, int argc, char **argv)
 	int		 status = SBXCTL_EXIT_OK;
 
 	if (argc < 2)
-		return out_usage(ctx, "provider: load, list, inspect or invoke");
+		return out_usage(ctx, "provider: load, list, inspect, invoke, "
+		    "unload or pin");
 	sub = argv[1];
 	argc -= 2;
 	argv += 2;
 	if (strcmp(sub, "load") != 0 && strcmp(sub, "list") != 0 &&
-	    strcmp(sub, "inspect") != 0 && strcmp(sub, "invoke") != 0)
+	    strcmp(sub, "inspect") != 0 && strcmp(sub, "invoke") != 0 &&
+	    strcmp(sub, "unload") != 0 && strcmp(sub, "pin") != 0)
 		return out_usage(ctx, "provider: unknown subcommand %s", sub);
 	if ((c = ctl_connect(ctx, &status)) == NULL)
 		return status;
@@ -417,6 +557,10 @@ cmd_provider(struct sbxctl *ctx, int argc, char **argv)
 		status = p_list(ctx, c, argc);
 	else if (strcmp(sub, "inspect") == 0)
 		status = p_inspect(ctx, c, argc, argv);
+	else if (strcmp(sub, "unload") == 0)
+		status = p_unload(ctx, c, argc, argv);
+	else if (strcmp(sub, "pin") == 0)
+		status = p_pin(ctx, c, argc + 1, argv - 1);
 	else
 		status = p_invoke(ctx, c, argc + 1, argv - 1);
 	sbx_disconnect(c);

@@ -336,6 +336,17 @@ scenario(const char *name, int count)
 		    "\"clockMs\":1}");
 		return outcome(fd, 2);
 	}
+	/* PROVIDER_UNLOAD: its schema, and a handle never issued. */
+	if (strcmp(name, "unload-schema") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_PROVIDER_UNLOAD, "{}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "unload-unknown") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_PROVIDER_UNLOAD, "{\"provider\":\"prv-0\"}");
+		return outcome(fd, 2);
+	}
 	if (strcmp(name, "verify-no-fd") == 0) {
 		msg(fd, SBX_MSG_HELLO, HELLO);
 		msg(fd, SBX_MSG_GATES_VERIFY, "{\"trustedBindingDigest\":"

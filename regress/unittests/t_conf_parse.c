@@ -341,6 +341,16 @@ static const struct {
 	    "suffix)" },
 	{ "provider-max-records 0\n", "t.conf:1: provider-max-records: \"0\" "
 	    "is too small (1..10000000)" },
+	{ "providers-per-peer 0\n", "t.conf:1: providers-per-peer: \"0\" "
+	    "is too small (1..4096)" },
+	{ "max-providers 5000\n", "t.conf:1: max-providers: \"5000\" "
+	    "is too large (1..4096)" },
+	{ "max-providers 8\nproviders-per-peer 9\n", "t.conf:2: "
+	    "providers-per-peer: 9 exceeds max-providers 8" },
+	{ "provider-idle-timeout -1\n", "t.conf:1: provider-idle-timeout: "
+	    "\"-1\" is not a number" },
+	{ "provider-idle-timeout 31536001\n", "t.conf:1: "
+	    "provider-idle-timeout: \"31536001\" is too large (0..31536000)" },
 
 	/* profile keywords */
 	{ "profile \"p\" {\n\tnetwork maybe\n}\n",
@@ -790,6 +800,9 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(conf->provider_timeout, 5000);
 	ATF_CHECK_EQ(conf->provider_max_output, 1048576);
 	ATF_CHECK_EQ(conf->provider_max_records, 50000);
+	ATF_CHECK_EQ(conf->providers_per_peer, 16);
+	ATF_CHECK_EQ(conf->max_providers, 256);
+	ATF_CHECK_EQ(conf->provider_idle_timeout, 0);
 	ATF_CHECK_EQ(conf->uid_range_set, 0);
 	ATF_CHECK_EQ(conf->nprofiles, 1);
 
@@ -850,6 +863,9 @@ static const char full[] =
     "provider-timeout 2500\n"
     "provider-max-output 512k\n"
     "provider-max-records 1000\n"
+    "providers-per-peer 4\n"
+    "max-providers 64\n"
+    "provider-idle-timeout 3600\n"
     "profile \"default\"\n"
     "{\n"
     "\tnetwork proxy\n"
@@ -894,7 +910,7 @@ ATF_TC_BODY(every_field, tc)
 
 	/* "fetch.v2 { network proxy; }": ';' is not a separator. */
 	ATF_CHECK(parse_text(full, &e) == NULL);
-	ATF_CHECK_STREQ(e.first, "t.conf:51: network: \"proxy;\" is not none "
+	ATF_CHECK_STREQ(e.first, "t.conf:54: network: \"proxy;\" is not none "
 	    "or proxy");
 
 	strlcpy(text, full, sizeof(text));
@@ -940,6 +956,9 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(conf->provider_timeout, 2500);
 	ATF_CHECK_EQ(conf->provider_max_output, 512 * 1024);
 	ATF_CHECK_EQ(conf->provider_max_records, 1000);
+	ATF_CHECK_EQ(conf->providers_per_peer, 4);
+	ATF_CHECK_EQ(conf->max_providers, 64);
+	ATF_CHECK_EQ(conf->provider_idle_timeout, 3600);
 	ATF_CHECK_EQ(conf->nprofiles, 3);
 
 	prof = TAILQ_FIRST(&conf->profiles);
@@ -1020,7 +1039,7 @@ ATF_TC_BODY(dump_text, tc)
 	struct sbx_conf	*conf;
 	char		*d;
 
-	conf = parse_ok("socket-mode 0600\nmax-sandboxes 8\n"
+	conf = parse_ok("socket-mode 0600\nmax-sandboxes 8\nmax-providers 8\n"
 	    "client-queue-max 256K\nclient-fds-max 2048\n"
 	    "profile \"q\" {\n\tro \"/opt/a\\\"b\\\\c\"\n"
 	    "\ttmpfs \"/tmp\" size 1536K\n\tmemory 1073741825\n}\n");
@@ -1029,6 +1048,9 @@ ATF_TC_BODY(dump_text, tc)
 	d = dump_string(conf);
 	ATF_CHECK(strstr(d, "socket-mode 0600\n") != NULL);
 	ATF_CHECK(strstr(d, "max-sandboxes-per-peer 8\n") != NULL);
+	/* So does providers-per-peer, below max-providers. */
+	ATF_CHECK(strstr(d, "providers-per-peer 8\nmax-providers 8\n"
+	    "provider-idle-timeout 0\n") != NULL);
 	ATF_CHECK(strstr(d, "client-queue-max 256K\n") != NULL);
 	/* An unset peer total follows a raised per-connection cap. */
 	ATF_CHECK(strstr(d, "client-fds-max 2048\npeer-fds-max 2048\n") !=
