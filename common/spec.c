@@ -14,6 +14,7 @@
  *	argc strings, envc strings, one workdir string (length 0: none)
  *	nmounts times: u32 kind, u32 flags, u64 size, string src,
  *	    string dst
+ *	u32 pty window size: rows << 16 | columns (0 without a pty)
  *
  * A string is a u32 length followed by that many bytes; a non-empty string
  * ends in its only NUL, so the parsed spec can point into the buffer and
@@ -34,9 +35,10 @@
 #define SPEC_F_CGROUP		0x4
 #define SPEC_F_TMP_NOEXEC	0x8
 #define SPEC_F_WORKDIR_NOEXEC	0x10
+#define SPEC_F_PTY		0x20
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
 				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
-				    SPEC_F_WORKDIR_NOEXEC)
+				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_PTY)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -537,6 +539,13 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 		    "or 1", sp->tmp_noexec, sp->workdir_noexec);
 		return -1;
 	}
+	if ((sp->pty != 0 && sp->pty != 1) ||
+	    (sp->pty && sp->class != SBX_CLASS_COMMAND) ||
+	    (!sp->pty && (sp->pty_rows != 0 || sp->pty_cols != 0))) {
+		seterr(err, errlen, "pty %d (%ux%u): only 0, or 1 for a "
+		    "command", sp->pty, sp->pty_rows, sp->pty_cols);
+		return -1;
+	}
 	if (check_argv(sp, err, errlen) == -1 ||
 	    check_env(sp, err, errlen) == -1 ||
 	    check_mounts(sp, err, errlen) == -1 ||
@@ -610,6 +619,8 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_TMP_NOEXEC;
 	if (sp->workdir_noexec)
 		flags |= SPEC_F_WORKDIR_NOEXEC;
+	if (sp->pty)
+		flags |= SPEC_F_PTY;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -642,6 +653,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		r |= put_str(&w, sp->mounts[i].src);
 		r |= put_str(&w, sp->mounts[i].dst);
 	}
+	r |= put_u32(&w, (uint32_t)sp->pty_rows << 16 | sp->pty_cols);
 	if (r != 0) {
 		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
 		return -1;
@@ -731,7 +743,7 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 {
 	struct rbuf	 r;
 	uint32_t	 magic, version, total, rsv[4], flags, argc, envc, nm;
-	uint32_t	 kind;
+	uint32_t	 kind, winsz;
 	size_t		 i;
 
 	memset(sp, 0, sizeof(*sp));
@@ -817,6 +829,13 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 			return -1;
 	}
 	sp->nmounts = nm;
+	if (get_u32(&r, &winsz) == -1) {
+		seterr(err, errlen, "spec: no pty window size");
+		return -1;
+	}
+	sp->pty = (flags & SPEC_F_PTY) != 0;
+	sp->pty_rows = (uint16_t)(winsz >> 16);
+	sp->pty_cols = (uint16_t)(winsz & 0xffff);
 	if (r.off != r.len) {
 		seterr(err, errlen, "spec: %zu trailing bytes", r.len - r.off);
 		return -1;

@@ -87,6 +87,11 @@ struct sbx_spec {
 					   pid 1 is moved into its cgroups
 					   while it builds the sandbox and
 					   waits for that before the payload */
+	int		 pty;		/* 1: the payload's stdio is a pty of
+					   the sandbox's own devpts, pid 1
+					   relays it (design.md §1) */
+	uint16_t	 pty_rows;	/* its first window size; 0: none */
+	uint16_t	 pty_cols;
 };
 
 void	 sbx_spec_init(struct sbx_spec *);

@@ -51,6 +51,11 @@ struct sbxctl_cmd {
 const struct sbxctl_cmd *cmd_lookup(const char *);
 void	 cmd_usage(FILE *);
 
+/* tty.c: the caller's terminal in pty mode (run -T). */
+int	 tty_raw(int);
+void	 tty_restore(void);
+int	 tty_size(int, unsigned *, unsigned *);
+
 /* args.c */
 void	 args_take_json(struct sbxctl *, int *, char **);
 int	 args_operands(struct sbxctl *, const char *, int *, char ***);
