@@ -10,7 +10,8 @@
 # for a loaded machine, never the thing measured.
 #
 #   pty-driver.py SBXCTL SOCKET interactive
-#       prompt, tty, stty size at start and after a resize, ^C ending a
+#       prompt, tty, /dev/tty, script(1) opening a pty of its own, stty
+#       size at start and after a resize, ^C ending a
 #       foreground sleep with the shell surviving, ^Z and fg, TIOCSTI
 #       refused, exit status, and our terminal's modes restored after.
 #   pty-driver.py SBXCTL SOCKET killed
@@ -149,6 +150,17 @@ def interactive(sbxctl, sock):
     s.expect(rb"/dev/pts/[0-9]+\r\n", "tty")
     s.prompt("after tty")
     ok("tty names a /dev/pts/N")
+    s.send(b"echo dev''tty-ok > /dev/tty\r")
+    s.expect(rb"devtty-ok\r\n", "/dev/tty")
+    s.prompt("after /dev/tty")
+    ok("/dev/tty is the pty")
+    # A pty of the payload's own, from the sandbox's devpts.
+    s.send(b"if command -v script >/dev/null; then script -qc "
+           b"'echo in''ner=$(tty)' /dev/null; else echo in''ner=none; fi\r")
+    m = s.expect(rb"inner=(/dev/pts/[0-9]+|none)", "script")
+    s.prompt("after script")
+    ok("script opened a pty" if m.group(1) != b"none" else
+       "script: not installed, not tried")
     s.send(b"stty size\r")
     s.expect(rb"30 100\r\n", "stty size at start")
     s.prompt("after stty size")

@@ -338,7 +338,8 @@ mount_proc(void)
  * pty mode: a devpts instance of the sandbox's own (newinstance), so the
  * payload sees and reaches no pty of the host's or another sandbox's,
  * and /dev/ptmx opens its multiplexer.  pid 1 takes the first pty from
- * it (pty.c); the payload may open more (script, tmux).
+ * it (pty.c); the payload may open more (script, tmux), up to max=64, so
+ * it cannot use up the host's kernel.pty.max.
  */
 static void
 mount_devpts(void)
@@ -348,7 +349,7 @@ mount_devpts(void)
 	make_dirs("/dev/pts");
 	stage_path(path, sizeof(path), "/dev/pts");
 	if (mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC,
-	    "newinstance,ptmxmode=0666,mode=0620") == -1)
+	    "newinstance,ptmxmode=0666,mode=0620,max=64") == -1)
 		shim_fail(errno, "devpts /dev/pts");
 	stage_path(path, sizeof(path), "/dev/ptmx");
 	if (symlink("pts/ptmx", path) == -1)
