@@ -18,6 +18,9 @@
 #       sbxctl killed by SIGKILL while bash runs: the modes come back.
 #   pty-driver.py SBXCTL SOCKET timeout
 #       sbxctl run -T -t 2: the timeout ends it and the modes come back.
+#   pty-driver.py SBXCTL SOCKET monitor PID
+#       the monitor (PID) killed while bash runs: sbxctl ends with 125
+#       and the modes come back.
 #
 # Prints "ok WHAT" per check; exits 1 with "FAIL: ..." on the first
 # failure.
@@ -242,9 +245,25 @@ def timeout(sbxctl, sock):
     s.restored("a timeout")
 
 
+def monitor_killed(sbxctl, sock, pid):
+    s = Session(sbxctl, sock, [])
+    s.start()
+    os.kill(pid, signal.SIGKILL)
+    rc = s.wait()
+    # sbxctl(1): 125, sbx's own failure (the monitor went away).
+    if rc != 125:
+        fail("killed monitor: exit status %d, not 125" % rc, s.buf)
+    ok("a killed monitor ended it")
+    s.restored("a killed monitor")
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[3] == "monitor":
+        monitor_killed(sys.argv[1], sys.argv[2], int(sys.argv[4]))
+        return
     if len(sys.argv) != 4:
-        fail("usage: pty-driver.py SBXCTL SOCKET interactive|killed|timeout")
+        fail("usage: pty-driver.py SBXCTL SOCKET interactive|killed|timeout"
+             " | monitor PID")
     {"interactive": interactive, "killed": killed,
      "timeout": timeout}[sys.argv[3]](sys.argv[1], sys.argv[2])
 

@@ -47,7 +47,7 @@ need_tools() {
 
 atf_test_case interactive cleanup
 interactive_head() {
-	atf_set "descr" "bash -i through sbxctl run -T: prompt, tty, window size and resize, ^C, ^Z and fg, TIOCSTI refused, and the caller's terminal modes restored after a normal exit, a killed sbxctl and a timeout"
+	atf_set "descr" "bash -i through sbxctl run -T: prompt, tty, window size and resize, ^C, ^Z and fg, TIOCSTI refused, and the caller's terminal modes restored after a normal exit, a killed sbxctl, a timeout and a killed monitor"
 }
 interactive_body() {
 	need_tools
@@ -68,6 +68,10 @@ interactive_body() {
 		sleep 0.1
 		i=$((i + 1))
 	done
+	# Last: the monitor killed under a running sbxctl.
+	python3 "$DRIVER" "$C" "$SOCK" monitor "$(cat mon.pid)" \
+	    > monitor.out 2>&1 || { cat monitor.out; atf_fail "pty driver: monitor"; }
+	cat monitor.out
 }
 interactive_cleanup() {
 	common_cleanup
