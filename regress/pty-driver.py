@@ -17,7 +17,7 @@
 #   pty-driver.py SBXCTL SOCKET killed
 #       sbxctl killed by SIGKILL while bash runs: the modes come back.
 #   pty-driver.py SBXCTL SOCKET timeout
-#       sbxctl run -T -t 2: the timeout ends it and the modes come back.
+#       sbxctl run -T -t 3: the timeout ends it and the modes come back.
 #   pty-driver.py SBXCTL SOCKET monitor PID
 #       the monitor (PID) killed while bash runs: sbxctl ends with 125
 #       and the modes come back.
@@ -82,9 +82,9 @@ class Session:
     def send(self, data):
         os.write(self.master, data)
 
-    def expect(self, pattern, what):
+    def expect(self, pattern, what, wait=WAIT, soft=False):
         rx = re.compile(pattern)
-        end = time.monotonic() + WAIT
+        end = time.monotonic() + wait
         while True:
             m = rx.search(self.buf)
             if m:
@@ -92,6 +92,8 @@ class Session:
                 return m
             left = end - time.monotonic()
             if left <= 0:
+                if soft:
+                    return None
                 fail("%s: no %r" % (what, pattern), self.buf)
             r, _, _ = select.select([self.master], [], [], left)
             if r:
@@ -102,6 +104,16 @@ class Session:
                 if not data:
                     fail("%s: EOF before %r" % (what, pattern), self.buf)
                 self.buf += data
+
+    def interrupt(self, what):
+        # ^C until the prompt is back: one that lands while bash itself
+        # still holds the foreground (between fg's message and its
+        # handing over the terminal) is bash's, not the job's.
+        for _ in range(int(WAIT)):
+            self.send(b"\x03")
+            if self.expect(rb"SBX> ", what, 1.0, True):
+                return
+        fail("%s: no prompt after ^C" % what, self.buf)
 
     def prompt(self, what):
         # The prompt's text is split in the command that sets it, so
@@ -182,28 +194,28 @@ def interactive(sbxctl, sock):
             fail("resize: still %r" % m.group(1))
         time.sleep(0.1)
     ok("resize seen by stty size")
-    s.send(b"sleep 60\r")
-    time.sleep(0.3)
+    # The job says when it runs, so the keys reach it, not bash.
+    job = b"sh -c 'echo run''ning; exec sleep 60'\r"
+    s.send(job)
+    s.expect(rb"running\r\n", "job start")
     s.send(b"\x03")
     s.prompt("^C")
     s.send(b"echo st=$?\r")
     s.expect(rb"st=130", "status after ^C")
     s.prompt("after ^C")
-    ok("^C ended the foreground sleep, the shell survived")
-    s.send(b"sleep 60\r")
-    time.sleep(0.3)
+    ok("^C ended the foreground job, the shell survived")
+    s.send(job)
+    s.expect(rb"running\r\n", "job start")
     s.send(b"\x1a")
     s.expect(rb"Stopped", "^Z")
     s.prompt("after ^Z")
     s.send(b"jobs\r")
-    s.expect(rb"\[1\]\+ +Stopped +sleep 60", "jobs")
+    s.expect(rb"\[1\]\+ +Stopped", "jobs")
     s.prompt("after jobs")
     ok("^Z stopped the job")
     s.send(b"fg\r")
-    s.expect(rb"sleep 60\r\n", "fg")
-    time.sleep(0.3)
-    s.send(b"\x03")
-    s.prompt("^C after fg")
+    s.expect(rb"sleep 60'?\r\n", "fg")
+    s.interrupt("^C after fg")
     s.send(b"echo st=$? jobs=$(jobs | wc -l)\r")
     s.expect(rb"st=130 jobs=0", "after fg and ^C")
     s.prompt("after fg")
@@ -235,8 +247,14 @@ def killed(sbxctl, sock):
 
 
 def timeout(sbxctl, sock):
-    s = Session(sbxctl, sock, ["-t", "2"])
-    s.start()
+    s = Session(sbxctl, sock, ["-t", "3"])
+    # No prompt needed (a slow start may not get that far in 3 s): raw
+    # mode is on before the sandbox starts, and must be off after.
+    end = time.monotonic() + WAIT
+    while modes(s.slave) == s.before:
+        if s.proc.poll() is not None or time.monotonic() > end:
+            fail("timeout: sbxctl never put the terminal in raw mode")
+        time.sleep(0.02)
     rc = s.wait()
     # sbxctl(1): 124 when the sandbox's time ran out.
     if rc != 124:
