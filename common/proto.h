@@ -88,6 +88,8 @@ enum role_imsg {
 					      allowlist (after a reload) */
 	IMSG_PR_RECHECKED,		/* <- struct pr_recheck, code and
 					      msg filled in */
+	IMSG_LAUNCH_RESIZE,		/* monitor -> launcher: struct
+					   launch_resize */
 };
 
 /* ---- monitor <-> provider-runner ------------------------------------ */
@@ -353,7 +355,18 @@ struct launch_start {
 };
 
 struct launch_signal {
-	int32_t		 signo;		/* SIGTERM, SIGINT, SIGHUP, SIGKILL */
+	int32_t		 signo;		/* SIGTERM, SIGINT, SIGHUP, SIGQUIT,
+					   SIGKILL */
+};
+
+/*
+ * A pty sandbox's new window size (SBX_MSG_RESIZE).  The launcher writes
+ * it down the sandbox's lifeline pipe, where pid 1 reads it and sets it
+ * on the pty master; a sandbox without a pty ignores it.
+ */
+struct launch_resize {
+	uint16_t	 rows;		/* 1..65535 */
+	uint16_t	 cols;
 };
 
 /* Replace a running sandbox's deadline: it ends timeout_ms from now. */

@@ -14,6 +14,7 @@
  *	argc strings, envc strings, one workdir string (length 0: none)
  *	nmounts times: u32 kind, u32 flags, u64 size, string src,
  *	    string dst
+ *	u32 pty window size: rows << 16 | columns (0 without a pty)
  *
  * A string is a u32 length followed by that many bytes; a non-empty string
  * ends in its only NUL, so the parsed spec can point into the buffer and
@@ -36,11 +37,13 @@
 #define SPEC_F_WORKDIR_NOEXEC	0x10
 #define SPEC_F_PTRACE		0x20
 #define SPEC_F_WORKDIR_SAME	0x40
+#define SPEC_F_PTY		0x80
 #define SPEC_F_NO_LOOPBACK	0x100
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
 				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
 				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_PTRACE | \
-				    SPEC_F_WORKDIR_SAME | SPEC_F_NO_LOOPBACK)
+				    SPEC_F_WORKDIR_SAME | SPEC_F_PTY | \
+				    SPEC_F_NO_LOOPBACK)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -625,6 +628,13 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 		    sp->user, SBX_SPEC_USERMAX);
 		return -1;
 	}
+	if ((sp->pty != 0 && sp->pty != 1) ||
+	    (sp->pty && sp->class != SBX_CLASS_COMMAND) ||
+	    (!sp->pty && (sp->pty_rows != 0 || sp->pty_cols != 0))) {
+		seterr(err, errlen, "pty %d (%ux%u): only 0, or 1 for a "
+		    "command", sp->pty, sp->pty_rows, sp->pty_cols);
+		return -1;
+	}
 	if (check_argv(sp, err, errlen) == -1 ||
 	    check_env(sp, err, errlen) == -1 ||
 	    check_mounts(sp, err, errlen) == -1 ||
@@ -704,6 +714,8 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_PTRACE;
 	if (sp->workdir_same)
 		flags |= SPEC_F_WORKDIR_SAME;
+	if (sp->pty)
+		flags |= SPEC_F_PTY;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -737,6 +749,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		r |= put_str(&w, sp->mounts[i].dst);
 	}
 	r |= put_str(&w, sp->user);
+	r |= put_u32(&w, (uint32_t)sp->pty_rows << 16 | sp->pty_cols);
 	if (r != 0) {
 		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
 		return -1;
@@ -826,7 +839,7 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 {
 	struct rbuf	 r;
 	uint32_t	 magic, version, total, rsv[4], flags, argc, envc, nm;
-	uint32_t	 kind;
+	uint32_t	 kind, winsz;
 	size_t		 i;
 
 	memset(sp, 0, sizeof(*sp));
@@ -917,6 +930,13 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->nmounts = nm;
 	if (get_str(&r, &sp->user, "user", 0, err, errlen) == -1)
 		return -1;
+	if (get_u32(&r, &winsz) == -1) {
+		seterr(err, errlen, "spec: no pty window size");
+		return -1;
+	}
+	sp->pty = (flags & SPEC_F_PTY) != 0;
+	sp->pty_rows = (uint16_t)(winsz >> 16);
+	sp->pty_cols = (uint16_t)(winsz & 0xffff);
 	if (r.off != r.len) {
 		seterr(err, errlen, "spec: %zu trailing bytes", r.len - r.off);
 		return -1;

@@ -100,6 +100,11 @@ struct sbx_spec {
 	int		 workdir_same;	/* 1: workdir is NULL and the shim
 					   mounts the fd's directory at its
 					   own host path */
+	int		 pty;		/* 1: the payload's stdio is a pty of
+					   the sandbox's own devpts, pid 1
+					   relays it (design.md §1) */
+	uint16_t	 pty_rows;	/* its first window size; 0: none */
+	uint16_t	 pty_cols;
 };
 
 void	 sbx_spec_init(struct sbx_spec *);

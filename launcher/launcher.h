@@ -93,6 +93,8 @@ struct sandbox {
 	int		 timedout;
 	int		 killed;
 	int		 reaped;
+	int		 pty;		/* pid 1 reads window sizes from the
+					   lifeline (sandbox_resize) */
 };
 
 /*
@@ -175,6 +177,7 @@ int	 sandbox_listeners(struct sandbox *, int *fds, int *families,
 int	 sandbox_fd(const struct sandbox *);
 uint64_t sandbox_remaining(const struct sandbox *);
 void	 sandbox_set_deadline(struct sandbox *, uint32_t);
+int	 sandbox_resize(struct sandbox *, uint16_t, uint16_t);
 int	 sandbox_signal(struct sandbox *, int);
 int	 sandbox_kill(struct sandbox *);
 int	 sandbox_poll(struct sandbox *, struct sandbox_exit *);

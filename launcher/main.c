@@ -480,7 +480,7 @@ h_signal(struct imsgbuf *ib, struct imsg *imsg)
 	if (imsg_get_data(imsg, &ls, sizeof(ls)) == -1)
 		fatalx("signal: bad size");
 	if (ls.signo != SIGTERM && ls.signo != SIGINT && ls.signo != SIGHUP &&
-	    ls.signo != SIGKILL)
+	    ls.signo != SIGQUIT && ls.signo != SIGKILL)
 		fatalx("signal %d is not one the monitor may send", ls.signo);
 	if ((l = launch_find(imsg_get_id(imsg))) == NULL)
 		return;		/* already ended; its EXIT is on the way */
@@ -491,6 +491,25 @@ h_signal(struct imsgbuf *ib, struct imsg *imsg)
 			fatal("sandbox %u: kill", l->id);
 	} else if (sandbox_signal(&l->sb, ls.signo) == -1 && errno != ESRCH)
 		fatal("sandbox %u: signal %d", l->id, ls.signo);
+}
+
+static void
+h_resize(struct imsgbuf *ib, struct imsg *imsg)
+{
+	struct launch_resize	 lr;
+	struct launch		*l;
+
+	(void)ib;
+	if (imsg_get_data(imsg, &lr, sizeof(lr)) == -1)
+		fatalx("resize: bad size");
+	if (lr.rows == 0 || lr.cols == 0)
+		fatalx("resize: %ux%u", lr.rows, lr.cols);
+	if ((l = launch_find(imsg_get_id(imsg))) == NULL)
+		return;		/* already ended; its EXIT is on the way */
+	if (l->state != L_RUNNING)
+		fatalx("resize for sandbox %u before it started", l->id);
+	if (sandbox_resize(&l->sb, lr.rows, lr.cols) == -1)
+		log_warn("sandbox %u: resize", l->id);
 }
 
 /* A pooled sandbox was taken by a run: its deadline starts now. */
@@ -556,6 +575,7 @@ static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_START, sizeof(struct launch_start), h_start },
 	{ IMSG_LAUNCH_SIGNAL, sizeof(struct launch_signal), h_signal },
 	{ IMSG_LAUNCH_DEADLINE, sizeof(struct launch_deadline), h_deadline },
+	{ IMSG_LAUNCH_RESIZE, sizeof(struct launch_resize), h_resize },
 	{ IMSG_LAUNCH_SELFTEST, sizeof(struct selftest_req), h_selftest },
 };
 

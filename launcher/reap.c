@@ -46,15 +46,35 @@ sandbox_remaining(const struct sandbox *sb)
 }
 
 /*
- * The shim forwards SIGTERM, SIGINT and SIGHUP to the payload; the kernel
+ * The shim forwards SIGTERM, SIGINT, SIGQUIT and SIGHUP to the payload's
+ * process group; the kernel
  * discards any other signal sent to a pid namespace's init from outside,
  * so asking for one is a caller error, not a silent no-op.
  */
+/*
+ * A pty's window size, down the lifeline (design.md §1): one 4-byte
+ * record, rows << 16 | columns, which a pipe writes whole.  A full pipe
+ * (pid 1 behind) drops it; the next resize brings the current size.
+ */
+int
+sandbox_resize(struct sandbox *sb, uint16_t rows, uint16_t cols)
+{
+	uint32_t	 rec;
+
+	if (!sb->pty || sb->reaped || sb->lifeline == -1)
+		return 0;
+	rec = (uint32_t)rows << 16 | cols;
+	if (write(sb->lifeline, &rec, sizeof(rec)) == -1 &&
+	    errno != EAGAIN && errno != EPIPE)
+		return -1;
+	return 0;
+}
+
 int
 sandbox_signal(struct sandbox *sb, int sig)
 {
 	if (sig != SIGTERM && sig != SIGINT && sig != SIGHUP &&
-	    sig != SIGKILL) {
+	    sig != SIGQUIT && sig != SIGKILL) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -450,6 +450,14 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 			return -1;
 		}
 	}
+	/* From here on the lifeline carries only window sizes, which a
+	 * slow pid 1 may drop rather than stall the launcher. */
+	if (sp.pty && fcntl(sb->lifeline, F_SETFL, O_NONBLOCK) == -1) {
+		snprintf(err, errlen, "lifeline: %s", sbx_errname(errno));
+		sandbox_release(sb);
+		return -1;
+	}
+	sb->pty = sp.pty;
 	sb->deadline = monotonic_ms() + sp.timeout_ms;
 	return 0;
 

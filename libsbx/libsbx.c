@@ -383,6 +383,21 @@ sbx_disconnect(struct sbx_conn *c)
 }
 
 int
+sbx_resize(struct sbx_conn *c, uint32_t sandbox, unsigned rows,
+    unsigned cols)
+{
+	char	 json[96];
+
+	if (rows < 1 || rows > 65535 || cols < 1 || cols > 65535) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(json, sizeof(json), "{\"sandbox\":%u,\"rows\":%u,"
+	    "\"cols\":%u}", sandbox, rows, cols);
+	return sbx_send(c, SBX_MSG_RESIZE, json, -1, NULL);
+}
+
+int
 sbx_run(struct sbx_conn *c, const char *json, const int fds[SBX_RUN_NFDS],
     uint32_t *reqid, uint32_t *sandbox, char *err, size_t errlen)
 {

@@ -31,7 +31,8 @@
 #define SBX_MSG_PING		2	/* {} */
 #define SBX_MSG_STATUS		3	/* {} */
 #define SBX_MSG_PRIVS		4	/* {name?} */
-#define SBX_MSG_RUN		5	/* {argv, profile?, timeout?, env?, fds?} */
+#define SBX_MSG_RUN		5	/* {argv, profile?, timeout?, env?, fds?,
+					   pty?, rows?, cols?} */
 #define SBX_MSG_FD		6	/* {slot}, with the descriptor */
 #define SBX_MSG_SIGNAL		7	/* {sandbox, signal} */
 #define SBX_MSG_EXIT		8	/* event: how a sandbox ended */
@@ -49,6 +50,8 @@
 					   upstream?, packDirs?, records?},
 					   result fd */
 #define SBX_MSG_PROVIDER_UNLOAD	17	/* {provider} */
+#define SBX_MSG_RESIZE		18	/* {sandbox, rows, cols}: a pty's
+					   window size */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 
@@ -149,6 +152,13 @@ int		 sbx_call(struct sbx_conn *, uint32_t type, const char *json,
 int		 sbx_run(struct sbx_conn *, const char *json,
 		    const int fds[SBX_RUN_NFDS], uint32_t *reqid,
 		    uint32_t *sandbox, char *err, size_t errlen);
+/*
+ * A pty sandbox's (RUN with "pty": true) new window size, as after
+ * SIGWINCH.  Sent, not waited for: its reply comes like any other.
+ * 0, or -1 with errno (EINVAL: rows or cols outside 1..65535).
+ */
+int		 sbx_resize(struct sbx_conn *, uint32_t sandbox,
+		    unsigned rows, unsigned cols);
 /* From an SBX_MSG_ERROR reply: 0 and code/message, or -1 if malformed. */
 int		 sbx_error(const struct sbx_msg *, char *code, size_t codelen,
 		    char *message, size_t msglen);

@@ -765,6 +765,9 @@ static const struct ctl_field run_fields[] = {
 	{ "timeout", cJSON_Number, 0 },
 	{ "env", cJSON_Object, 0 },
 	{ "fds", cJSON_Array, 0 },
+	{ "pty", cJSON_True | cJSON_False, 0 },
+	{ "rows", cJSON_Number, 0 },
+	{ "cols", cJSON_Number, 0 },
 };
 
 /* RUN: its checks and the sandbox are runspec.c's. */
@@ -843,7 +846,7 @@ ctl_signal(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 {
 	static const struct { const char *name; int signo; } sigs[] = {
 		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "KILL", SIGKILL },
-		{ "TERM", SIGTERM },
+		{ "QUIT", SIGQUIT }, { "TERM", SIGTERM },
 	};
 	const cJSON	*sb, *sg;
 	char		 why[160];
@@ -857,7 +860,7 @@ ctl_signal(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 			break;
 	if (i == nitems(sigs)) {
 		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "signal: one of HUP, "
-		    "INT, KILL, TERM");
+		    "INT, KILL, QUIT, TERM");
 		return;
 	}
 	if (sb->valuedouble < 1 || sb->valuedouble > UINT32_MAX ||
@@ -868,6 +871,40 @@ ctl_signal(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 		return;
 	}
 	reply_send(c, SBX_MSG_SIGNAL, id, reply_object());
+}
+
+static const struct ctl_field resize_fields[] = {
+	{ "sandbox", cJSON_Number, 1 },
+	{ "rows", cJSON_Number, 1 },
+	{ "cols", cJSON_Number, 1 },
+};
+
+/* RESIZE: a pty's window size; pid 1 sets it on the master, and the
+ * kernel sends SIGWINCH to the pty's foreground process group. */
+static void
+ctl_resize(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
+{
+	const cJSON	*sb, *rw, *cl;
+	char		 why[160];
+
+	(void)fd;
+	sb = cJSON_GetObjectItemCaseSensitive(req, "sandbox");
+	rw = cJSON_GetObjectItemCaseSensitive(req, "rows");
+	cl = cJSON_GetObjectItemCaseSensitive(req, "cols");
+	if (!runspec_winsize(rw) || !runspec_winsize(cl)) {
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "resize: rows and "
+		    "cols are whole numbers in 1..65535");
+		return;
+	}
+	if (sb->valuedouble < 1 || sb->valuedouble > UINT32_MAX ||
+	    msb_resize(c, (uint32_t)sb->valuedouble,
+	    (uint16_t)rw->valuedouble, (uint16_t)cl->valuedouble, why,
+	    sizeof(why)) == -1) {
+		reply_error(c, id, 0, SBX_E_NOT_FOUND, "resize: %s",
+		    sb->valuedouble >= 1 ? why : "no such sandbox");
+		return;
+	}
+	reply_send(c, SBX_MSG_RESIZE, id, reply_object());
 }
 
 static const struct ctl_field pload_fields[] = {
@@ -1124,6 +1161,8 @@ static const struct ctl_handler {
 	  nitems(fd_fields), ctl_fd },
 	{ SBX_MSG_SIGNAL, "signal", CTL_READY, FD_NO, signal_fields,
 	  nitems(signal_fields), ctl_signal },
+	{ SBX_MSG_RESIZE, "resize", CTL_READY, FD_NO, resize_fields,
+	  nitems(resize_fields), ctl_resize },
 	{ SBX_MSG_PROVIDER_LOAD, "provider load", CTL_READY,
 	  FD_MUST("bundle directory"), pload_fields, nitems(pload_fields),
 	  ctl_pload },

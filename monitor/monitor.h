@@ -195,6 +195,8 @@ int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t,
 void	 msb_listener(struct role *, struct imsg *);
 int	 msb_fd(struct ctl_conn *, uint32_t, uint32_t, int, char *, size_t);
 int	 msb_signal(struct ctl_conn *, uint32_t, int, char *, size_t);
+int	 msb_resize(struct ctl_conn *, uint32_t, uint16_t, uint16_t, char *,
+	    size_t);
 void	 msb_conn_gone(struct ctl_conn *);
 void	 msb_started(struct role *, struct imsg *);
 void	 msb_exited(struct role *, struct imsg *);
@@ -322,6 +324,7 @@ uint32_t provider_pool_size(void);
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,
 	    const char *, uid_t, uint8_t *, size_t, size_t *, char *, size_t);
 int	 runspec_slot(const char *);
+int	 runspec_winsize(const struct cJSON *);
 void	 runspec_run(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
 	    const struct cJSON *);
 

@@ -208,6 +208,46 @@ env_listed(const struct conf_profile *prof, const char *name)
  * right); the values are checked here.  0, or -1 with the reason in err
  * (a bad-request the agent can act on).
  */
+/* 1 if j is a window dimension: a whole number in 1..65535. */
+int
+runspec_winsize(const cJSON *j)
+{
+	return cJSON_IsNumber(j) && j->valuedouble >= 1 &&
+	    j->valuedouble <= 65535 &&
+	    j->valuedouble == (double)(long)j->valuedouble;
+}
+
+/* "pty": true, with "rows" and "cols" (both or neither), only with it. */
+static int
+add_pty(struct sbx_spec *sp, const cJSON *req, char *err, size_t errlen)
+{
+	const cJSON	*pty, *rw, *cl;
+
+	pty = cJSON_GetObjectItemCaseSensitive(req, "pty");
+	rw = cJSON_GetObjectItemCaseSensitive(req, "rows");
+	cl = cJSON_GetObjectItemCaseSensitive(req, "cols");
+	if (!cJSON_IsTrue(pty)) {
+		if (rw != NULL || cl != NULL) {
+			snprintf(err, errlen, "rows and cols: only with "
+			    "\"pty\": true");
+			return -1;
+		}
+		return 0;
+	}
+	if ((rw == NULL) != (cl == NULL) || (rw != NULL &&
+	    (!runspec_winsize(rw) || !runspec_winsize(cl)))) {
+		snprintf(err, errlen, "pty: rows and cols come together, "
+		    "whole numbers in 1..65535");
+		return -1;
+	}
+	sp->pty = 1;
+	if (rw != NULL) {
+		sp->pty_rows = (uint16_t)rw->valuedouble;
+		sp->pty_cols = (uint16_t)cl->valuedouble;
+	}
+	return 0;
+}
+
 int
 runspec_build(const struct conf_profile *prof, const cJSON *req,
     int workdir, const char *user, uid_t caller, uint8_t *buf, size_t buflen,
@@ -363,6 +403,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		spec.workdir_noexec = prof->workdir_noexec;
 	}
 	spec.ptrace = prof->ptrace;
+	if (add_pty(&spec, req, err, errlen) == -1)
+		goto out;
 	if (sbx_spec_check(&spec, err, errlen) == -1 ||
 	    sbx_spec_serialise(&spec, buf, buflen, len, err, errlen) == -1)
 		goto out;
@@ -431,6 +473,13 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 			return;
 		}
 		mask |= 1U << slot;
+	}
+	/* pid 1 relays the pty to the caller's stdin and stdout. */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "pty")) &&
+	    (mask & 3) != 3) {
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: a pty needs "
+		    "stdin and stdout in fds");
+		return;
 	}
 	/*
 	 * Decided first: the sandbox's /etc/passwd names its user.

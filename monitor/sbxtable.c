@@ -148,6 +148,21 @@ launcher_signal(struct msb *s, int signo)
 	proc_event_add(r);
 }
 
+static void
+launcher_resize(struct msb *s, uint16_t rows, uint16_t cols)
+{
+	struct launch_resize	 lr;
+	struct role		*r = &roles[ROLE_LAUNCHER];
+
+	memset(&lr, 0, sizeof(lr));
+	lr.rows = rows;
+	lr.cols = cols;
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_RESIZE, s->id, 0, -1, &lr,
+	    sizeof(lr)) == -1)
+		fatal("%s: compose", __func__);
+	proc_event_add(r);
+}
+
 /* Everything is here: hand the sandbox to the launcher. */
 static void
 msb_forward(struct msb *s)
@@ -422,6 +437,26 @@ msb_signal(struct ctl_conn *c, uint32_t id, int signo, char *why,
 		return -1;
 	}
 	launcher_signal(s, signo);
+	return 0;
+}
+
+/* The agent resizes one of its sandboxes' pty; one without a pty
+ * ignores it (the launcher knows, from the spec it parsed). */
+int
+msb_resize(struct ctl_conn *c, uint32_t id, uint16_t rows, uint16_t cols,
+    char *why, size_t whylen)
+{
+	struct msb	*s;
+
+	if ((s = msb_byid(id)) == NULL || s->conn != c) {
+		snprintf(why, whylen, "sandbox %u is not one of yours", id);
+		return -1;
+	}
+	if (s->state != MSB_RUNNING) {
+		snprintf(why, whylen, "sandbox %u has not started", id);
+		return -1;
+	}
+	launcher_resize(s, rows, cols);
 	return 0;
 }
 

@@ -4,8 +4,9 @@
  *
  * run.c: sbxctl run -- run a command in a fresh sandbox and behave like
  * running it directly.  The payload gets sbxctl's own stdin, stdout and
- * stderr (passed as descriptors, so output streams), SIGINT, SIGTERM and
- * SIGHUP to sbxctl reach it, and sbxctl exits with its status (128+N for
+ * stderr (passed as descriptors, so output streams), SIGINT, SIGQUIT,
+ * SIGTERM and SIGHUP to sbxctl reach its process group, as a terminal's
+ * would, and sbxctl exits with its status (128+N for
  * a signal, as a shell reports it).  What went wrong on sbx's side has its
  * own exit codes (sbxctl(1)) and a line on stderr saying why.
  */
@@ -31,8 +32,8 @@
 #include "sbxctl.h"
 
 const char *const cmd_run_synopsis[] = {
-	"run [-p profile] [-t seconds] [-w dir] [-e name[=value]] -- "
-	    "command [argument ...]",
+	"run [-T | --no-pty] [-p profile] [-t seconds] [-w dir] "
+	    "[-e name[=value]] -- command [argument ...]",
 	NULL
 };
 
@@ -97,6 +98,8 @@ signame(int sig)
 		return "INT";
 	case SIGHUP:
 		return "HUP";
+	case SIGQUIT:
+		return "QUIT";
 	default:
 		return "TERM";
 	}
@@ -115,6 +118,9 @@ exit_event(struct sbxctl *ctx, struct sbx_msg *m, uint32_t reqid,
 	cJSON	*ev;
 	char	 code[64], msg[512];
 
+	if ((m->type == SBX_MSG_ERROR && m->id == 0) ||
+	    (m->type == SBX_MSG_EXIT && m->id == reqid))
+		tty_restore();	/* before anything is printed */
 	if (m->type == SBX_MSG_ERROR && m->id == 0) {
 		if (sbx_error(m, code, sizeof(code), msg, sizeof(msg)) == -1)
 			fatalx("run: malformed error from the monitor");
@@ -149,8 +155,10 @@ wait_exit(struct sbxctl *ctx, struct sbx_conn *c, int sfd, uint32_t reqid,
 	struct sbx_msg		 m;
 	struct pollfd		 pfd[2];
 	char			 json[96];
+	unsigned		 rows, cols;
 	int			 r, status;
 
+	memset(&ssi, 0, sizeof(ssi));
 	pfd[0].fd = sbx_conn_fd(c);
 	pfd[0].events = POLLIN;
 	pfd[1].fd = sfd;
@@ -167,7 +175,13 @@ wait_exit(struct sbxctl *ctx, struct sbx_conn *c, int sfd, uint32_t reqid,
 			fatal("poll");
 		}
 		if (pfd[1].revents & POLLIN) {
-			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
+			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi) &&
+			    ssi.ssi_signo == SIGWINCH) {
+				if (tty_size(STDIN_FILENO, &rows, &cols) == 0 ||
+				    tty_size(STDOUT_FILENO, &rows, &cols) == 0)
+					(void)sbx_resize(c, sandbox, rows,
+					    cols);
+			} else if (ssi.ssi_signo != 0) {
 				snprintf(json, sizeof(json), "{\"sandbox\":%u,"
 				    "\"signal\":\"%s\"}", sandbox,
 				    signame((int)ssi.ssi_signo));
@@ -182,6 +196,7 @@ wait_exit(struct sbxctl *ctx, struct sbx_conn *c, int sfd, uint32_t reqid,
 		if (exit_event(ctx, &m, reqid, &status))
 			return status;
 	}
+	tty_restore();
 	return out_error(ctx, SBXCTL_EXIT_SBX, SBXCTL_ERR_UNREACHABLE,
 	    "run: the monitor went away before sandbox %u ended", sandbox);
 }
@@ -191,6 +206,8 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
+		{ "pty", no_argument, NULL, 'T' },
+		{ "no-pty", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sbx_conn		*c;
@@ -202,13 +219,15 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	int			 fds[SBX_RUN_NFDS], ch, i, sfd, r, status;
 	uint32_t		 reqid, sandbox;
 	long long		 secs;
+	unsigned		 rows, cols;
+	int			 pty = -1;	/* -1: if both are terminals */
 
 	if ((req = cJSON_CreateObject()) == NULL ||
 	    (env = cJSON_CreateObject()) == NULL)
 		fatalx("cJSON: out of memory");
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+e:p:t:w:", longopts,
+	while ((ch = getopt_long(argc, argv, "+e:p:t:Tw:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'e':
@@ -239,6 +258,12 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			break;
 		case 'J':
 			ctx->json = 1;
+			break;
+		case 'T':
+			pty = 1;
+			break;
+		case 'N':
+			pty = 0;
 			break;
 		default:
 			r = out_usage(ctx, "run: unknown option or missing "
@@ -277,6 +302,22 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		}
 		cJSON_AddNumberToObject(req, "timeout", (double)secs);
 	}
+	/* Like ssh: a pty when both ends are a terminal, or when asked. */
+	if (pty == -1)
+		pty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	if (pty) {
+		if (!fd_open(STDIN_FILENO) || !fd_open(STDOUT_FILENO)) {
+			r = out_usage(ctx, "run: -T: stdin and stdout must be "
+			    "open");
+			goto fail;
+		}
+		cJSON_AddBoolToObject(req, "pty", 1);
+		if (tty_size(STDIN_FILENO, &rows, &cols) == 0 ||
+		    tty_size(STDOUT_FILENO, &rows, &cols) == 0) {
+			cJSON_AddNumberToObject(req, "rows", rows);
+			cJSON_AddNumberToObject(req, "cols", cols);
+		}
+	}
 	if (cJSON_GetArraySize(env) > 0)
 		cJSON_AddItemToObject(req, "env", env);
 	else
@@ -303,11 +344,18 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	/* Signals are ours to forward from here on. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	if (pty)
+		sigaddset(&set, SIGWINCH);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
 	    (sfd = signalfd(-1, &set, SFD_CLOEXEC)) == -1)
 		fatal("signalfd");
+	/* Every key to the sandbox's pty, whose line discipline does ^C,
+	 * ^Z and ^\; restored on every way out (tty.c). */
+	if (pty && isatty(STDIN_FILENO) && tty_raw(STDIN_FILENO) == -1)
+		fatal("run: raw mode on stdin");
 
 	if ((text = cJSON_PrintUnformatted(req)) == NULL)
 		fatalx("cJSON: out of memory");
@@ -317,6 +365,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	if (fds[3] != -1)
 		close(fds[3]);
 	if (r != 0) {
+		tty_restore();
 		sbx_disconnect(c);
 		return out_error(ctx, SBXCTL_EXIT_SBX, r == 1 ? "refused" :
 		    SBXCTL_ERR_UNREACHABLE, "%s", err);

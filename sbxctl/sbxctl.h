@@ -56,6 +56,11 @@ void	 cmd_usage(FILE *);
 void	 help_top(FILE *);
 int	 help_wanted(const struct sbxctl_cmd *, int, char **);
 
+/* tty.c: the caller's terminal in pty mode (run -T). */
+int	 tty_raw(int);
+void	 tty_restore(void);
+int	 tty_size(int, unsigned *, unsigned *);
+
 /* args.c */
 void	 args_take_json(struct sbxctl *, int *, char **);
 int	 args_operands(struct sbxctl *, const char *, int *, char ***);

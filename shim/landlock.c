@@ -12,8 +12,9 @@
  *     binds and tmpfs mounts, and execute there too unless the profile
  *     says noexec for that mount (an agent builds and runs code in its
  *     workdir; the mount flag and this rule agree either way);
- *   - read and write of the few device nodes, read of /proc, listing of
- *     the root's mount-point directories;
+ *   - read and write of the few device nodes (in pty mode also /dev/tty
+ *     and the sandbox's own /dev/pts, with ioctls), read of /proc,
+ *     listing of the root's mount-point directories;
  *   - read of /sys/fs/cgroup, the sandbox's own cgroups (cgroupfs.c),
  *     and of the generated /etc files (etc.c);
  *   - nothing else; TCP bind/connect on the sandbox's own loopback (its
@@ -186,6 +187,18 @@ shim_landlock(const struct sbx_spec *sp)
 		allow(devs[i], LANDLOCK_ACCESS_FS_READ_FILE |
 		    LANDLOCK_ACCESS_FS_WRITE_FILE |
 		    LANDLOCK_ACCESS_FS_TRUNCATE);
+	/* pty mode: the controlling terminal and the sandbox's own devpts
+	 * (script, tmux open more ptys); IOCTL_DEV for job control and
+	 * termios on what is opened by path.  No host terminal is there. */
+	if (sp->pty) {
+		allow("/dev/tty", LANDLOCK_ACCESS_FS_READ_FILE |
+		    LANDLOCK_ACCESS_FS_WRITE_FILE |
+		    LANDLOCK_ACCESS_FS_IOCTL_DEV);
+		allow("/dev/pts", LANDLOCK_ACCESS_FS_READ_DIR |
+		    LANDLOCK_ACCESS_FS_READ_FILE |
+		    LANDLOCK_ACCESS_FS_WRITE_FILE |
+		    LANDLOCK_ACCESS_FS_IOCTL_DEV);
+	}
 	allow("/tmp", FS_READ | FS_WRITE | (sp->tmp_noexec ? 0 : FS_EXEC));
 	if (sp->dev_shm)
 		allow("/dev/shm", FS_READ | FS_WRITE |

@@ -71,6 +71,7 @@ struct tree {
 
 static struct tree	 binds[SBX_SPEC_MAXMOUNTS];
 static struct tree	 devtrees[nitems(devnodes)];
+static struct tree	 ttytree = { -1, 0 };	/* pty mode: /dev/tty */
 static struct tree	 workdir = { -1, 1 };
 static struct stat	 workdir_st;
 static char		 workdir_same[PATH_MAX];	/* workdir same */
@@ -260,6 +261,10 @@ open_trees(const struct sbx_spec *sp)
 		snprintf(src, sizeof(src), "/dev/%s", devnodes[i]);
 		open_host_tree(&devtrees[i], src, ATTR_DEVNODE, 0, "bind");
 	}
+	/* /dev/tty names the opener's controlling terminal, which in pty
+	 * mode is the sandbox's own pty: no host terminal is reached. */
+	if (sp->pty)
+		open_host_tree(&ttytree, "/dev/tty", ATTR_DEVNODE, 0, "bind");
 	if (sp->workdir_fd)
 		open_workdir(sp);
 }
@@ -420,6 +425,29 @@ mount_proc(void)
 	}
 }
 
+/*
+ * pty mode: a devpts instance of the sandbox's own (newinstance), so the
+ * payload sees and reaches no pty of the host's or another sandbox's,
+ * and /dev/ptmx opens its multiplexer.  pid 1 takes the first pty from
+ * it (pty.c); the payload may open more (script, tmux), up to max=64, so
+ * it cannot use up the host's kernel.pty.max.
+ */
+static void
+mount_devpts(void)
+{
+	char	 path[PATH_MAX];
+
+	make_dirs("/dev/pts");
+	stage_path(path, sizeof(path), "/dev/pts");
+	if (mount("devpts", path, "devpts", MS_NOSUID | MS_NOEXEC,
+	    "newinstance,ptmxmode=0666,mode=0620,max=64") == -1)
+		shim_fail(errno, "devpts /dev/pts");
+	stage_path(path, sizeof(path), "/dev/ptmx");
+	if (symlink("pts/ptmx", path) == -1)
+		shim_fail(errno, "symlink /dev/ptmx");
+	attach(&ttytree, "/dev/tty", "bind");
+}
+
 static void
 mount_dev(const struct sbx_spec *sp)
 {
@@ -449,6 +477,8 @@ mount_dev(const struct sbx_spec *sp)
 		if (symlink(links[i].target, path) == -1)
 			shim_fail(errno, "symlink %s", inside);
 	}
+	if (sp->pty)
+		mount_devpts();
 	if (sp->dev_shm) {
 		make_dirs("/dev/shm");
 		stage_path(path, sizeof(path), "/dev/shm");

@@ -4,7 +4,8 @@
  *
  * payload.c: pid 1's job once the sandbox is built -- start the payload
  * as a child, reap every process that ends up ours, forward SIGTERM,
- * SIGINT and SIGHUP to the payload, and when the payload ends report its
+ * SIGINT, SIGQUIT and SIGHUP to the payload's process group, as a
+ * terminal would, and when the payload ends report its
  * raw wait status and exit.  Exiting makes the kernel kill whatever else
  * still runs in the pid namespace: a sandbox lives as long as its payload.
  */
@@ -122,6 +123,11 @@ payload_child(const struct sbx_spec *sp, int errfd)
 {
 	if (shim_reset_signals() == -1)
 		child_fail(errfd, STEP_EXEC);
+	/* Its own process group, so that a forwarded SIGINT reaches what
+	 * it started too (bash -c 'sleep 6; echo done' ends on ^C); in pty
+	 * mode its own session, with the pty as its terminal. */
+	if (sp->pty ? shim_pty_child() == -1 : setpgid(0, 0) == -1)
+		child_fail(errfd, STEP_EXEC);
 	/* Only 0-2 reach the payload; errfd closes on a successful exec. */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
 		child_fail(errfd, STEP_EXEC);
@@ -197,6 +203,7 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGQUIT);
 	sigaddset(&set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		shim_fail(errno, "sigprocmask");
@@ -206,7 +213,10 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 	if ((child = start_payload(sp, ep)) == -1)
 		shim_fail(errno, "fork payload");
 	close(ep[1]);
-	drop_stdio();
+	if (sp->pty)
+		shim_pty_parent(&set);
+	else
+		drop_stdio();
 
 	do {
 		n = read(ep[0], &ee, sizeof(ee));
@@ -222,6 +232,8 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 	close(ep[0]);
 	/* The payload runs; pid 1 is only a reaper from here on. */
 	shim_reaper_filter();
+	if (sp->pty)
+		shim_pty_relay(child, limits);
 
 	for (;;) {
 		if (sigwaitinfo(&set, &si) == -1) {
@@ -230,7 +242,9 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 			shim_fail(errno, "sigwaitinfo");
 		}
 		if (si.si_signo != SIGCHLD) {
-			(void)kill(child, si.si_signo);
+			/* The group; the payload itself if it left it. */
+			if (kill(-child, si.si_signo) == -1)
+				(void)kill(child, si.si_signo);
 			continue;
 		}
 		while ((p = waitpid(-1, &ws, WNOHANG)) > 0) {

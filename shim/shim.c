@@ -118,9 +118,12 @@ shim_main(const struct sbx_spec *sp)
 		cgroups_joined();
 	shim_cgroup_mount();
 	/* A new session: no controlling terminal, so no TIOCSTI into the
-	 * caller's terminal (CVE-2017-5226). */
+	 * caller's terminal (CVE-2017-5226).  In pty mode the payload's
+	 * terminal is the sandbox's own pty (pty.c). */
 	if (setsid() == -1)
 		shim_fail(errno, "setsid");
+	if (sp->pty)
+		shim_pty_open(sp);
 	shim_drop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == -1)
 		shim_fail(errno, "prctl PR_SET_NO_NEW_PRIVS");

@@ -11,6 +11,7 @@
 #ifndef SBX_SHIM_H
 #define SBX_SHIM_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "common.h"
@@ -60,6 +61,12 @@ int	 shim_limits_payload(const struct sbx_spec *);
 /* payload.c */
 __dead void shim_run(const struct sbx_spec *, uint32_t);
 int	 shim_reset_signals(void);
+
+/* pty.c */
+void	 shim_pty_open(const struct sbx_spec *);
+int	 shim_pty_child(void);
+void	 shim_pty_parent(const sigset_t *);
+__dead void shim_pty_relay(pid_t, uint32_t);
 
 /* filter.c: shim_filters_init compiles once, in the launcher, before
  * the first sandbox; the other two load what it compiled. */

@@ -231,6 +231,49 @@ scenario(const char *name, int count)
 		msg(fd, SBX_MSG_PING, "\x01\xff{not json");
 		return outcome(fd, 2);
 	}
+	/* Pty requests (issue 26): window sizes and what they need. */
+	if (strcmp(name, "resize-range") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RESIZE, "{\"sandbox\":1,\"rows\":0,"
+		    "\"cols\":80}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "resize-frac") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RESIZE, "{\"sandbox\":1,\"rows\":24.5,"
+		    "\"cols\":80}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "resize-missing") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RESIZE, "{\"sandbox\":1,\"rows\":24}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "resize-not-yours") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RESIZE, "{\"sandbox\":4000,\"rows\":24,"
+		    "\"cols\":80}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "run-pty-nofds") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
+		    "\"pty\":true}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "run-rows-no-pty") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
+		    "\"rows\":24,\"cols\":80}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "run-pty-rows-only") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
+		    "\"pty\":true,\"rows\":24,"
+		    "\"fds\":[\"stdin\",\"stdout\"]}");
+		return outcome(fd, 2);
+	}
 	if (strcmp(name, "unknown-type") == 0) {
 		msg(fd, SBX_MSG_HELLO, HELLO);
 		msg(fd, 999, "{}");

@@ -231,6 +231,10 @@ static const struct {
 	    "\"env\":{\"LANG\":\"C\"},\"fds\":[0,1,2]}" },
 	{ SBX_MSG_FD, "{\"slot\":0}" },
 	{ SBX_MSG_SIGNAL, "{\"sandbox\":1,\"signal\":\"TERM\"}" },
+	{ SBX_MSG_SIGNAL, "{\"sandbox\":1,\"signal\":\"QUIT\"}" },
+	{ SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],\"pty\":true,\"rows\":24,"
+	    "\"cols\":80,\"fds\":[\"stdin\",\"stdout\"]}" },
+	{ SBX_MSG_RESIZE, "{\"sandbox\":1,\"rows\":24,\"cols\":80}" },
 	{ SBX_MSG_PROVIDER_LOAD, "{\"allowBundleProviders\":true}" },
 	{ SBX_MSG_PROVIDER_LIST, "{}" },
 	{ SBX_MSG_PROVIDER_INSPECT, "{\"provider\":\"prv-0000\"}" },

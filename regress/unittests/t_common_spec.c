@@ -169,6 +169,60 @@ ATF_TC_BODY(roundtrip, tc)
 	    (const uint8_t *)b.argv[0] < wire + len);
 }
 
+/* pty mode (issue 26): the flag and the window size travel; a pty is a
+ * command's only, and a size without a pty is refused. */
+ATF_TC_WITHOUT_HEAD(pty);
+ATF_TC_BODY(pty, tc)
+{
+	struct sbx_spec	 a, b;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 len;
+	uint32_t	 flags;
+
+	full_spec(&a);
+	ATF_CHECK_EQ(a.pty, 0);
+	len = serialise(&a);
+	ATF_REQUIRE(sbx_spec_parse(&b, wire, len, err, sizeof(err)) == 0);
+	ATF_CHECK_EQ(b.pty, 0);
+	ATF_CHECK_EQ(b.pty_rows, 0);
+
+	a.class = SBX_CLASS_COMMAND;
+	a.pty = 1;
+	a.pty_rows = 40;
+	a.pty_cols = 65535;
+	len = serialise(&a);
+	if (sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1)
+		atf_tc_fail("parse: %s", err);
+	ATF_CHECK_EQ(b.pty, 1);
+	ATF_CHECK_EQ(b.pty_rows, 40);
+	ATF_CHECK_EQ(b.pty_cols, 65535);
+
+	a.class = SBX_CLASS_PROVIDER;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "pty") != NULL);
+	a.class = SBX_CLASS_COMMAND;
+	a.pty = 0;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	a.pty = 2;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+
+	/* On the wire: a size without the flag, and a missing size word. */
+	a.pty = 1;
+	len = serialise(&a);
+	memcpy(&flags, &wire[24], 4);
+	ATF_CHECK(flags & 0x20);
+	flags &= ~0x20U;			/* SPEC_F_PTY off */
+	memcpy(&wire[24], &flags, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "pty 0 (40x65535)") != NULL);
+	a.pty = 0;
+	a.pty_rows = a.pty_cols = 0;
+	len = serialise(&a);
+	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 4 }, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len - 4, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "window size") != NULL);
+}
+
 ATF_TC_WITHOUT_HEAD(default_spec);
 ATF_TC_BODY(default_spec, tc)
 {
@@ -568,6 +622,7 @@ ATF_TC_BODY(status_records, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, roundtrip);
+	ATF_TP_ADD_TC(tp, pty);
 	ATF_TP_ADD_TC(tp, default_spec);
 	ATF_TP_ADD_TC(tp, builder_refusals);
 	ATF_TP_ADD_TC(tp, builder_limits);
