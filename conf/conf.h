@@ -148,6 +148,8 @@ struct conf_profile {
 	struct conf_domains	 deny_domains;
 	struct conf_cidrs	 allow_cidrs;
 	uint32_t		 proxy_conns;	/* client connections, live */
+	uint32_t		 cpu_time;	/* seconds of CPU, 0: none */
+	uint32_t		 cpus_milli;	/* cpus N.N * 1000, 0: none */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 
@@ -242,6 +244,7 @@ int		 conf_parse_domain(const char *, struct conf_domain *,
 		    const char **why);
 int		 conf_parse_cidr(const char *, struct conf_cidr *,
 		    const char **why);
+int		 conf_parse_cpus(const char *, uint32_t *);
 int		 conf_parse_size(const char *, uint64_t min, uint64_t max,
 		    uint64_t *, const char **why);
 int		 conf_parse_mode(const char *, mode_t *, const char **why);
