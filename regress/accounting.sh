@@ -111,8 +111,6 @@ cpus_body() {
 	fi
 	"$C" -s "$SOCK" run -p half -- /usr/bin/python3 -c "$SPIN" \
 	    >spin.out 2>spin.err || atf_fail "run: $(cat spin.err)"
-	atf_check -o match:'^sbxctl: limit cpu: the cpus quota throttled' \
-	    cat spin.err
 	# A quota can only lower what the payload gets, and a loaded
 	# machine lowers it further: so the check is an upper bound,
 	# usage <= 0.5 * wall * 1.2 (20% for the quota's 100 ms periods
@@ -122,6 +120,11 @@ cpus_body() {
 	echo "cpus 0.5: $used s of CPU in $wall s"
 	awk -v u="$used" -v w="$wall" 'BEGIN { exit !(u > 0 && u <= 0.5 * w * 1.2) }' ||
 	    atf_fail "cpus 0.5: used $used s of CPU in $wall s"
+	# The quota held it back (the cpu line), unless the machine was so
+	# loaded that it never reached the quota: then it got less.
+	grep -q '^sbxctl: limit cpu: the cpus quota throttled' spin.err ||
+	    awk -v u="$used" -v w="$wall" 'BEGIN { exit !(u <= 0.5 * w) }' ||
+	    atf_fail "cpus 0.5: $used s of CPU in $wall s and no cpu line: $(cat spin.err)"
 	stop_monitor
 }
 cpus_cleanup() {
