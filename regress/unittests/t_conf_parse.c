@@ -404,6 +404,20 @@ static const struct {
 	    "t.conf:2: fsize: \"2048G\" is too large (0..1024G)" },
 	{ "profile \"p\" {\n\tdev-shm on\n}\n",
 	    "t.conf:2: dev-shm: \"on\" is not yes or no" },
+	{ "profile \"p\" {\n\tcpu-time 0\n}\n",
+	    "t.conf:2: cpu-time: \"0\" is too small (1..604800)" },
+	{ "profile \"p\" {\n\tcpu-time 2.5\n}\n",
+	    "t.conf:2: cpu-time: \"2.5\" is not a number" },
+	{ "profile \"p\" {\n\tcpus 0.001\n}\n",
+	    "t.conf:2: cpus: \"0.001\" is outside 0.01..1024" },
+	{ "profile \"p\" {\n\tcpus 2000\n}\n",
+	    "t.conf:2: cpus: \"2000\" is outside 0.01..1024" },
+	{ "profile \"p\" {\n\tcpus 0.5005\n}\n",
+	    "t.conf:2: cpus: \"0.5005\" is not a number of cpus (N or N.N, at "
+	    "most three decimals)" },
+	{ "profile \"p\" {\n\tcpus half\n}\n",
+	    "t.conf:2: cpus: \"half\" is not a number of cpus (N or N.N, at "
+	    "most three decimals)" },
 	{ "profile \"p\" {\n\tnetwork proxy\n\tallow-domain \"exa mple.org\"\n"
 	    "}\n", "t.conf:3: allow-domain: \"exa mple.org\" may contain only "
 	    "letters, digits, '-' and '.'" },
@@ -784,6 +798,9 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(prof->pids, 256);
 	ATF_CHECK_EQ(prof->nofile, 1024);
 	ATF_CHECK_EQ(prof->fsize, 1ULL << 30);
+	/* No CPU limit unless the profile names one. */
+	ATF_CHECK_EQ(prof->cpu_time, 0);
+	ATF_CHECK_EQ(prof->cpus_milli, 0);
 	ATF_CHECK_EQ(prof->proxy_conns, PROXY_SANDBOX_CONNS);
 	ATF_CHECK_EQ(prof->dev_shm, 0);
 	ATF_CHECK_EQ(prof->tmpfs_root, 16ULL << 20);
@@ -852,6 +869,8 @@ static const char full[] =
     "\tallow-cidr \"127.0.0.1\"\n"
     "\tallow-cidr \"2001:DB8::/32\"\n"
     "\tproxy-connections 200\n"
+    "\tcpu-time 90\n"
+    "\tcpus 1.25\n"
     "}\n"
     "profile \"bare\" { network none }\n"
     "profile fetch.v2 { network proxy; }\n";
@@ -872,7 +891,7 @@ ATF_TC_BODY(every_field, tc)
 
 	/* "fetch.v2 { network proxy; }": ';' is not a separator. */
 	ATF_CHECK(parse_text(full, &e) == NULL);
-	ATF_CHECK_STREQ(e.first, "t.conf:50: network: \"proxy;\" is not none "
+	ATF_CHECK_STREQ(e.first, "t.conf:52: network: \"proxy;\" is not none "
 	    "or proxy");
 
 	strlcpy(text, full, sizeof(text));
@@ -955,6 +974,8 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(prof->fsize, 0);
 	ATF_CHECK_EQ(prof->dev_shm, 1);
 	ATF_CHECK_EQ(prof->proxy_conns, 200);
+	ATF_CHECK_EQ(prof->cpu_time, 90);
+	ATF_CHECK_EQ(prof->cpus_milli, 1250);
 	d = TAILQ_FIRST(&prof->allow_domains);
 	ATF_REQUIRE(d != NULL);
 	ATF_CHECK_STREQ(d->host, "example.com");
@@ -1000,7 +1021,8 @@ ATF_TC_BODY(dump_text, tc)
 	conf = parse_ok("socket-mode 0600\nmax-sandboxes 8\n"
 	    "client-queue-max 256K\nclient-fds-max 2048\n"
 	    "profile \"q\" {\n\tro \"/opt/a\\\"b\\\\c\"\n"
-	    "\ttmpfs \"/tmp\" size 1536K\n\tmemory 1073741825\n}\n");
+	    "\ttmpfs \"/tmp\" size 1536K\n\tmemory 1073741825\n"
+	    "\tcpu-time 5\n\tcpus 0.5\n}\n");
 	/* An unset per-peer limit follows the lower global one. */
 	ATF_CHECK_EQ(conf->max_sandboxes_per_peer, 8);
 	d = dump_string(conf);
@@ -1014,6 +1036,9 @@ ATF_TC_BODY(dump_text, tc)
 	ATF_CHECK(strstr(d, "\tro \"/opt/a\\\"b\\\\c\"\n") != NULL);
 	ATF_CHECK(strstr(d, "\ttmpfs \"/tmp\" size 1536K\n") != NULL);
 	ATF_CHECK(strstr(d, "\tmemory 1073741825\n") != NULL);
+	ATF_CHECK(strstr(d, "\tcpu-time 5\n\tcpus 0.500\n") != NULL);
+	/* Unset, neither is printed (0 is no value either takes). */
+	ATF_CHECK(strstr(d, "\tcpu-time 0") == NULL);
 	/* The built-in default comes first, then the file's profiles. */
 	ATF_CHECK(strstr(d, "profile \"default\"") <
 	    strstr(d, "profile \"q\""));
@@ -1089,6 +1114,22 @@ ATF_TC_BODY(validators, tc)
 	uint64_t		 v;
 	mode_t			 mode;
 
+	{
+		uint32_t	 cpus;
+
+		ATF_CHECK(conf_parse_cpus("2", &cpus) == 0 && cpus == 2000);
+		ATF_CHECK(conf_parse_cpus("0.5", &cpus) == 0 && cpus == 500);
+		ATF_CHECK(conf_parse_cpus("0.05", &cpus) == 0 && cpus == 50);
+		ATF_CHECK(conf_parse_cpus("1.125", &cpus) == 0 &&
+		    cpus == 1125);
+		ATF_CHECK(conf_parse_cpus("", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus(".5", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("5.", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("1.2.3", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("1.2345", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("-1", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("99999999999999", &cpus) == -1);
+	}
 	ATF_CHECK(conf_path_covers("/usr", "/usr"));
 	ATF_CHECK(conf_path_covers("/usr", "/usr/lib"));
 	ATF_CHECK(!conf_path_covers("/usr", "/usr2"));
