@@ -235,7 +235,8 @@ sock_bind(int fd, int dfd, const char *name, uid_t uid, gid_t gid,
  * group with its mode (sock_bind) in a directory only root and owner can
  * write (sockdir_check), and only checked afterwards: nothing is changed
  * by a path a user could redirect.  In a directory of owner's it is
- * created with owner's file system uid; in one of root's, with root's.
+ * created with owner's file system uid; one of root's is refused unless
+ * owner is root (owner could not remove the socket there at exit).
  */
 int
 control_open(const struct sbx_conf *c, uid_t owner)
