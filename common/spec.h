@@ -36,6 +36,8 @@
 #define SBX_CLASS_SELFTEST	3		/* the shim's own checks run as
 						   the payload, under command.priv,
 						   without an exec */
+#define SBX_SELFTEST_CPU_TIME	300		/* its cpu-time, seconds: the
+						   payload checks its RLIMIT_CPU */
 
 #define SBX_NET_NONE		1		/* empty netns, lo up */
 #define SBX_NET_PROXY		2		/* the same, and pid 1 makes the
