@@ -553,8 +553,7 @@ limits_hit(const struct launch_exit *le)
 	if ((a = cJSON_CreateArray()) == NULL)
 		fatalx("out of memory");
 	if (le->reason == SANDBOX_TIMEOUT)
-		hit(a, "timeout", "the sandbox ran past its timeout and was "
-		    "killed");
+		hit(a, "timeout", "the sandbox timed out and was killed");
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXFSZ)
 		hit(a, "fsize", "a file reached the fsize limit (SIGXFSZ)");
