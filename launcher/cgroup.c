@@ -567,6 +567,11 @@ cgroup_collect(struct sandbox *sb, struct sandbox_exit *ex)
 			ex->limits |= SBX_LIMIT_PIDS;
 		if (cgv2_event(sb->cgroupfd, "cpu.stat", "nr_throttled") > 0)
 			ex->limits |= SBX_LIMIT_CPUS;
+		/* cpu-time against every process of the cgroup, those pid 1
+		 * never reaped included (v1's cpu hierarchy counts none). */
+		if (sb->cpu_time != 0 && cgv2_event(sb->cgroupfd, "cpu.stat",
+		    "usage_usec") >= (long long)sb->cpu_time * 1000000)
+			ex->limits |= SBX_LIMIT_CPU;
 		peak = cgv2_value(sb->cgroupfd, "memory.peak");
 	}
 	/* The cgroup saw every process, the rusage only those pid 1 reaped
