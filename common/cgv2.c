@@ -156,6 +156,27 @@ cgv2_event(int dfd, const char *file, const char *key)
 }
 
 /*
+ * A file that holds one number (memory.peak, v1's
+ * memory.max_usage_in_bytes, cpuacct.usage): -1 when it is missing or
+ * holds anything else, so a kernel without it reports nothing.
+ */
+long long
+cgv2_value(int dfd, const char *file)
+{
+	char		 buf[64], *end;
+	long long	 v;
+
+	if (cgv2_read(dfd, file, buf, sizeof(buf)) == -1)
+		return -1;
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') ||
+	    v < 0)
+		return -1;
+	return v;
+}
+
+/*
  * Where the cgroup2 file system is mounted, from a mountinfo file
  * (/proc/self/mountinfo): 0 and the mount point in path, 1 when there
  * is none, -1 on an unreadable file or a path too long.

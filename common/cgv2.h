@@ -17,6 +17,7 @@ int	 cgv2_is_cgroup2(int dfd, int flags);
 int	 cgv2_missing(int dfd, const char *file, const char *const *want,
 	    size_t nwant, char *missing, size_t mlen);
 long long cgv2_event(int dfd, const char *file, const char *key);
+long long cgv2_value(int dfd, const char *file);
 int	 cgv2_mountpoint(const char *mountinfo, char *path, size_t len);
 int	 cgv2_self(const char *cgfile, char *path, size_t len);
 int	 cgv2_rmdir(int dfd, const char *name, int flags);

@@ -422,6 +422,18 @@ struct launch_exit {
 	int32_t		 error;		/* errno of the failing step */
 	uint32_t	 limits;
 	char		 step[SBX_STEP_MAX];
+	/*
+	 * What the run cost (sbx-protocol(7), "stats"); zero for a sandbox
+	 * that never started.  wall_ms from the clone to the reap; user_us
+	 * and sys_us what pid 1 reaped (wait4); peak_bytes the memory
+	 * cgroup's high-water mark, else the largest rusage maxrss.
+	 */
+	uint64_t	 wall_ms;
+	uint64_t	 user_us;
+	uint64_t	 sys_us;
+	uint64_t	 peak_bytes;
+	uint32_t	 peak_cgroup;	/* 1: peak_bytes is the cgroup's */
+	uint32_t	 reserved;	/* 0 */
 };
 
 /* ---- monitor <-> every role ----------------------------------------- */

@@ -65,6 +65,8 @@ sbx_limit_name(uint32_t limits)
 		return "timeout";
 	if (limits & SBX_LIMIT_FSIZE)
 		return "fsize";
+	if (limits & SBX_LIMIT_CPU)
+		return "cpu";
 	if (limits & SBX_LIMIT_OOM)
 		return "memory";
 	if (limits & SBX_LIMIT_PIDS)

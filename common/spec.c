@@ -14,7 +14,9 @@
  *	argc strings, envc strings, one workdir string (length 0: none)
  *	nmounts times: u32 kind, u32 flags, u64 size, string src,
  *	    string dst
+ *	string user (the sandbox user's name; length 0: "sbx")
  *	u32 pty window size: rows << 16 | columns (0 without a pty)
+ *	u64 cpu_time, u32 cpus_milli, u32 reserved (0)
  *
  * A string is a u32 length followed by that many bytes; a non-empty string
  * ends in its only NUL, so the parsed spec can point into the buffer and
@@ -51,6 +53,8 @@
 #define SPEC_PIDS_MAX		(1ULL << 22)
 #define SPEC_NOFILE_MIN		8	/* below this even exec fails */
 #define SPEC_NOFILE_MAX		(1ULL << 20)
+#define SPEC_CPU_TIME_MAX	(7ULL * 24 * 3600)	/* seconds */
+#define SPEC_CPUS_MILLI_MAX	(1024ULL * 1000)	/* 1024 cpus */
 
 struct wbuf {
 	uint8_t		*p;
@@ -583,6 +587,13 @@ check_limits(const struct sbx_spec *sp, char *err, size_t errlen)
 	    check_range("nofile", sp->nofile, SPEC_NOFILE_MIN,
 	    SPEC_NOFILE_MAX, err, errlen) == -1)
 		return -1;
+	/* 0: no CPU limit of either kind. */
+	if (sp->cpu_time != 0 && check_range("cpu_time", sp->cpu_time, 1,
+	    SPEC_CPU_TIME_MAX, err, errlen) == -1)
+		return -1;
+	if (sp->cpus_milli != 0 && check_range("cpus_milli", sp->cpus_milli,
+	    10, SPEC_CPUS_MILLI_MAX, err, errlen) == -1)
+		return -1;
 	return 0;
 }
 
@@ -750,6 +761,9 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 	}
 	r |= put_str(&w, sp->user);
 	r |= put_u32(&w, (uint32_t)sp->pty_rows << 16 | sp->pty_cols);
+	r |= put_u64(&w, sp->cpu_time);
+	r |= put_u32(&w, sp->cpus_milli);
+	r |= put_u32(&w, 0);
 	if (r != 0) {
 		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
 		return -1;
@@ -937,6 +951,16 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->pty = (flags & SPEC_F_PTY) != 0;
 	sp->pty_rows = (uint16_t)(winsz >> 16);
 	sp->pty_cols = (uint16_t)(winsz & 0xffff);
+	if (get_u64(&r, &sp->cpu_time) == -1 ||
+	    get_u32(&r, &sp->cpus_milli) == -1 ||
+	    get_u32(&r, &rsv[3]) == -1) {
+		seterr(err, errlen, "spec: cpu limits: truncated");
+		return -1;
+	}
+	if (rsv[3] != 0) {
+		seterr(err, errlen, "spec: reserved cpu field not zero");
+		return -1;
+	}
 	if (r.off != r.len) {
 		seterr(err, errlen, "spec: %zu trailing bytes", r.len - r.off);
 		return -1;

@@ -37,6 +37,8 @@
 #define SBX_CLASS_SELFTEST	3		/* the shim's own checks run as
 						   the payload, under command.priv,
 						   without an exec */
+#define SBX_SELFTEST_CPU_TIME	300		/* its cpu-time, seconds: the
+						   payload checks its RLIMIT_CPU */
 
 #define SBX_NET_NONE		1		/* empty netns, lo up */
 #define SBX_NET_PROXY		2		/* the same, and pid 1 makes the
@@ -105,6 +107,10 @@ struct sbx_spec {
 					   relays it (design.md §1) */
 	uint16_t	 pty_rows;	/* its first window size; 0: none */
 	uint16_t	 pty_cols;
+	uint64_t	 cpu_time;	/* seconds of CPU, RLIMIT_CPU and the
+					   cgroup's usage; 0: none */
+	uint32_t	 cpus_milli;	/* cpus N.N times 1000 (a cgroup CPU
+					   quota); 0: none */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);
@@ -152,6 +158,11 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 #define SBX_LIMIT_OUTPUT	0x20	/* stdout passed the output cap */
 #define SBX_LIMIT_TIMEOUT	0x40	/* the run's deadline */
 #define SBX_LIMIT_FSIZE		0x80	/* SIGXFSZ (RLIMIT_FSIZE) */
+#define SBX_LIMIT_CPU		0x100	/* launcher -> monitor only: the
+					   sandbox used its cpu-time (SIGXCPU,
+					   or the cgroup's usage) */
+#define SBX_LIMIT_CPUS		0x200	/* launcher -> monitor only: the cpu
+					   quota throttled it (cpus) */
 #define SBX_STEP_MAX		160
 
 struct sbx_status {
@@ -160,6 +171,12 @@ struct sbx_status {
 	int32_t		 wstatus;	/* raw wait status of the payload */
 	uint32_t	 limits;	/* SBX_LIMIT_* in force */
 	char		 step[SBX_STEP_MAX];	/* NUL-terminated */
+	/* EXIT: the rusage pid 1 collected with wait4() from every process
+	 * it reaped (the payload, with the descendants it reaped itself,
+	 * and the orphans pid 1 reaped) */
+	uint64_t	 utime_us;
+	uint64_t	 stime_us;
+	uint64_t	 maxrss_kb;	/* the largest of them, not a sum */
 };
 
 int	 sbx_status_check(const struct sbx_status *);

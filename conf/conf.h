@@ -155,6 +155,8 @@ struct conf_profile {
 						   path (workdir is NULL) */
 	int			 ptrace;	/* ptrace yes */
 	char			*home;		/* home PATH, or NULL */
+	uint32_t		 cpu_time;	/* seconds of CPU, 0: none */
+	uint32_t		 cpus_milli;	/* cpus N.N * 1000, 0: none */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 
@@ -252,6 +254,7 @@ int		 conf_parse_domain(const char *, struct conf_domain *,
 		    const char **why);
 int		 conf_parse_cidr(const char *, struct conf_cidr *,
 		    const char **why);
+int		 conf_parse_cpus(const char *, uint32_t *);
 int		 conf_parse_size(const char *, uint64_t min, uint64_t max,
 		    uint64_t *, const char **why);
 int		 conf_parse_mode(const char *, mode_t *, const char **why);

@@ -168,6 +168,12 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 	fprintf(fp, "\tproxy-connections %" PRIu32 "\n", prof->proxy_conns);
 	fprintf(fp, "\tloopback %s\n", prof->loopback ? "yes" : "no");
 	fprintf(fp, "\tptrace %s\n", prof->ptrace ? "yes" : "no");
+	/* Only when set: 0 (none) is no value either keyword takes. */
+	if (prof->cpu_time != 0)
+		fprintf(fp, "\tcpu-time %" PRIu32 "\n", prof->cpu_time);
+	if (prof->cpus_milli != 0)
+		fprintf(fp, "\tcpus %" PRIu32 ".%03" PRIu32 "\n",
+		    prof->cpus_milli / 1000, prof->cpus_milli % 1000);
 	fputs("}\n", fp);
 }
 

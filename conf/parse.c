@@ -130,6 +130,7 @@ struct parser {
 
 static int	 kw_u32(struct parser *, const struct keyword *);
 static int	 kw_size(struct parser *, const struct keyword *);
+static int	 kw_cpus(struct parser *, const struct keyword *);
 static int	 kw_path(struct parser *, const struct keyword *);
 static int	 kw_yesno(struct parser *, const struct keyword *);
 static int	 kw_id(struct parser *, const struct keyword *);
@@ -235,6 +236,10 @@ static const struct keyword keywords[] = {
 	{ "loopback", KW_PROFILE | KW_ONCE, kw_yesno, P(loopback), 0, 0 },
 	{ "ptrace", KW_PROFILE | KW_ONCE, kw_yesno, P(ptrace), 0, 0 },
 	{ "home", KW_PROFILE | KW_ONCE, kw_home, 0, 0, 0 },
+	{ "cpu-time", KW_PROFILE | KW_ONCE, kw_u32, P(cpu_time), 1, 604800 },
+	/* kw_cpus: min and max in thousandths of a cpu */
+	{ "cpus", KW_PROFILE | KW_ONCE, kw_cpus, P(cpus_milli), 10,
+	    1024000 },
 };
 
 /* Limits of a tmpfs given with "tmpfs PATH size N", and its default. */
@@ -778,6 +783,60 @@ kw_size(struct parser *p, const struct keyword *kw)
 		return -1;
 	return size(p, kw->name, v, kw->min, kw->max,
 	    (uint64_t *)field(p, kw));
+}
+
+/*
+ * cpus N[.NNN]: a CPU quota in cpus, kept in thousandths (0.5 is 500);
+ * more than three decimals would be a precision the quota has not.
+ */
+int
+conf_parse_cpus(const char *v, uint32_t *out)
+{
+	const char	*q = v;
+	uint64_t	 n = 0;
+	int		 dec = -1;
+
+	if (*q == '\0')
+		return -1;
+	for (; *q != '\0'; q++) {
+		if (*q == '.' && dec == -1 && q != v && q[1] != '\0') {
+			dec = 0;
+			continue;
+		}
+		if (*q < '0' || *q > '9' || dec == 3 || n > 100000000)
+			return -1;
+		n = n * 10 + (uint64_t)(*q - '0');
+		if (dec != -1)
+			dec++;
+	}
+	for (dec = dec == -1 ? 0 : dec; dec < 3; dec++)
+		n *= 10;
+	if (n > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int
+kw_cpus(struct parser *p, const struct keyword *kw)
+{
+	char		 v[SBX_CONF_MAXTOKEN + 1];
+	uint32_t	 n;
+
+	if (value(p, kw->name, "number", v, sizeof(v)) == -1)
+		return -1;
+	if (conf_parse_cpus(v, &n) == -1) {
+		perr(p, p->line, "%s: \"%s\" is not a number of cpus "
+		    "(N or N.N, at most three decimals)", kw->name, show(p, v));
+		return -1;
+	}
+	if (n < kw->min || n > kw->max) {
+		perr(p, p->line, "%s: \"%s\" is outside 0.01..1024", kw->name,
+		    show(p, v));
+		return -1;
+	}
+	*(uint32_t *)field(p, kw) = n;
+	return 0;
 }
 
 static int

@@ -49,6 +49,7 @@
 #define CGV1_ROOT	"/sys/fs/cgroup"
 
 static const char *const cgv2_want[] = { "memory", "pids" };
+#define CPU_PERIOD_US	100000	/* cpus: the quota's period, 100 ms */
 static unsigned	 cgseq;		/* "sbx.PID.N": N, for both versions */
 
 static int
@@ -198,6 +199,18 @@ cgroup_v2_create(struct sandbox *sb, const struct launcher_conf *conf,
 		cgroup_destroy(sb);
 		return -1;
 	}
+	/* cpus: a quota of cpus_milli/1000 periods each period. */
+	snprintf(val, sizeof(val), "%u %u", sp->cpus_milli * CPU_PERIOD_US /
+	    1000, CPU_PERIOD_US);
+	if (sp->cpus_milli != 0 &&
+	    cgv2_write(sb->cgroupfd, "cpu.max", val, fl) == -1) {
+		snprintf(err, errlen, "cpus: cgroup %s/%s/cpu.max: %s%s",
+		    conf->cgv2_path, sb->cgroup, sbx_errname(errno),
+		    errno == ENOENT ? " (the cpu controller is not enabled "
+		    "in the delegated subtree)" : "");
+		cgroup_destroy(sb);
+		return -1;
+	}
 	return 0;
 }
 
@@ -237,7 +250,7 @@ cgroup_v1_open(struct launcher_conf *conf, char *err, size_t errlen)
 	size_t		 i;
 
 	conf->cgv1 = 0;
-	conf->cgv1_mem = conf->cgv1_pids = -1;
+	conf->cgv1_mem = conf->cgv1_pids = conf->cgv1_cpu = -1;
 	for (i = 0; i < nitems(ctl); i++) {
 		snprintf(path, sizeof(path), "%s/%s/sbx.%u", CGV1_ROOT, ctl[i],
 		    (unsigned)geteuid());
@@ -270,6 +283,18 @@ cgroup_v1_open(struct launcher_conf *conf, char *err, size_t errlen)
 	conf->cgv1_mem = fds[0];
 	conf->cgv1_pids = fds[1];
 	conf->cgv1 = 1;
+	/* The cpu hierarchy is optional: without it "cpus" is refused
+	 * at the request (cgroup_v1_create), the rest works. */
+	snprintf(path, sizeof(path), "%s/cpu/sbx.%u", CGV1_ROOT,
+	    (unsigned)geteuid());
+	conf->cgv1_cpu = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (conf->cgv1_cpu != -1 && (fstatfs(conf->cgv1_cpu, &sfs) == -1 ||
+	    sfs.f_type != CGROUP_SUPER_MAGIC ||
+	    faccessat(conf->cgv1_cpu, "cpu.cfs_quota_us", F_OK, 0) == -1 ||
+	    faccessat(conf->cgv1_cpu, ".", W_OK, AT_EACCESS) == -1)) {
+		close(conf->cgv1_cpu);
+		conf->cgv1_cpu = -1;
+	}
 	return 0;
  fail:
 	for (i = 0; i < nitems(fds); i++)
@@ -370,6 +395,51 @@ cgroup_sweep(const struct launcher_conf *conf)
 		return;
 	sweep_dir(conf->cgv1_mem, 0, 0);
 	sweep_dir(conf->cgv1_pids, 0, 0);
+	if (conf->cgv1_cpu != -1)
+		sweep_dir(conf->cgv1_cpu, 0, 0);
+}
+
+/*
+ * v1 cpus: a cgroup in the cpu hierarchy, made only for a sandbox that
+ * asks (the CFS quota is all it is for), with period and quota set
+ * before pid 1 moves in.
+ */
+static int
+v1_cpu(struct sandbox *sb, const struct launcher_conf *conf,
+    const struct sbx_spec *sp, char *err, size_t errlen)
+{
+	char	 val[32];
+
+	if (conf->cgv1_cpu == -1) {
+		snprintf(err, errlen, "cpus %u.%03u: no cgroup v1 cpu "
+		    "hierarchy for this launcher (%s/cpu/sbx.%u): the "
+		    "service makes it at start where the cpu controller is "
+		    "mounted", sp->cpus_milli / 1000, sp->cpus_milli % 1000,
+		    CGV1_ROOT, (unsigned)geteuid());
+		return -1;
+	}
+	if (mkdirat(conf->cgv1_cpu, sb->cgroup, 0755) == -1) {
+		snprintf(err, errlen, "cgroup cpu/%s: mkdir: %s", sb->cgroup,
+		    sbx_errname(errno));
+		return -1;
+	}
+	sb->cgv1_cpu = conf->cgv1_cpu;
+	snprintf(val, sizeof(val), "%u", CPU_PERIOD_US);
+	if (cg_write_at(sb->cgv1_cpu, sb->cgroup, "cpu.cfs_period_us",
+	    val) == -1) {
+		snprintf(err, errlen, "cgroup cpu/%s/cpu.cfs_period_us: %s",
+		    sb->cgroup, sbx_errname(errno));
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%u", sp->cpus_milli * CPU_PERIOD_US /
+	    1000);
+	if (cg_write_at(sb->cgv1_cpu, sb->cgroup, "cpu.cfs_quota_us",
+	    val) == -1) {
+		snprintf(err, errlen, "cgroup cpu/%s/cpu.cfs_quota_us: %s",
+		    sb->cgroup, sbx_errname(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -423,6 +493,10 @@ cgroup_v1_create(struct sandbox *sb, const struct launcher_conf *conf,
 		cgroup_destroy(sb);
 		return -1;
 	}
+	if (sp->cpus_milli != 0 && v1_cpu(sb, conf, sp, err, errlen) == -1) {
+		cgroup_destroy(sb);
+		return -1;
+	}
 	return 0;
 }
 
@@ -450,7 +524,8 @@ cgroup_attach(struct sandbox *sb, pid_t pid, char *err, size_t errlen)
 		return 0;
 	if (cg_write_at(sb->cgv1_mem, sb->cgroup, "cgroup.procs", val) == -1 ||
 	    cg_write_at(sb->cgv1_pids, sb->cgroup, "cgroup.procs",
-	    val) == -1) {
+	    val) == -1 || (sb->cgv1_cpu != -1 && cg_write_at(sb->cgv1_cpu,
+	    sb->cgroup, "cgroup.procs", val) == -1)) {
 		snprintf(err, errlen, "cgroup %s: move pid %ld in: %s",
 		    sb->cgroup, (long)pid, sbx_errname(errno));
 		return -1;
@@ -466,7 +541,8 @@ cgroup_attach(struct sandbox *sb, pid_t pid, char *err, size_t errlen)
 void
 cgroup_collect(struct sandbox *sb, struct sandbox_exit *ex)
 {
-	char	 path[128];
+	char		 path[128];
+	long long	 peak = -1;
 
 	if (sb->cgv1_mem != -1) {
 		snprintf(path, sizeof(path), "%s/memory.oom_control",
@@ -477,11 +553,32 @@ cgroup_collect(struct sandbox *sb, struct sandbox_exit *ex)
 		if (sb->cgv1_pids != -1 &&
 		    cgv2_event(sb->cgv1_pids, path, "max") > 0)
 			ex->limits |= SBX_LIMIT_PIDS;
+		snprintf(path, sizeof(path), "%s/memory.max_usage_in_bytes",
+		    sb->cgroup);
+		peak = cgv2_value(sb->cgv1_mem, path);
+		snprintf(path, sizeof(path), "%s/cpu.stat", sb->cgroup);
+		if (sb->cgv1_cpu != -1 &&
+		    cgv2_event(sb->cgv1_cpu, path, "nr_throttled") > 0)
+			ex->limits |= SBX_LIMIT_CPUS;
 	} else if (sb->cgroupfd != -1) {
 		if (cgv2_event(sb->cgroupfd, "memory.events", "oom_kill") > 0)
 			ex->limits |= SBX_LIMIT_OOM;
 		if (cgv2_event(sb->cgroupfd, "pids.events", "max") > 0)
 			ex->limits |= SBX_LIMIT_PIDS;
+		if (cgv2_event(sb->cgroupfd, "cpu.stat", "nr_throttled") > 0)
+			ex->limits |= SBX_LIMIT_CPUS;
+		/* cpu-time against every process of the cgroup, those pid 1
+		 * never reaped included (v1's cpu hierarchy counts none). */
+		if (sb->cpu_time != 0 && cgv2_event(sb->cgroupfd, "cpu.stat",
+		    "usage_usec") >= (long long)sb->cpu_time * 1000000)
+			ex->limits |= SBX_LIMIT_CPU;
+		peak = cgv2_value(sb->cgroupfd, "memory.peak");
+	}
+	/* The cgroup saw every process, the rusage only those pid 1 reaped
+	 * (and the kernel charges page cache to the cgroup as well). */
+	if (peak >= 0) {
+		ex->peak_bytes = (uint64_t)peak;
+		ex->peak_cgroup = 1;
 	}
 }
 
@@ -598,6 +695,13 @@ v2_remove(struct sandbox *sb)
 void
 cgroup_destroy(struct sandbox *sb)
 {
+	/* A cpu cgroup holds no charges: empty, it goes at once. */
+	if (sb->cgv1_cpu != -1) {
+		if (unlinkat(sb->cgv1_cpu, sb->cgroup, AT_REMOVEDIR) == -1 &&
+		    errno != ENOENT)
+			log_warn("cgroup cpu/%s: rmdir", sb->cgroup);
+		sb->cgv1_cpu = -1;
+	}
 	if (sb->cgv1_mem != -1)
 		v1_release(sb);
 	if (sb->cgv2_dir != -1) {

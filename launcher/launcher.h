@@ -47,6 +47,7 @@ struct launcher_conf {
 	int		 cgv1;
 	int		 cgv1_mem;
 	int		 cgv1_pids;
+	int		 cgv1_cpu;	/* v1 cpu hierarchy's, or -1 (cpus) */
 	/*
 	 * Called first thing in each sandbox's clone child, or NULL.  The
 	 * child -- pid 1 of the sandbox -- is a copy of the launcher and
@@ -72,6 +73,11 @@ struct sandbox_exit {
 	int		 error;		/* errno (SETUP_FAILED), else 0 */
 	char		 step[SBX_STEP_MAX];	/* "bind /usr" */
 	uint32_t	 limits;	/* SBX_LIMIT_* that were in force */
+	uint64_t	 wall_ms;	/* the accounting of launch_exit */
+	uint64_t	 user_us;
+	uint64_t	 sys_us;
+	uint64_t	 peak_bytes;
+	int		 peak_cgroup;
 };
 
 struct sandbox {
@@ -89,6 +95,9 @@ struct sandbox {
 	int		 cgv1_mem;	/* v1: the parents (not owned), */
 	int		 cgv1_pids;	/* or -1 */
 	uint64_t	 deadline;	/* CLOCK_MONOTONIC, ms */
+	int		 cgv1_cpu;	/* v1: the cpu parent (cpus), or -1 */
+	uint64_t	 started;	/* CLOCK_MONOTONIC, ms, at the clone */
+	uint64_t	 cpu_time;	/* the spec's cpu-time, seconds */
 	uint32_t	 limits;
 	int		 timedout;
 	int		 killed;

@@ -202,6 +202,11 @@ send_exit(uint32_t id, const struct sandbox_exit *ex)
 	le.error = ex->error;
 	le.limits = ex->limits;
 	strlcpy(le.step, ex->step, sizeof(le.step));
+	le.wall_ms = ex->wall_ms;
+	le.user_us = ex->user_us;
+	le.sys_us = ex->sys_us;
+	le.peak_bytes = ex->peak_bytes;
+	le.peak_cgroup = ex->peak_cgroup;
 	if (imsg_compose(chan, IMSG_LAUNCH_EXIT, id, 0, -1, &le,
 	    sizeof(le)) == -1)
 		fatal("compose exit");
@@ -604,6 +609,7 @@ main(int argc, char *argv[])
 	 * the reports say which.  Cgroups that exist but cannot be used
 	 * end the role. */
 	lconf.cgv2_dir = lconf.cgv1_mem = lconf.cgv1_pids = -1;
+	lconf.cgv1_cpu = -1;
 	if (cgroup_v2_find("/proc/self/mountinfo", "/proc/self/cgroup", v2dir,
 	    sizeof(v2dir)) == 0) {
 		if (cgroup_v2_open(&lconf, v2dir, 0, err, sizeof(err)) == -1)

@@ -137,6 +137,9 @@ collect(struct sandbox *sb, const siginfo_t *si, struct sandbox_exit *ex)
 		    SANDBOX_SIGNALED : SANDBOX_EXITED;
 		ex->wstatus = got_exit.wstatus;
 		ex->limits = got_exit.limits;
+		ex->user_us = got_exit.utime_us;
+		ex->sys_us = got_exit.stime_us;
+		ex->peak_bytes = got_exit.maxrss_kb * 1024;
 	} else if (have_setup && !bad) {
 		ex->reason = SANDBOX_SETUP_FAILED;
 		ex->error = got_setup.error;
@@ -210,6 +213,17 @@ sandbox_poll(struct sandbox *sb, struct sandbox_exit *ex)
 	 * shim's record says cgroup or rlimit, this which version. */
 	ex->limits |= sb->limits & SBX_LIMIT_CGV2;
 	cgroup_collect(sb, ex);
+	ex->wall_ms = monotonic_ms() - sb->started;
+	/*
+	 * cpu-time: SIGXCPU (or the SIGKILL of the hard limit a second
+	 * later), or the processes together past it, each of which
+	 * RLIMIT_CPU counts alone.
+	 */
+	if (sb->cpu_time != 0 && (ex->reason == SANDBOX_EXITED ||
+	    ex->reason == SANDBOX_SIGNALED) &&
+	    ((WIFSIGNALED(ex->wstatus) && WTERMSIG(ex->wstatus) == SIGXCPU) ||
+	    ex->user_us + ex->sys_us >= sb->cpu_time * 1000000))
+		ex->limits |= SBX_LIMIT_CPU;
 	return 1;
 }
 

@@ -25,6 +25,7 @@
 
 #include "proto.h"
 #include "spec.h"
+#include "cgv2.h"
 #include "launcher.h"
 
 #define SELFTEST_TIMEOUT_MS	10000
@@ -70,6 +71,41 @@ collect(int fd, struct sandbox *sb, char *buf, size_t len)
 	return got;
 }
 
+/* cpus can be had: v1's cpu directory, or cpu enabled in v2's. */
+static int
+cpu_controller(const struct launcher_conf *lc)
+{
+	static const char *const cpu[] = { "cpu" };
+
+	if (lc->cgv2)
+		return cgv2_missing(lc->cgv2_dir, "cgroup.subtree_control", cpu,
+		    1, NULL, 0) == 0;
+	return lc->cgv1 && lc->cgv1_cpu != -1;
+}
+
+/* The sandbox's cgroup has the one-cpu quota (100 ms a 100 ms period). */
+static void
+check_quota(struct sandbox *sb, struct selftest_result *res)
+{
+	char		 path[128];
+	long long	 q = -1;
+
+	if (sb->cgroupfd != -1)
+		q = cgv2_value(sb->cgroupfd, "cpu.max");
+	else if (sb->cgv1_cpu != -1) {
+		snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us",
+		    sb->cgroup);
+		q = cgv2_value(sb->cgv1_cpu, path);
+	}
+	res->checks++;
+	if (q != 100000) {
+		res->failed++;
+		snprintf(path, sizeof(path), "cpus: the sandbox's cgroup "
+		    "quota is %lld us, not 100000", q);
+		detail_add(res, path);
+	}
+}
+
 void
 selftest_run(const struct launcher_conf *lc, const struct selftest_req *rq,
     struct selftest_result *res)
@@ -105,6 +141,14 @@ selftest_run(const struct launcher_conf *lc, const struct selftest_req *rq,
 		if (sbx_spec_add_arg(&spec, rq->hidden[h]) == -1)
 			return;
 	spec.timeout_ms = SELFTEST_TIMEOUT_MS;
+	/*
+	 * The CPU limits as a profile sets them: cpu-time (the payload side
+	 * checks its RLIMIT_CPU), and a one-cpu quota where this launcher
+	 * has a cgroup cpu controller (checked here, in the cgroup).
+	 */
+	spec.cpu_time = SBX_SELFTEST_CPU_TIME;
+	if (cpu_controller(lc))
+		spec.cpus_milli = 1000;
 
 	if (pipe2(p, O_CLOEXEC) == -1) {
 		snprintf(err, sizeof(err), "pipe2: %s", strerror(errno));
@@ -122,6 +166,8 @@ selftest_run(const struct launcher_conf *lc, const struct selftest_req *rq,
 		return;
 	}
 	close(p[1]);
+	if (spec.cpus_milli != 0)
+		check_quota(&sb, res);
 	collect(p[0], &sb, out, sizeof(out));
 	close(p[0]);
 	if (sandbox_wait(&sb, &ex) == -1) {

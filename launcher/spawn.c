@@ -310,7 +310,8 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	memset(sb, 0, sizeof(*sb));
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
 	sb->cgroupfd = sb->cgv2_dir = sb->proxyfd = -1;
-	sb->cgv1_mem = sb->cgv1_pids = -1;
+	sb->cgv1_mem = sb->cgv1_pids = sb->cgv1_cpu = -1;
+	sb->cpu_time = spec->cpu_time;
 	if (environment_empty(err, errlen) == -1 ||
 	    idmap_check(conf, err, errlen) == -1 ||
 	    check_io(spec, io, err, errlen) == -1)
@@ -325,6 +326,14 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		return -1;
 	}
 
+	/* cpus is a cgroup quota: no rlimit can stand in for it. */
+	if (spec->cpus_milli != 0 && !conf->cgv2 && !conf->cgv1) {
+		snprintf(err, errlen, "cpus %u.%03u: this launcher has no "
+		    "cgroups (memory and pids are rlimits), and only a cgroup "
+		    "cpu controller can cap CPU", spec->cpus_milli / 1000,
+		    spec->cpus_milli % 1000);
+		return -1;
+	}
 	sp = *spec;
 	sp.cgroup = 0;
 	sb->limits = SBX_LIMIT_RLIMIT;
@@ -397,6 +406,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 
 	sb->pid = pid;
 	sb->pidfd = pidfd;
+	sb->started = monotonic_ms();
 	close_if(&spipe[1]);
 	close_if(&life[0]);
 	close_if(&psock[1]);

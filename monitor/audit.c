@@ -45,10 +45,27 @@ void
 audit(const char *event, uid_t uid, pid_t pid, const char *fmt, ...)
 {
 	va_list		 ap;
+	char		 msg[512];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	audit_with(event, uid, pid, NULL, "%s", msg);
+}
+
+/*
+ * The same record with extra members (the exit's "stats" and "limits"):
+ * extra's members are moved into the record, and extra is freed.
+ */
+void
+audit_with(const char *event, uid_t uid, pid_t pid, cJSON *extra,
+    const char *fmt, ...)
+{
+	va_list		 ap;
 	char		 msg[512], when[64], *line;
 	struct timespec	 ts;
 	struct tm	 tm;
-	cJSON		*o;
+	cJSON		*o, *e;
 	size_t		 len;
 
 	va_start(ap, fmt);
@@ -56,8 +73,10 @@ audit(const char *event, uid_t uid, pid_t pid, const char *fmt, ...)
 	va_end(ap);
 	log_info("audit: %s uid=%u pid=%d: %s", event, (unsigned)uid,
 	    (int)pid, msg);
-	if (auditfd == -1)
+	if (auditfd == -1) {
+		cJSON_Delete(extra);
 		return;
+	}
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
@@ -69,8 +88,18 @@ audit(const char *event, uid_t uid, pid_t pid, const char *fmt, ...)
 	    cJSON_AddStringToObject(o, "event", event) == NULL ||
 	    cJSON_AddNumberToObject(o, "uid", (double)uid) == NULL ||
 	    cJSON_AddNumberToObject(o, "pid", (double)pid) == NULL ||
-	    cJSON_AddStringToObject(o, "message", msg) == NULL ||
-	    (line = cJSON_PrintUnformatted(o)) == NULL) {
+	    cJSON_AddStringToObject(o, "message", msg) == NULL) {
+		cJSON_Delete(o);
+		cJSON_Delete(extra);
+		log_warnx("audit: out of memory; record lost");
+		return;
+	}
+	while (extra != NULL && (e = extra->child) != NULL) {
+		cJSON_DetachItemViaPointer(extra, e);
+		cJSON_AddItemToObject(o, e->string, e);
+	}
+	cJSON_Delete(extra);
+	if ((line = cJSON_PrintUnformatted(o)) == NULL) {
 		cJSON_Delete(o);
 		log_warnx("audit: out of memory; record lost");
 		return;

@@ -97,10 +97,30 @@ make_dir(const char *ctl, uid_t uid, gid_t gid)
 	return 0;
 }
 
+/*
+ * cpu for dfd's children where the kernel offers it, for the profiles'
+ * "cpus" (cpu.max); without it only those are refused (the launcher says
+ * why), so its absence is no error.  Not in the unit tests' fake tree,
+ * whose writes replace a file's contents.
+ */
+static void
+enable_cpu(int dfd, int flags)
+{
+	static const char *const cpu[] = { "cpu" };
+
+	if (flags & CGV2_FAKE)
+		return;
+	if (cgv2_missing(dfd, "cgroup.subtree_control", cpu, 1, NULL, 0) != 0 &&
+	    cgv2_write(dfd, "cgroup.subtree_control", "+cpu", flags) == -1)
+		log_info("cgroup: cpu controller not enabled (%s): profiles "
+		    "with cpus are refused", sbx_errname(errno));
+}
+
 /* Enable memory and pids for dfd's children, unless they are. */
 static int
 enable(int dfd, const char *path, int flags, char *err, size_t errlen)
 {
+	enable_cpu(dfd, flags);
 	if (cgv2_missing(dfd, "cgroup.subtree_control", want, nitems(want),
 	    NULL, 0) == 0)
 		return 0;
@@ -288,4 +308,12 @@ cgroups_prepare(const char *root, uid_t uid, gid_t gid)
 	mechanism = "cgroup v1";
 	log_info("cgroups: v1, %s/{memory,pids}/sbx.%u for the launcher",
 	    CG_ROOT, (unsigned)uid);
+	/* cpus: optional; without it only profiles with cpus are refused. */
+	if (is_v1(CG_ROOT "/cpu", "cpu.cfs_quota_us") &&
+	    make_dir("cpu", uid, gid) == 0)
+		log_info("cgroups: v1, %s/cpu/sbx.%u for cpus", CG_ROOT,
+		    (unsigned)uid);
+	else
+		log_info("cgroups: no v1 cpu hierarchy: profiles with cpus "
+		    "are refused");
 }

@@ -235,7 +235,8 @@ sock_bind(int fd, int dfd, const char *name, uid_t uid, gid_t gid,
  * group with its mode (sock_bind) in a directory only root and owner can
  * write (sockdir_check), and only checked afterwards: nothing is changed
  * by a path a user could redirect.  In a directory of owner's it is
- * created with owner's file system uid; in one of root's, with root's.
+ * created with owner's file system uid; one of root's is refused unless
+ * owner is root (owner could not remove the socket there at exit).
  */
 int
 control_open(const struct sbx_conf *c, uid_t owner)
@@ -270,6 +271,21 @@ control_open(const struct sbx_conf *c, uid_t owner)
 	if (sockdir_check(dir[0] != '\0' ? dir : "/", dfd, owner) == -1 ||
 	    fstat(dfd, &dst) == -1)
 		goto fail_dir;
+	/*
+	 * Root now, the service's user later: in a directory of root's
+	 * that user could not remove the socket at exit, and it would stay
+	 * behind.  Refused now rather than failing then.
+	 */
+	if (geteuid() == 0 && owner != (uid_t)-1 && owner != 0 &&
+	    dst.st_uid != owner) {
+		log_warnx("socket directory %s: owned by uid %u, but the "
+		    "monitor runs as uid %u after start and could not remove "
+		    "its socket there on exit; the directory must be the "
+		    "service user's (a missing one is made so, as systemd's "
+		    "RuntimeDirectory= is)", dir[0] != '\0' ? dir : "/",
+		    (unsigned)dst.st_uid, (unsigned)owner);
+		goto fail_dir;
+	}
 	if ((probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		fatal("socket");
 	if (connect(probe, (struct sockaddr *)&sun, sizeof(sun)) == 0) {

@@ -210,6 +210,7 @@ unsigned msb_pool_idle(void);
 void	 msb_runner_refused(uint32_t, const char *);
 uint32_t msb_limits(void);
 void	 msb_limits_json(struct cJSON *, uint32_t);
+struct cJSON *msb_usage_json(int, uid_t);
 
 /* ---- selftest.c: the capability self-test (fail closed) ------------- */
 void	 selftest_init(void);
@@ -332,6 +333,8 @@ void	 runspec_run(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
 int	 audit_open(const char *path);
 void	 audit(const char *event, uid_t uid, pid_t pid, const char *fmt, ...)
 	    SBX_PRINTF(4, 5);
+void	 audit_with(const char *event, uid_t uid, pid_t pid, struct cJSON *extra,
+	    const char *fmt, ...) SBX_PRINTF(5, 6);
 
 /* ---- privs.c: the compiled privilege tables, for -P and PRIVS -------- */
 struct monitor_priv {

@@ -345,6 +345,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	spec.pids = prof->pids;
 	spec.nofile = prof->nofile;
 	spec.fsize = prof->fsize;
+	spec.cpu_time = prof->cpu_time;
+	spec.cpus_milli = prof->cpus_milli;
 	spec.root_size = prof->tmpfs_root;
 	spec.dev_shm = prof->dev_shm;
 	spec.no_loopback = !prof->loopback;

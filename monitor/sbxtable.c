@@ -553,11 +553,140 @@ limit_name(const struct launch_exit *le)
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXCPU)
 		return "cpu";
+	if (le->limits & SBX_LIMIT_CPU)
+		return "cpu";
 	if (le->limits & SBX_LIMIT_OOM)
 		return "memory";
 	if (le->limits & SBX_LIMIT_PIDS)
 		return "pids";
 	return NULL;
+}
+
+/*
+ * Every limit that ended or held back the run, in the order limit_name
+ * picks the first, each {"limit": word, "message": what it did}: the
+ * words are the EXIT event's "limit" values, and sbxctl prints one line
+ * for each.
+ */
+static void
+hit(cJSON *a, const char *word, const char *message)
+{
+	cJSON	*o;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	cJSON_AddStringToObject(o, "limit", word);
+	cJSON_AddStringToObject(o, "message", message);
+	cJSON_AddItemToArray(a, o);
+}
+
+static cJSON *
+limits_hit(const struct launch_exit *le)
+{
+	cJSON	*a;
+
+	if ((a = cJSON_CreateArray()) == NULL)
+		fatalx("out of memory");
+	if (le->reason == SANDBOX_TIMEOUT)
+		hit(a, "timeout", "the sandbox timed out and was killed");
+	if (le->reason == SANDBOX_SIGNALED &&
+	    WTERMSIG(le->wstatus) == SIGXFSZ)
+		hit(a, "fsize", "a file reached the fsize limit (SIGXFSZ)");
+	if (le->limits & SBX_LIMIT_CPU)
+		hit(a, "cpu", "the sandbox used its cpu-time");
+	if (le->limits & SBX_LIMIT_OOM)
+		hit(a, "memory", "the memory limit killed a process (out of "
+		    "memory in the sandbox's cgroup)");
+	if (le->limits & SBX_LIMIT_PIDS)
+		hit(a, "pids", "the pids limit refused a fork");
+	if (le->limits & SBX_LIMIT_CPUS)
+		hit(a, "cpu", "the cpus quota throttled the sandbox");
+	return a;
+}
+
+/* What the run cost (sbx-protocol(7), "stats"). */
+static cJSON *
+stats_json(const struct launch_exit *le)
+{
+	cJSON	*o;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	cJSON_AddNumberToObject(o, "wall_ms", (double)le->wall_ms);
+	cJSON_AddNumberToObject(o, "user_ms", (double)(le->user_us / 1000));
+	cJSON_AddNumberToObject(o, "sys_ms", (double)(le->sys_us / 1000));
+	cJSON_AddNumberToObject(o, "peak_memory", (double)le->peak_bytes);
+	cJSON_AddStringToObject(o, "peak_source", le->peak_cgroup ?
+	    "cgroup" : "rusage");
+	return o;
+}
+
+/*
+ * The sums STATUS shows (sbx-protocol(7), "usage"): per uid of the peer
+ * that asked for the run, since the monitor started.  Entries are never
+ * removed; there is one for each uid that ran a sandbox.
+ */
+struct usage {
+	uid_t		 uid;
+	uint64_t	 runs;
+	uint64_t	 wall_ms;
+	uint64_t	 user_us;
+	uint64_t	 sys_us;
+	uint64_t	 peak_max;
+};
+static struct usage	*usage;
+static size_t		 nusage;
+
+static void
+usage_add(uid_t uid, const struct launch_exit *le)
+{
+	struct usage	*u = NULL;
+	size_t		 i;
+
+	for (i = 0; i < nusage; i++)
+		if (usage[i].uid == uid)
+			u = &usage[i];
+	if (u == NULL) {
+		usage = xreallocarray(usage, nusage + 1, sizeof(*usage));
+		u = &usage[nusage++];
+		memset(u, 0, sizeof(*u));
+		u->uid = uid;
+	}
+	u->runs++;
+	u->wall_ms += le->wall_ms;
+	u->user_us += le->user_us;
+	u->sys_us += le->sys_us;
+	if (le->peak_bytes > u->peak_max)
+		u->peak_max = le->peak_bytes;
+}
+
+/* all: every uid's; else only uid's (an empty array when it ran none). */
+cJSON *
+msb_usage_json(int all, uid_t uid)
+{
+	cJSON	*a, *o;
+	size_t	 i;
+
+	if ((a = cJSON_CreateArray()) == NULL)
+		fatalx("out of memory");
+	for (i = 0; i < nusage; i++) {
+		if (!all && usage[i].uid != uid)
+			continue;
+		if ((o = cJSON_CreateObject()) == NULL)
+			fatalx("out of memory");
+		cJSON_AddNumberToObject(o, "uid", (double)usage[i].uid);
+		cJSON_AddNumberToObject(o, "runs", (double)usage[i].runs);
+		cJSON_AddNumberToObject(o, "wall_ms",
+		    (double)usage[i].wall_ms);
+		cJSON_AddNumberToObject(o, "user_ms",
+		    (double)(usage[i].user_us / 1000));
+		cJSON_AddNumberToObject(o, "sys_ms",
+		    (double)(usage[i].sys_us / 1000));
+		cJSON_AddNumberToObject(o, "peak_memory_max",
+		    (double)usage[i].peak_max);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
 }
 
 static const char *
@@ -588,7 +717,7 @@ msb_exited(struct role *r, struct imsg *imsg)
 	struct msb		*s;
 	const char		*reason, *lim;
 	char			 msg[256];
-	cJSON			*o;
+	cJSON			*o, *a;
 
 	(void)r;
 	if (imsg_get_data(imsg, &le, sizeof(le)) == -1)
@@ -633,7 +762,21 @@ msb_exited(struct role *r, struct imsg *imsg)
 		strlcat(msg, "; the pids limit refused a fork", sizeof(msg));
 	if (le.reason == SANDBOX_SIGNALED && WTERMSIG(le.wstatus) == SIGXFSZ)
 		strlcat(msg, "; a file reached the fsize limit", sizeof(msg));
-	audit("exit", s->uid, s->peerpid, "sandbox %u: %s", s->id, msg);
+	if (le.limits & SBX_LIMIT_CPU)
+		strlcat(msg, "; the sandbox used its cpu-time", sizeof(msg));
+	if (le.limits & SBX_LIMIT_CPUS)
+		strlcat(msg, "; the cpus quota throttled it", sizeof(msg));
+	/* The audit record carries the same "stats" and "limits" as the
+	 * EXIT event; a sandbox that never started cost nothing. */
+	if ((a = cJSON_CreateObject()) == NULL)
+		fatalx("out of memory");
+	if (le.reason != SANDBOX_SETUP_FAILED) {
+		cJSON_AddItemToObject(a, "stats", stats_json(&le));
+		cJSON_AddItemToObject(a, "limits_hit", limits_hit(&le));
+		usage_add(s->uid, &le);
+	}
+	audit_with("exit", s->uid, s->peerpid, a, "sandbox %u: %s", s->id,
+	    msg);
 	if (s->runner) {
 		runner_exited(s->tag, &le);
 		msb_free(s);
@@ -663,6 +806,11 @@ msb_exited(struct role *r, struct imsg *imsg)
 		if ((lim = limit_name(&le)) != NULL)
 			cJSON_AddStringToObject(o, "limit", lim);
 		cJSON_AddStringToObject(o, "message", msg);
+		if (le.reason != SANDBOX_SETUP_FAILED) {
+			cJSON_AddItemToObject(o, "limits_hit",
+			    limits_hit(&le));
+			cJSON_AddItemToObject(o, "stats", stats_json(&le));
+		}
 		reply_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
 	}
 	msb_free(s);

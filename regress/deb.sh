@@ -128,6 +128,9 @@ package_body() {
 	[ "$(grep -c '^role ' tables)" -eq "$n" ] ||
 	    atf_fail "-P prints other tables than the $n packaged files"
 	mkdir -p "$D/log" "$D/cache" "$D/run"
+	# The socket's directory is the service user's, or the monitor refuses
+	# it (it could not remove its socket there after dropping root).
+	[ "$(id -u)" -ne 0 ] || chown nobody "$D/run"
 	defs="-D sbxdir=$Z/etc/sbx -D rundir=$D/run -D logdir=$D/log -D cachedir=$D/cache -D group=$(id -gn)"
 	# shellcheck disable=SC2086
 	atf_check -s exit:0 -o ignore -e inline:"configuration OK\n" \

@@ -384,6 +384,7 @@ stale_socket_body() {
 	setup_conf
 	# A file that is not a socket is never replaced.
 	mkdir -p "$D/run"
+	[ "$(id -u)" -ne 0 ] || chown nobody "$D/run"
 	echo precious > "$SOCK"
 	atf_check -s exit:1 -o empty -e match:'exists and is not a socket' \
 	    "$M" -d -f "$D/sbx.conf"
@@ -407,6 +408,31 @@ stale_socket_body() {
 	stop_monitor
 }
 stale_socket_cleanup() {
+	common_cleanup
+}
+
+atf_test_case socket_dir_owner cleanup
+socket_dir_owner_head() {
+	atf_set "descr" "started as root, the monitor refuses a socket directory of root's, where the service user could not remove the socket on exit, and removes its socket on exit from one of the user's"
+}
+socket_dir_owner_body() {
+	[ "$(id -u)" -eq 0 ] ||
+	    atf_skip "needs root: only a monitor started as root drops to another user after making its socket"
+	setup_conf
+	mkdir "$D/run"
+	chmod 755 "$D/run"
+	atf_check -s exit:1 -o empty \
+	    -e match:"socket directory $D/run: owned by uid 0, but the monitor runs as uid $(id -u nobody) after start and could not remove its socket there on exit" \
+	    "$M" -d -f "$D/sbx.conf"
+	[ -e "$SOCK" ] && atf_fail "a socket was made in $D/run"
+	# The user's own directory: it starts, and stop_monitor checks that
+	# the socket went with it.
+	chown nobody "$D/run"
+	start_monitor
+	stop_monitor
+	atf_check -s exit:0 -o not-match:'unlink' cat mon.log
+}
+socket_dir_owner_cleanup() {
 	common_cleanup
 }
 
@@ -474,6 +500,7 @@ atf_init_test_cases() {
 	atf_add_test_case peers
 	atf_add_test_case reload
 	atf_add_test_case stale_socket
+	atf_add_test_case socket_dir_owner
 	atf_add_test_case selftest
 	atf_add_test_case fail_closed
 }

@@ -230,6 +230,15 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 				    str(r, "user"));
 			status_proxy(cJSON_GetObjectItemCaseSensitive(o,
 			    "proxy"), own);
+			st = cJSON_GetObjectItemCaseSensitive(o, "usage");
+			cJSON_ArrayForEach(r, st)
+				printf("usage uid %-6.0f %.0f runs, wall %.3f s, "
+				    "user %.3f s, sys %.3f s, peak memory "
+				    "%.0f bytes at most\n", num(r, "uid"),
+				    num(r, "runs"), num(r, "wall_ms") / 1000,
+				    num(r, "user_ms") / 1000,
+				    num(r, "sys_ms") / 1000,
+				    num(r, "peak_memory_max"));
 		}
 		cJSON_Delete(o);
 	}

@@ -32,7 +32,7 @@
 #include "sbxctl.h"
 
 const char *const cmd_run_synopsis[] = {
-	"run [-T | --no-pty] [-p profile] [-t seconds] [-w dir] "
+	"run [-T | --no-pty] [--stats] [-p profile] [-t seconds] [-w dir] "
 	    "[-e name[=value]] -- command [argument ...]",
 	NULL
 };
@@ -43,12 +43,67 @@ fd_open(int fd)
 	return fcntl(fd, F_GETFD) != -1;
 }
 
+/*
+ * One line for each limit that ended or held back the run (the EXIT
+ * event's "limits_hit", whose words are "limit"'s): "sbxctl: limit
+ * memory: ...".  How many; none with --json, which has the event.
+ */
+static int
+limit_lines(struct sbxctl *ctx, const cJSON *ev)
+{
+	const cJSON	*hits, *h, *w, *msg;
+	int		 n = 0;
+
+	hits = cJSON_GetObjectItemCaseSensitive(ev, "limits_hit");
+	cJSON_ArrayForEach(h, hits) {
+		w = cJSON_GetObjectItemCaseSensitive(h, "limit");
+		msg = cJSON_GetObjectItemCaseSensitive(h, "message");
+		if (!cJSON_IsString(w) || !cJSON_IsString(msg))
+			continue;
+		if (!ctx->json)
+			fprintf(stderr, "sbxctl: limit %s: %s\n", w->valuestring,
+			    msg->valuestring);
+		n++;
+	}
+	return n;
+}
+
+static double
+stat_num(const cJSON *stats, const char *name)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(stats, name);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* --stats: what the run cost, one line, key=value (sbxctl(1)). */
+static void
+stats_line(struct sbxctl *ctx, const cJSON *ev)
+{
+	const cJSON	*stats, *src;
+
+	(void)ctx;
+	stats = cJSON_GetObjectItemCaseSensitive(ev, "stats");
+	if (!cJSON_IsObject(stats)) {
+		fprintf(stderr, "sbxctl: stats: none (the sandbox did not "
+		    "start)\n");
+		return;
+	}
+	src = cJSON_GetObjectItemCaseSensitive(stats, "peak_source");
+	fprintf(stderr, "sbxctl: stats: wall_ms=%.0f user_ms=%.0f "
+	    "sys_ms=%.0f peak_memory=%.0f peak_source=%s\n",
+	    stat_num(stats, "wall_ms"), stat_num(stats, "user_ms"),
+	    stat_num(stats, "sys_ms"), stat_num(stats, "peak_memory"),
+	    cJSON_IsString(src) ? src->valuestring : "none");
+}
+
 /* The exit status a shell would give, and sbx's own for its failures. */
 static int
 exit_code(struct sbxctl *ctx, const cJSON *ev)
 {
 	const cJSON	*reason, *st, *sig, *step, *err, *msg;
 	const char	*r, *m;
+	int		 nlim;
 
 	reason = cJSON_GetObjectItemCaseSensitive(ev, "reason");
 	st = cJSON_GetObjectItemCaseSensitive(ev, "status");
@@ -66,11 +121,15 @@ exit_code(struct sbxctl *ctx, const cJSON *ev)
 			fprintf(stderr, "%s\n", s);
 		cJSON_free(s);
 	}
+	nlim = limit_lines(ctx, ev);
+	if (ctx->stats)
+		stats_line(ctx, ev);
 	if (strcmp(r, "exited") == 0 && cJSON_IsNumber(st))
 		return (int)st->valuedouble;
 	if (strcmp(r, "signaled") == 0 && cJSON_IsNumber(sig))
 		return 128 + (int)sig->valuedouble;
-	if (!ctx->json)
+	/* A limit's own line already said why it ended. */
+	if (!ctx->json && nlim == 0)
 		fprintf(stderr, "sbxctl: sandbox %s\n", m);
 	if (strcmp(r, "limit") == 0 && cJSON_IsNumber(sig))
 		return 128 + (int)sig->valuedouble;
@@ -208,6 +267,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "pty", no_argument, NULL, 'T' },
 		{ "no-pty", no_argument, NULL, 'N' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sbx_conn		*c;
@@ -264,6 +324,9 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			break;
 		case 'N':
 			pty = 0;
+			break;
+		case 'S':
+			ctx->stats = 1;
 			break;
 		default:
 			r = out_usage(ctx, "run: unknown option or missing "

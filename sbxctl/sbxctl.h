@@ -36,6 +36,7 @@
 struct sbxctl {
 	const char	*socket;	/* -s: the monitor's socket */
 	int		 json;		/* --json */
+	int		 stats;		/* run --stats */
 };
 
 /*

@@ -35,6 +35,26 @@ lower(int resource, const char *name, uint64_t want)
 		shim_fail(errno, "setrlimit %s", name);
 }
 
+/*
+ * cpu-time: SIGXCPU at the limit, SIGKILL a second later for a payload
+ * that catches or ignores it.  RLIMIT_CPU counts each process alone (a
+ * child starts from 0), so the launcher also checks the sum pid 1
+ * collected (reap.c) and reports "cpu" when it passed the limit.
+ */
+static void
+cpu_limit(uint64_t secs)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_CPU, &rl) == -1)
+		shim_fail(errno, "getrlimit cpu");
+	if (rl.rlim_max == RLIM_INFINITY || secs + 1 < rl.rlim_max)
+		rl.rlim_max = secs + 1;
+	rl.rlim_cur = secs < rl.rlim_max ? secs : rl.rlim_max;
+	if (setrlimit(RLIMIT_CPU, &rl) == -1)
+		shim_fail(errno, "setrlimit cpu");
+}
+
 uint32_t
 shim_limits(const struct sbx_spec *sp)
 {
@@ -43,6 +63,8 @@ shim_limits(const struct sbx_spec *sp)
 	lower(RLIMIT_CORE, "core", 0);
 	lower(RLIMIT_NOFILE, "nofile", sp->nofile);
 	lower(RLIMIT_FSIZE, "fsize", sp->fsize);
+	if (sp->cpu_time != 0)
+		cpu_limit(sp->cpu_time);
 	if (sp->cgroup)
 		return SBX_LIMIT_CGROUP;
 #ifndef SBX_SANITIZE

@@ -10,6 +10,7 @@
  * still runs in the pid namespace: a sandbox lives as long as its payload.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -194,9 +195,13 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 	struct exec_error	 ee;
 	siginfo_t		 si;
 	sigset_t		 set;
+	struct rusage		 ru;
+	struct shim_usage	 use;
 	pid_t			 child, p;
 	ssize_t			 n;
 	int			 ep[2], ws;
+
+	memset(&use, 0, sizeof(use));
 
 	/* Blocked before fork, so nothing is lost before sigwaitinfo. */
 	sigemptyset(&set);
@@ -247,10 +252,18 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 				(void)kill(child, si.si_signo);
 			continue;
 		}
-		while ((p = waitpid(-1, &ws, WNOHANG)) > 0) {
+		while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
+			/* Each one's rusage includes the descendants it
+			 * reaped itself; the orphans come here. */
+			use.utime_us += (uint64_t)ru.ru_utime.tv_sec *
+			    1000000 + (uint64_t)ru.ru_utime.tv_usec;
+			use.stime_us += (uint64_t)ru.ru_stime.tv_sec *
+			    1000000 + (uint64_t)ru.ru_stime.tv_usec;
+			if ((uint64_t)ru.ru_maxrss > use.maxrss_kb)
+				use.maxrss_kb = (uint64_t)ru.ru_maxrss;
 			if (p != child)
 				continue;
-			shim_report_exit(ws, limits);
+			shim_report_exit(ws, limits, &use);
 			_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 			    128 + WTERMSIG(ws));
 		}

@@ -21,6 +21,7 @@
  * are the monitor's namespace inode numbers; the paths must be invisible.
  */
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -236,6 +237,27 @@ check_status(void)
 	}
 }
 
+/*
+ * cpu-time: the launcher's self-test spec sets SBX_SELFTEST_CPU_TIME;
+ * the payload must see it as its RLIMIT_CPU, with the hard limit a
+ * second above (SIGKILL for one that ignores SIGXCPU).
+ */
+static void
+check_cpu_time(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_CPU, &rl) == -1) {
+		result(0, "cpu-time", "getrlimit: %s", strerror(errno));
+		return;
+	}
+	result(rl.rlim_cur == SBX_SELFTEST_CPU_TIME &&
+	    rl.rlim_max == SBX_SELFTEST_CPU_TIME + 1, "cpu-time",
+	    "RLIMIT_CPU %llu/%llu, not %d/%d", (unsigned long long)rl.rlim_cur,
+	    (unsigned long long)rl.rlim_max, SBX_SELFTEST_CPU_TIME,
+	    SBX_SELFTEST_CPU_TIME + 1);
+}
+
 int
 shim_selftest(int argc, char *argv[])
 {
@@ -251,6 +273,7 @@ shim_selftest(int argc, char *argv[])
 	for (i = 10; i < argc; i++)
 		check_hidden(argv[i]);
 	check_status();
+	check_cpu_time();
 	printf("selftest: %d failed\n", failures);
 	fflush(stdout);
 	return failures > 100 ? 100 : failures;

@@ -31,7 +31,13 @@ __dead void shim_main(const struct sbx_spec *);
 
 /* status.c */
 __dead void shim_fail(int, const char *, ...) SBX_PRINTF(2, 3);
-void	 shim_report_exit(int, uint32_t);
+/* What pid 1 collected from the processes it reaped (wait4). */
+struct shim_usage {
+	uint64_t	 utime_us;
+	uint64_t	 stime_us;
+	uint64_t	 maxrss_kb;
+};
+void	 shim_report_exit(int, uint32_t, const struct shim_usage *);
 
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);

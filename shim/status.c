@@ -45,7 +45,7 @@ shim_fail(int err, const char *fmt, ...)
 }
 
 void
-shim_report_exit(int wstatus, uint32_t limits)
+shim_report_exit(int wstatus, uint32_t limits, const struct shim_usage *u)
 {
 	struct sbx_status	 st;
 
@@ -53,5 +53,8 @@ shim_report_exit(int wstatus, uint32_t limits)
 	st.type = SBX_STATUS_EXIT;
 	st.wstatus = wstatus;
 	st.limits = limits;
+	st.utime_us = u->utime_us;
+	st.stime_us = u->stime_us;
+	st.maxrss_kb = u->maxrss_kb;
 	send_record(&st);
 }

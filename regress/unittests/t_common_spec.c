@@ -48,6 +48,8 @@ full_spec(struct sbx_spec *sp)
 	sp->fsize = 1 << 30;
 	sp->no_loopback = 1;
 	sp->user = "build_user-1.x";
+	sp->cpu_time = 30;
+	sp->cpus_milli = 1500;
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "/usr/bin/node") == 0);
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "--flag") == 0);
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "") == 0);
@@ -158,6 +160,8 @@ ATF_TC_BODY(roundtrip, tc)
 	ATF_CHECK_EQ(b.pids, a.pids);
 	ATF_CHECK_EQ(b.nofile, a.nofile);
 	ATF_CHECK_EQ(b.fsize, a.fsize);
+	ATF_CHECK_EQ(b.cpu_time, 30);
+	ATF_CHECK_EQ(b.cpus_milli, 1500);
 	ATF_CHECK_EQ(b.cgroup, 0);
 	ATF_CHECK_EQ(b.tmp_noexec, 1);
 	ATF_CHECK_EQ(b.workdir_noexec, 1);
@@ -273,6 +277,10 @@ ATF_TC_BODY(builder_refusals, tc)
 	char		 err[SBX_SPEC_ERRLEN];
 
 #define FRESH()	do { full_spec(&sp); } while (0)
+	FRESH(); sp.cpu_time = 8ULL * 24 * 3600;
+	refuse_spec(&sp, "cpu_time 691200: outside 1..604800");
+	FRESH(); sp.cpus_milli = 5;
+	refuse_spec(&sp, "cpus_milli 5: outside 10..1024000");
 	FRESH(); sp.argc = 0; sp.argv[0] = NULL;
 	refuse_spec(&sp, "argv: 0 arguments");
 	/* argv[0] as typed: a bare name and a relative path are the shim's
@@ -598,6 +606,13 @@ ATF_TC_BODY(status_records, tc)
 	st.wstatus = 0;
 	st.limits = 0x10;
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	/* The launcher's own bits never come from the shim. */
+	st.limits = SBX_LIMIT_CPU;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	st.limits = SBX_LIMIT_RLIMIT;
+	st.utime_us = 1500000;
+	st.maxrss_kb = 4096;
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
 	st.limits = 0;
 	st.type = 7;
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);
@@ -614,6 +629,10 @@ ATF_TC_BODY(status_records, tc)
 	st.error = -1;
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);
 
+	ATF_CHECK_STREQ(sbx_limit_name(SBX_LIMIT_CPU), "cpu");
+	ATF_CHECK_STREQ(sbx_limit_name(SBX_LIMIT_FSIZE | SBX_LIMIT_CPU),
+	    "fsize");
+	ATF_CHECK(sbx_limit_name(SBX_LIMIT_CPUS) == NULL);
 	ATF_CHECK_STREQ(sbx_errname(ENOENT), "ENOENT");
 	ATF_CHECK_STREQ(sbx_errname(EROFS), "EROFS");
 	ATF_CHECK_STREQ(sbx_errname(9999), "errno 9999");

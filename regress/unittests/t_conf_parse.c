@@ -420,6 +420,20 @@ static const struct {
 	    "t.conf:3: loopback: duplicate keyword (first given at t.conf:2)" },
 	{ "loopback no\n",
 	    "t.conf:1: loopback: allowed only inside a profile block" },
+	{ "profile \"p\" {\n\tcpu-time 0\n}\n",
+	    "t.conf:2: cpu-time: \"0\" is too small (1..604800)" },
+	{ "profile \"p\" {\n\tcpu-time 2.5\n}\n",
+	    "t.conf:2: cpu-time: \"2.5\" is not a number" },
+	{ "profile \"p\" {\n\tcpus 0.001\n}\n",
+	    "t.conf:2: cpus: \"0.001\" is outside 0.01..1024" },
+	{ "profile \"p\" {\n\tcpus 2000\n}\n",
+	    "t.conf:2: cpus: \"2000\" is outside 0.01..1024" },
+	{ "profile \"p\" {\n\tcpus 0.5005\n}\n",
+	    "t.conf:2: cpus: \"0.5005\" is not a number of cpus (N or N.N, at "
+	    "most three decimals)" },
+	{ "profile \"p\" {\n\tcpus half\n}\n",
+	    "t.conf:2: cpus: \"half\" is not a number of cpus (N or N.N, at "
+	    "most three decimals)" },
 	{ "profile \"p\" {\n\tnetwork proxy\n\tallow-domain \"exa mple.org\"\n"
 	    "}\n", "t.conf:3: allow-domain: \"exa mple.org\" may contain only "
 	    "letters, digits, '-' and '.'" },
@@ -815,6 +829,9 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(prof->pids, 256);
 	ATF_CHECK_EQ(prof->nofile, 1024);
 	ATF_CHECK_EQ(prof->fsize, 1ULL << 30);
+	/* No CPU limit unless the profile names one. */
+	ATF_CHECK_EQ(prof->cpu_time, 0);
+	ATF_CHECK_EQ(prof->cpus_milli, 0);
 	ATF_CHECK_EQ(prof->proxy_conns, PROXY_SANDBOX_CONNS);
 	/* /dev/shm and the sandbox's own loopback unless a profile says
 	 * no: everyday tools (multiprocessing, test servers) need them. */
@@ -890,6 +907,8 @@ static const char full[] =
     "\tallow-cidr \"2001:DB8::/32\"\n"
     "\tproxy-connections 200\n"
     "\tloopback no\n"
+    "\tcpu-time 90\n"
+    "\tcpus 1.25\n"
     "}\n"
     "profile \"bare\" { network none }\n"
     "profile fetch.v2 { network proxy; }\n";
@@ -910,7 +929,7 @@ ATF_TC_BODY(every_field, tc)
 
 	/* "fetch.v2 { network proxy; }": ';' is not a separator. */
 	ATF_CHECK(parse_text(full, &e) == NULL);
-	ATF_CHECK_STREQ(e.first, "t.conf:54: network: \"proxy;\" is not none "
+	ATF_CHECK_STREQ(e.first, "t.conf:56: network: \"proxy;\" is not none "
 	    "or proxy");
 
 	strlcpy(text, full, sizeof(text));
@@ -997,6 +1016,8 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(prof->dev_shm, 1);
 	ATF_CHECK_EQ(prof->loopback, 0);
 	ATF_CHECK_EQ(prof->proxy_conns, 200);
+	ATF_CHECK_EQ(prof->cpu_time, 90);
+	ATF_CHECK_EQ(prof->cpus_milli, 1250);
 	d = TAILQ_FIRST(&prof->allow_domains);
 	ATF_REQUIRE(d != NULL);
 	ATF_CHECK_STREQ(d->host, "example.com");
@@ -1042,7 +1063,8 @@ ATF_TC_BODY(dump_text, tc)
 	conf = parse_ok("socket-mode 0600\nmax-sandboxes 8\nmax-providers 8\n"
 	    "client-queue-max 256K\nclient-fds-max 2048\n"
 	    "profile \"q\" {\n\tro \"/opt/a\\\"b\\\\c\"\n"
-	    "\ttmpfs \"/tmp\" size 1536K\n\tmemory 1073741825\n}\n");
+	    "\ttmpfs \"/tmp\" size 1536K\n\tmemory 1073741825\n"
+	    "\tcpu-time 5\n\tcpus 0.5\n}\n");
 	/* An unset per-peer limit follows the lower global one. */
 	ATF_CHECK_EQ(conf->max_sandboxes_per_peer, 8);
 	d = dump_string(conf);
@@ -1059,6 +1081,9 @@ ATF_TC_BODY(dump_text, tc)
 	ATF_CHECK(strstr(d, "\tro \"/opt/a\\\"b\\\\c\"\n") != NULL);
 	ATF_CHECK(strstr(d, "\ttmpfs \"/tmp\" size 1536K\n") != NULL);
 	ATF_CHECK(strstr(d, "\tmemory 1073741825\n") != NULL);
+	ATF_CHECK(strstr(d, "\tcpu-time 5\n\tcpus 0.500\n") != NULL);
+	/* Unset, neither is printed (0 is no value either takes). */
+	ATF_CHECK(strstr(d, "\tcpu-time 0") == NULL);
 	/* The built-in default comes first, then the file's profiles. */
 	ATF_CHECK(strstr(d, "profile \"default\"") <
 	    strstr(d, "profile \"q\""));
@@ -1178,6 +1203,22 @@ ATF_TC_BODY(validators, tc)
 	uint64_t		 v;
 	mode_t			 mode;
 
+	{
+		uint32_t	 cpus;
+
+		ATF_CHECK(conf_parse_cpus("2", &cpus) == 0 && cpus == 2000);
+		ATF_CHECK(conf_parse_cpus("0.5", &cpus) == 0 && cpus == 500);
+		ATF_CHECK(conf_parse_cpus("0.05", &cpus) == 0 && cpus == 50);
+		ATF_CHECK(conf_parse_cpus("1.125", &cpus) == 0 &&
+		    cpus == 1125);
+		ATF_CHECK(conf_parse_cpus("", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus(".5", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("5.", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("1.2.3", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("1.2345", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("-1", &cpus) == -1);
+		ATF_CHECK(conf_parse_cpus("99999999999999", &cpus) == -1);
+	}
 	ATF_CHECK(conf_path_covers("/usr", "/usr"));
 	ATF_CHECK(conf_path_covers("/usr", "/usr/lib"));
 	ATF_CHECK(!conf_path_covers("/usr", "/usr2"));
