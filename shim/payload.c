@@ -253,14 +253,7 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 			continue;
 		}
 		while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
-			/* Each one's rusage includes the descendants it
-			 * reaped itself; the orphans come here. */
-			use.utime_us += (uint64_t)ru.ru_utime.tv_sec *
-			    1000000 + (uint64_t)ru.ru_utime.tv_usec;
-			use.stime_us += (uint64_t)ru.ru_stime.tv_sec *
-			    1000000 + (uint64_t)ru.ru_stime.tv_usec;
-			if ((uint64_t)ru.ru_maxrss > use.maxrss_kb)
-				use.maxrss_kb = (uint64_t)ru.ru_maxrss;
+			shim_usage_add(&use, &ru);
 			if (p != child)
 				continue;
 			shim_report_exit(ws, limits, &use);

@@ -14,6 +14,7 @@
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
@@ -163,6 +164,8 @@ shim_pty_relay(pid_t child, uint32_t limits)
 {
 	struct signalfd_siginfo	 ssi;
 	struct pollfd		 pfd[4];
+	struct rusage		 ru;
+	struct shim_usage	 use;
 	char			 buf[RELAY_BUFSZ], inbuf[RELAY_BUFSZ];
 	size_t			 inlen = 0, inoff = 0;
 	ssize_t			 n;
@@ -170,6 +173,7 @@ shim_pty_relay(pid_t child, uint32_t limits)
 	int			 in = 0, out = 1, life = SBX_SHIM_FD_LIFELINE;
 	int			 mfd = ptm, ws;
 
+	memset(&use, 0, sizeof(use));
 	for (;;) {
 		pfd[0].fd = sigfd;
 		pfd[0].events = POLLIN;
@@ -190,11 +194,12 @@ shim_pty_relay(pid_t child, uint32_t limits)
 				if (kill(-child, (int)ssi.ssi_signo) == -1)
 					(void)kill(child, (int)ssi.ssi_signo);
 			}
-			while ((p = waitpid(-1, &ws, WNOHANG)) > 0) {
+			while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
+				shim_usage_add(&use, &ru);
 				if (p != child)
 					continue;
 				drain(out);
-				shim_report_exit(ws, limits);
+				shim_report_exit(ws, limits, &use);
 				_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 				    128 + WTERMSIG(ws));
 			}

@@ -38,6 +38,8 @@ struct shim_usage {
 	uint64_t	 maxrss_kb;
 };
 void	 shim_report_exit(int, uint32_t, const struct shim_usage *);
+struct rusage;
+void	 shim_usage_add(struct shim_usage *, const struct rusage *);
 
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);

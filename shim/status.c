@@ -6,6 +6,9 @@
  * the shim never prints there; it sends one record over the status pipe
  * (SBX_SHIM_FD_STATUS) and the launcher reports it.
  */
+#include <sys/types.h>
+#include <sys/resource.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,4 +60,20 @@ shim_report_exit(int wstatus, uint32_t limits, const struct shim_usage *u)
 	st.stime_us = u->stime_us;
 	st.maxrss_kb = u->maxrss_kb;
 	send_record(&st);
+}
+
+/*
+ * One reaped process's rusage into the sandbox's total.  Each rusage
+ * includes the descendants that process reaped itself; the orphans are
+ * pid 1's and come here on their own, so nothing is counted twice.
+ */
+void
+shim_usage_add(struct shim_usage *u, const struct rusage *ru)
+{
+	u->utime_us += (uint64_t)ru->ru_utime.tv_sec * 1000000 +
+	    (uint64_t)ru->ru_utime.tv_usec;
+	u->stime_us += (uint64_t)ru->ru_stime.tv_sec * 1000000 +
+	    (uint64_t)ru->ru_stime.tv_usec;
+	if ((uint64_t)ru->ru_maxrss > u->maxrss_kb)
+		u->maxrss_kb = (uint64_t)ru->ru_maxrss;
 }
