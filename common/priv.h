@@ -155,6 +155,8 @@ size_t	 priv_lint(const struct priv_table *, struct priv_finding *,
  * priv_apply_compiled: the same with the table's filter compiled before
  * (priv_seccomp_compile of the same table), which it keeps. */
 int	 priv_apply(const struct priv_table *, char *err, size_t errlen);
+/* -N roles (role_init): not dumpable once the table's steps are done. */
+void	 priv_set_nodump(int);
 struct priv_bpf;
 int	 priv_apply_compiled(const struct priv_table *,
 	    const struct priv_bpf *, char *err, size_t errlen);

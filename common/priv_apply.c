@@ -301,6 +301,15 @@ apply_steps(const struct priv_table *t, char *err, size_t errlen)
 	return priv_landlock_apply(t, err, errlen);
 }
 
+/* Roles of a service started as root: see role_init(). */
+static int	 priv_nodump;
+
+void
+priv_set_nodump(int on)
+{
+	priv_nodump = on;
+}
+
 int
 priv_apply(const struct priv_table *t, char *err, size_t errlen)
 {
@@ -316,6 +325,11 @@ priv_apply(const struct priv_table *t, char *err, size_t errlen)
 	if (apply_steps(t, err, errlen) == -1) {
 		priv_bpf_free(bpf);
 		return -1;
+	}
+	if (priv_nodump && prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) == -1) {
+		priv_bpf_free(bpf);
+		return aerr(err, errlen, t, "prctl PR_SET_DUMPABLE: %s",
+		    strerror(errno));
 	}
 	return priv_seccomp_load(bpf, err, errlen);
 }

@@ -122,15 +122,16 @@ role_init(int argc, char *argv[], const char *name,
 	 * -N: the service was started as root and every role runs as its
 	 * user.  The launcher's spawner may ptrace (the floor of "ptrace
 	 * yes" payloads, spawner.priv), and the kernel lets a process trace
-	 * any dumpable one of its own uid: not dumpable, no other role of
-	 * that user can be traced or have its memory read by a compromised
-	 * spawner (or a sandbox of identity service, which is another uid
-	 * anyway).  Started by a user, every role is that user's and so is
-	 * everything else it runs; nothing is gained there, and the tests
-	 * read the roles' /proc entries as that user.
+	 * any dumpable one of its own uid: not dumpable, the role cannot be
+	 * traced or have its memory read by a compromised spawner (the
+	 * monitor passes -N to every role but the launcher, see proc_exec).
+	 * Set by priv_apply once the privilege file's steps are done (an
+	 * empty root writes its own uid_map, which a process that is not
+	 * dumpable may not).  Started by a user, every role is that user's
+	 * and so is everything else it runs: nothing is gained there, and
+	 * the tests read the roles' /proc entries as that user.
 	 */
-	if (nodump && prctl(PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL) == -1)
-		fatal("prctl(PR_SET_DUMPABLE)");
+	priv_set_nodump(nodump);
 	if (fstat(ROLE_FD, &st) == -1 || !S_ISSOCK(st.st_mode))
 		fatalx("descriptor %d is not the monitor's socket; roles are "
 		    "started by sbx-monitor", ROLE_FD);

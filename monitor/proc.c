@@ -330,8 +330,12 @@ proc_exec(struct role *r, int debug, int verbose)
 		argv[argc++] = "-d";
 	if (verbose)
 		argv[argc++] = "-v";
-	if (caps_granted())
-		argv[argc++] = "-N";	/* not dumpable: see role_init() */
+	/* Not dumpable (role_init): the proxy and the runner.  The launcher
+	 * stays dumpable: its front reads its own /proc/self/environ for the
+	 * self-test, which a process that is not dumpable may not, and it
+	 * forks the spawner, the one process that may trace. */
+	if (caps_granted() && r->id != ROLE_LAUNCHER)
+		argv[argc++] = "-N";
 	argv[argc] = NULL;
 #ifdef SBX_VALGRIND
 	proc_exec_valgrind(r, exe, argv, envp);
