@@ -214,16 +214,17 @@ ATF_TC_BODY(pty, tc)
 	a.pty = 1;
 	len = serialise(&a);
 	memcpy(&flags, &wire[24], 4);
-	ATF_CHECK(flags & 0x20);
-	flags &= ~0x20U;			/* SPEC_F_PTY off */
+	ATF_CHECK(flags & 0x80);
+	flags &= ~0x80U;			/* SPEC_F_PTY off */
 	memcpy(&wire[24], &flags, 4);
 	ATF_CHECK(sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "pty 0 (40x65535)") != NULL);
 	a.pty = 0;
 	a.pty_rows = a.pty_cols = 0;
 	len = serialise(&a);
-	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 4 }, 4);
-	ATF_CHECK(sbx_spec_parse(&b, wire, len - 4, err, sizeof(err)) == -1);
+	/* The size word, then the CPU limits (u64, u32, u32) after it. */
+	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 20 }, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len - 20, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "window size") != NULL);
 }
 
@@ -481,7 +482,7 @@ ATF_TC_BODY(wire_header_refusals, tc)
 	MUT(OFF_RSV0, 1, "reserved");
 	MUT(OFF_RSV1, 1, "reserved");
 	MUT(OFF_RSV2, 1, "reserved");
-	MUT(OFF_FLAGS, 0x80, "unknown flags");
+	MUT(OFF_FLAGS, 0x200, "unknown flags");
 	MUT(OFF_CLASS, 7, "class 7");
 	MUT(OFF_ARGC, 0, "counts");
 	MUT(OFF_ARGC, SBX_SPEC_MAXARGS + 1, "counts");
