@@ -197,6 +197,16 @@ confined_body()
 	done
 	[ -n "$rpid" ] || atf_fail "sbxctl started no runner: $(cat err.txt)"
 	st=/proc/$rpid/status
+	# Found between fork and exec, or before it applied its privilege
+	# file (a loaded machine): wait until it is the runner, filtered.
+	# One that never gets its filter fails below.
+	i=0
+	while [ $i -lt 200 ] && kill -0 "$rpid" 2>/dev/null && {
+	    [ "$(cat /proc/$rpid/comm 2>/dev/null)" != sbx-provider-ru ] ||
+	    ! grep -q '^Seccomp:	2$' "$st" 2>/dev/null; }; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	atf_check -o inline:"sbx-provider-ru\n" cat /proc/$rpid/comm
 	atf_check -o match:'^Seccomp:	2$' -o match:'^NoNewPrivs:	1$' \
 	    cat "$st"
