@@ -187,26 +187,24 @@ confined_body()
 	    > out.json 2> err.txt &
 	cpid=$!
 	# Its runner appears (sbxctl then blocks until the FIFO has a writer).
+	# A child found between fork and exec, or before it applied its
+	# privilege file, is looked at again until it is the runner under its
+	# filter; one that never gets there fails with what sbxctl said.
 	i=0
 	rpid=
-	while [ -z "$rpid" ] && [ $i -lt 200 ] && kill -0 "$cpid" 2>/dev/null
+	while [ -z "$rpid" ] && [ $i -lt 400 ] && kill -0 "$cpid" 2>/dev/null
 	do
-		rpid=$(ps -o pid= --ppid "$cpid" | tr -d ' ')
+		for p in $(ps -o pid= --ppid "$cpid"); do
+			[ "$(cat /proc/$p/comm 2>/dev/null)" = sbx-provider-ru ] &&
+			    grep -q '^Seccomp:	2$' /proc/$p/status 2>/dev/null &&
+			    rpid=$p
+		done
 		[ -n "$rpid" ] || sleep 0.05
 		i=$((i + 1))
 	done
-	[ -n "$rpid" ] || atf_fail "sbxctl started no runner: $(cat err.txt)"
+	[ -n "$rpid" ] || atf_fail "sbxctl started no filtered runner:" \
+	    "$(ps -o pid,comm --ppid "$cpid"; cat err.txt)"
 	st=/proc/$rpid/status
-	# Found between fork and exec, or before it applied its privilege
-	# file (a loaded machine): wait until it is the runner, filtered.
-	# One that never gets its filter fails below.
-	i=0
-	while [ $i -lt 200 ] && kill -0 "$rpid" 2>/dev/null && {
-	    [ "$(cat /proc/$rpid/comm 2>/dev/null)" != sbx-provider-ru ] ||
-	    ! grep -q '^Seccomp:	2$' "$st" 2>/dev/null; }; do
-		sleep 0.05
-		i=$((i + 1))
-	done
 	atf_check -o inline:"sbx-provider-ru\n" cat /proc/$rpid/comm
 	atf_check -o match:'^Seccomp:	2$' -o match:'^NoNewPrivs:	1$' \
 	    cat "$st"
