@@ -124,7 +124,8 @@ role_init(int argc, char *argv[], const char *name,
 	 * yes" payloads, spawner.priv), and the kernel lets a process trace
 	 * any dumpable one of its own uid: not dumpable, the role cannot be
 	 * traced or have its memory read by a compromised spawner (the
-	 * monitor passes -N to every role but the launcher, see proc_exec).
+	 * monitor passes -N to every role; the launcher's mapper and spawner
+	 * reset it, see launcher/split.c).
 	 * Set by priv_apply once the privilege file's steps are done (an
 	 * empty root writes its own uid_map, which a process that is not
 	 * dumpable may not).  Started by a user, every role is that user's

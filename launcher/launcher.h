@@ -168,6 +168,7 @@ int	 idmap_policy_check(const struct idmap_policy *, uint32_t, uid_t,
 
 /* spawn.c */
 pid_t	 spawn_clone(const struct spawn_args *, int, int *);
+void	 spawn_environment_check(void);
 int	 sandbox_spawn(struct sandbox *, const struct launcher_conf *,
 	    const struct sbx_spec *, const struct sandbox_io *,
 	    char *err, size_t errlen);

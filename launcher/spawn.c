@@ -238,40 +238,54 @@ close_if(int *fd)
  * anyone else calling this must too.  The block cannot grow after exec
  * (only CAP_SYS_RESOURCE can move it), so once empty means always empty.
  */
-static int
-environment_empty(char *err, size_t errlen)
+static char	 env_problem[256] = "the environment was not checked";
+static int	 env_checked;
+
+/*
+ * Once, at start (split_start), while the front may still read its own
+ * /proc entries: started as root it is not dumpable afterwards (-N), and
+ * /proc/self/environ is then root's.  The answer cannot change later.
+ */
+void
+spawn_environment_check(void)
 {
-	static int	 empty;
 	char		 c;
 	ssize_t		 n;
 	int		 fd;
 
-	if (empty)
-		return 0;
+	env_checked = 1;
 	if ((fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "/proc/self/environ: %s (the launcher "
-		    "must see its own environment block to start sandboxes)",
-		    sbx_errname(errno));
-		return -1;
+		snprintf(env_problem, sizeof(env_problem), "/proc/self/environ: "
+		    "%s (the launcher must see its own environment block to "
+		    "start sandboxes)", sbx_errname(errno));
+		return;
 	}
 	do {
 		n = read(fd, &c, 1);
 	} while (n == -1 && errno == EINTR);
 	close(fd);
-	if (n == -1) {
-		snprintf(err, errlen, "/proc/self/environ: %s",
-		    sbx_errname(errno));
-		return -1;
-	}
-	if (n != 0) {
-		snprintf(err, errlen, "environment: the launching process "
-		    "was started with a non-empty environment, which every "
-		    "sandbox would show as /proc/1/environ; start it with an "
-		    "empty one");
-		return -1;
-	}
-	empty = 1;
-	return 0;
+	if (n == -1)
+		snprintf(env_problem, sizeof(env_problem),
+		    "/proc/self/environ: %s", sbx_errname(errno));
+	else if (n != 0)
+		snprintf(env_problem, sizeof(env_problem), "environment: the "
+		    "launching process was started with a non-empty "
+		    "environment, which every sandbox would show as "
+		    "/proc/1/environ; start it with an empty one");
+	else
+		env_problem[0] = '\0';
+}
+
+static int
+environment_empty(char *err, size_t errlen)
+{
+	/* The self-test and the unit tests call sandbox_spawn directly. */
+	if (!env_checked)
+		spawn_environment_check();
+	if (env_problem[0] == '\0')
+		return 0;
+	snprintf(err, errlen, "%s", env_problem);
+	return -1;
 }
 
 /*

@@ -139,6 +139,15 @@ part_init(const char *name, int fd)
 	/* Descriptor 3 (the monitor's channel) becomes ours. */
 	if (dup2(fd, ROLE_FD) == -1)
 		fatal("dup2");
+	/*
+	 * -N is for the front alone.  The mapper reads its own
+	 * /proc/self/fdinfo (target_check), which a process that is not
+	 * dumpable may not; the spawner is the one process that may trace,
+	 * so keeping it from being traced protects nothing.  Neither can be
+	 * traced by the spawner anyway: the mapper holds capabilities the
+	 * spawner lacks.
+	 */
+	priv_set_nodump(0);
 }
 
 /* ---- spawner ---------------------------------------------------------- */
@@ -774,6 +783,9 @@ split_start(void)
 	struct stat	 st;
 	int		 sv[2], havepol, privileged;
 
+	/* Read /proc/self/environ now: the front is not dumpable once
+	 * launcher.priv is applied (-N) and may not read it then. */
+	spawn_environment_check();
 	havepol = fstat(LAUNCH_POLICY_FD, &st) == 0 && S_ISSOCK(st.st_mode);
 	privileged = idmap_privileged();
 	if (privileged) {

@@ -330,11 +330,11 @@ proc_exec(struct role *r, int debug, int verbose)
 		argv[argc++] = "-d";
 	if (verbose)
 		argv[argc++] = "-v";
-	/* Not dumpable (role_init): the proxy and the runner.  The launcher
-	 * stays dumpable: its front reads its own /proc/self/environ for the
-	 * self-test, which a process that is not dumpable may not, and it
-	 * forks the spawner, the one process that may trace. */
-	if (caps_granted() && r->id != ROLE_LAUNCHER)
+	/* Not dumpable (role_init): every role, so the launcher's spawner,
+	 * the one process that may trace, can trace none of them.  The
+	 * launcher's front takes it alone: its mapper and spawner reset it
+	 * (launcher/split.c, part_init). */
+	if (caps_granted())
 		argv[argc++] = "-N";
 	argv[argc] = NULL;
 #ifdef SBX_VALGRIND

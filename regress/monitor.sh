@@ -136,8 +136,9 @@ roles_body() {
 		atf_check -o empty tr '\0' '\n' < /proc/$pid/environ
 		# Started as root, a role is not dumpable (its /proc files
 		# are then root's): the launcher's spawner may ptrace, and
-		# must not reach another process of the service user.
-		[ "$(id -u)" -ne 0 ] || [ "$r" = launcher ] ||
+		# must not reach another process of the service user, its
+		# own front included.
+		[ "$(id -u)" -ne 0 ] ||
 		    atf_check -o inline:"0\n" stat -c %u /proc/$pid/environ
 		# 0,1 /dev/null, 2 the log pipe, 3 the channel, then the event
 		# loop's epoll descriptor and libevent's signal pipe pair:
