@@ -12,8 +12,16 @@
 #     --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp) running /bin/true
 #     bound at /aiwg/bin/true, and /bin/true alone as the floor.  RUNS
 #     runs each, interleaved run by run (regress/helpers/benchrun), median
-#     and p90, and the ratio.  The issue's target: sbx's median at or below
-#     bwrap's.
+#     p90 and p99, and the ratio.  The issue's target: sbx's median at or
+#     below bwrap's.
+#   - an agent that keeps its connection (regress/helpers/benchconn:
+#     libsbx, sbx_run and the wait for EXIT on one connection) against
+#     the same program starting bwrap itself (fork, exec, wait),
+#     interleaved; the target: its median at most 0.4 x bwrap's.
+#   - `sbxctl run -w DIR` against bwrap with DIR bound read-write and its
+#     working directory there; and `sbxctl run -p` of a profile with
+#     network proxy against the same profile with network none (bwrap has
+#     no proxy): the proxy's set-up cost.
 #   - where the time goes, from the kernel's own scheduler tracepoints
 #     (perf record -e sched:sched_process_{fork,exec,exit}, plus uprobes
 #     on sbxctl's main() and the launcher's shim_main()), without touching
@@ -36,6 +44,7 @@ top=$(pwd)
 M=$top/$B/sbin/sbx-monitor
 C=$top/$B/bin/sbxctl
 R=$top/$B/regress/helpers/benchrun
+K=$top/$B/regress/helpers/benchconn
 L=$top/$B/libexec/sbx/sbx-launcher
 
 RUNS=${RUNS:-200}		# timed runs of each command
@@ -44,7 +53,7 @@ TRACE_RUNS=${TRACE_RUNS:-100}	# runs of each under perf
 
 die() { echo "b_run: $*" >&2; exit 1; }
 
-for f in "$M" "$C" "$R" "$L"; do
+for f in "$M" "$C" "$R" "$K" "$L"; do
 	[ -x "$f" ] || die "$f is missing (make tests)"
 done
 BWRAP=$(command -v bwrap) || die "bwrap is missing (scripts/deps installs bubblewrap)"
@@ -62,24 +71,34 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
-# report FILE LABEL: benchrun's lines as a table, the ratio and the
-# target (sbx's median at or below bwrap's).
+# report FILE LABEL [SBX BWRAP ROWS FACTOR]: benchrun's lines as a table
+# (the labels in ROWS, default "sbx bwrap true"), the ratio of SBX to
+# BWRAP (default sbx, bwrap) and the target: SBX's median at or below
+# FACTOR (default 1) times BWRAP's.  FACTOR "-": no target (the rows are
+# sbx's alone), the difference of the medians instead.
 report() {
-	awk -v label="$2" '
+	awk -v label="$2" -v a="${3:-sbx}" -v b="${4:-bwrap}" \
+	    -v rows="${5:-sbx bwrap true}" -v f="${6:-1}" '
 	function ms(us) { return sprintf("%.2f ms", us / 1000) }
-	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11 }
+	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11; p99[$1] = $15 }
 	END {
-		printf "%-10s %10s %10s %10s %10s\n", "", "median", "p90",
-		    "min", "max"
-		split("sbx bwrap true", k, " ")
-		for (i = 1; i <= 3; i++)
-			printf "%-10s %10s %10s %10s %10s\n", k[i],
-			    ms(med[k[i]]), ms(p90[k[i]]), ms(lo[k[i]]),
-			    ms(hi[k[i]])
-		printf "ratio sbx/bwrap%s: median %.2f, p90 %.2f\n", label,
-		    med["sbx"] / med["bwrap"], p90["sbx"] / p90["bwrap"]
-		printf "target (sbx median <= bwrap median): %s\n",
-		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
+		printf "%-10s %10s %10s %10s %10s %10s\n", "", "median", "p90",
+		    "p99", "min", "max"
+		n = split(rows, k, " ")
+		for (i = 1; i <= n; i++)
+			printf "%-10s %10s %10s %10s %10s %10s\n", k[i],
+			    ms(med[k[i]]), ms(p90[k[i]]), ms(p99[k[i]]),
+			    ms(lo[k[i]]), ms(hi[k[i]])
+		if (f == "-") {
+			printf "%s - %s%s: median %.2f ms, p90 %.2f ms\n", a, b,
+			    label, (med[a] - med[b]) / 1000,
+			    (p90[a] - p90[b]) / 1000
+			exit
+		}
+		printf "ratio %s/%s%s: median %.2f, p90 %.2f, p99 %.2f\n", a, b,
+		    label, med[a] / med[b], p90[a] / p90[b], p99[a] / p99[b]
+		printf "target (%s median <= %s x %s median): %s\n", a, f, b,
+		    med[a] <= f * med[b] ? "met" : "NOT met"
 	}' "$1"
 }
 
@@ -88,10 +107,20 @@ SOCK=$D/run/sbx.sock
 # As root, the identity caller comparison runs as this unprivileged user
 # (scripts/check creates it; any existing user will do).
 CALLER=${SBX_BENCH_CALLER:-sbxtest}
+# "net" and "nonet" differ in their network only: the proxy's cost.
 cat > "$D/sbx.conf" <<EOF
 socket "$SOCK"
 user "nobody"
 log-file "$D/audit.jsonl"
+profile "net" {
+	network proxy
+	ro "/usr"
+	allow-domain "localhost"
+}
+profile "nonet" {
+	network none
+	ro "/usr"
+}
 EOF
 [ "$(id -u)" -eq 0 ] && id "$CALLER" > /dev/null 2>&1 &&
     echo "allow uid \"$CALLER\"" >> "$D/sbx.conf"
@@ -125,6 +154,51 @@ echo "$RUNS runs each after $WARM warm-up runs, interleaved"
 env -i "$R" -w "$WARM" "$RUNS" ::: sbx "$C" -s "$SOCK" run -- "$TRUE" \
     ::: bwrap "$@" ::: true "$TRUE" > "$D/e2e" || die "benchrun failed"
 report "$D/e2e" ""
+
+# ---- an agent that keeps its connection ---------------------------------
+echo
+echo "persistent connection: benchconn, one connection, sbx_run and the" \
+    "wait for EXIT, against the same program's fork/exec/wait of bwrap"
+env -i "$K" -w "$WARM" "$SOCK" "$RUNS" "$TRUE" -- "$@" > "$D/conn" ||
+    die "benchconn failed"
+report "$D/conn" " (persistent connection)" conn exec "conn exec" 0.4
+
+# ---- the work directory: sbx -w DIR, bwrap --bind DIR DIR --chdir DIR ----
+W=$D/w
+mkdir "$W" && chmod 777 "$W"
+set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
+    --die-with-parent --new-session --clearenv --cap-drop ALL
+while read -r tgt src; do
+	set -- "$@" --ro-bind "$src" "$tgt"
+done < "$D/binds"
+set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --bind "$W" "$W" \
+    --chdir "$W" -- /aiwg/bin/true
+env -i "$@" || die "bwrap with --bind $W failed"
+"$C" -s "$SOCK" run -w "$W" -- "$TRUE" || die "sbxctl run -w $W failed"
+echo
+echo "work directory: sbx run -w DIR against bwrap --bind DIR DIR --chdir DIR"
+env -i "$R" -w "$WARM" "$RUNS" ::: sbx "$C" -s "$SOCK" run -w "$W" -- \
+    "$TRUE" ::: bwrap "$@" > "$D/wdir" || die "benchrun failed"
+report "$D/wdir" " (-w DIR)" sbx bwrap "sbx bwrap"
+
+# ---- network proxy: sbx alone, the proxy's set-up cost -------------------
+"$C" -s "$SOCK" run -p net -- "$TRUE" || die "sbxctl run -p net failed"
+echo
+echo "network proxy: sbx run -p net (network proxy) against -p nonet" \
+    "(network none, the same profile otherwise); bwrap has no proxy"
+env -i "$R" -w "$WARM" "$RUNS" ::: proxy "$C" -s "$SOCK" run -p net -- \
+    "$TRUE" ::: none "$C" -s "$SOCK" run -p nonet -- "$TRUE" \
+    > "$D/net" || die "benchrun failed"
+report "$D/net" " (the proxy's set-up)" proxy none "proxy none" -
+
+# The reference plan again, for the rows below.
+set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
+    --die-with-parent --new-session --clearenv --cap-drop ALL
+while read -r tgt src; do
+	set -- "$@" --ro-bind "$src" "$tgt"
+done < "$D/binds"
+set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp -- \
+    /aiwg/bin/true
 
 # ---- identity caller: the sandbox runs as the (unprivileged) caller ------
 # As root, the monitor drops to nobody and the launcher keeps CAP_SETUID
@@ -276,15 +350,16 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	}' > "$D/segments"
 [ -s "$D/segments" ] || die "no complete runs found in the trace"
 echo "breakdown: $TRACE_RUNS runs each (and 5 warm-up) under perf" \
-    "(scheduler tracepoints$uprobes), median and p90"
+    "(scheduler tracepoints$uprobes), median, p90 and p99"
 LC_ALL=C sort -t '	' -k1,1 -k2,2n "$D/segments" | awk -F '\t' '
 	{ v[$1, ++n[$1]] = $2; if (!($1 in seen)) { seen[$1] = 1; o[++k] = $1 } }
 	END {
 		for (i = 1; i <= k; i++) {
 			s = o[i]; m = n[s]
-			printf "  %-62s %6.2f ms %6.2f ms  (n %d)\n", s,
+			printf "  %-62s %6.2f %6.2f %6.2f ms  (n %d)\n", s,
 			    v[s, int((m + 1) / 2)] / 1000,
-			    v[s, int((m * 9 + 9) / 10)] / 1000, m
+			    v[s, int((m * 9 + 9) / 10)] / 1000,
+			    v[s, int((m * 99 + 99) / 100)] / 1000, m
 		}
 	}'
 exit 0
