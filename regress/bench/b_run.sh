@@ -278,8 +278,10 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	ev ~ /sbxbench:shim_main/ { shim_main[pid] = t; next }
 	ev ~ /sched_process_fork/ {
 		c = val("child_pid"); comm = val("comm")
-		if (comm == "sbx-launcher" && !(pid in clone_t)) {
-			# the launcher clones pid 1 of a sandbox
+		if ((comm == "sbx-launcher" || comm == "sbx-spawner") &&
+		    !(pid in clone_t)) {
+			# the launcher (its spawner part, split.c) clones
+			# pid 1 of a sandbox
 			clone_t[c] = t; ctl_of[c] = cur
 		} else if ((pid in clone_t) && !(pid in pay)) {
 			# pid 1 forks the payload
