@@ -14,10 +14,10 @@
 #     runs each, interleaved run by run (regress/helpers/benchrun), median
 #     p90 and p99, and the ratio.  The issue's target: sbx's median at or
 #     below bwrap's.
-#   - an agent that keeps its connection (regress/helpers/benchconn:
-#     libsbx, sbx_run and the wait for EXIT on one connection) against
-#     the same program starting bwrap itself (fork, exec, wait),
-#     interleaved; the target: its median at most 0.4 x bwrap's.
+#   - an agent that keeps its connection (benchrun's "@sbx": libsbx,
+#     sbx_run and the wait for EXIT on one connection) against the same
+#     program starting bwrap itself (posix_spawn, wait), interleaved; the
+#     target: its median at most 0.4 x bwrap's.
 #   - `sbxctl run -w DIR` against bwrap with DIR bound read-write and its
 #     working directory there; and `sbxctl run -p` of a profile with
 #     network proxy against the same profile with network none (bwrap has
@@ -42,9 +42,10 @@ top=$(pwd)
 . "$top/regress/monitor.subr"
 . "$top/regress/bench/plan.subr"
 M=$top/$B/sbin/sbx-monitor
-C=$top/$B/bin/sbxctl
+# SBX_BENCH_CTL: another client to time, such as sbxctl-tools (every
+# command, every library) against the lean sbxctl.
+C=${SBX_BENCH_CTL:-$top/$B/bin/sbxctl}
 R=$top/$B/regress/helpers/benchrun
-K=$top/$B/regress/helpers/benchconn
 L=$top/$B/libexec/sbx/sbx-launcher
 
 RUNS=${RUNS:-200}		# timed runs of each command
@@ -53,7 +54,7 @@ TRACE_RUNS=${TRACE_RUNS:-100}	# runs of each under perf
 
 die() { echo "b_run: $*" >&2; exit 1; }
 
-for f in "$M" "$C" "$R" "$K" "$L"; do
+for f in "$M" "$C" "$R" "$L"; do
 	[ -x "$f" ] || die "$f is missing (make tests)"
 done
 BWRAP=$(command -v bwrap) || die "bwrap is missing (scripts/deps installs bubblewrap)"
@@ -136,13 +137,28 @@ monpid=$sbx_monitor_pid
 # Runtime binds as "target source" (plan.subr): the program at
 # /aiwg/bin/true with its libraries and interpreter.
 plan_binds "$TRUE" /aiwg/bin/true | LC_ALL=C sort -u -k1,1 > "$D/binds"
-set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
-    --die-with-parent --new-session --clearenv --cap-drop ALL
-while read -r tgt src; do
-	set -- "$@" --ro-bind "$src" "$tgt"
-done < "$D/binds"
-set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp -- \
-    /aiwg/bin/true
+# plan FILE [BIND]: bwrap's argv in FILE, one a line, and DIR bound
+# read-write as the working directory with BIND (else /tmp); read into
+# "$@" with: set --; while IFS= read -r a; do set -- "$@" "$a"; done
+plan() {
+	{
+		printf '%s\n' "$BWRAP" --unshare-all --unshare-user \
+		    --disable-userns --die-with-parent --new-session \
+		    --clearenv --cap-drop ALL
+		while read -r tgt src; do
+			printf '%s\n' --ro-bind "$src" "$tgt"
+		done < "$D/binds"
+		printf '%s\n' --tmpfs /tmp --proc /proc --dev /dev
+		if [ -n "${2:-}" ]; then
+			printf '%s\n' --bind "$2" "$2" --chdir "$2"
+		else
+			printf '%s\n' --chdir /tmp
+		fi
+		printf '%s\n' -- /aiwg/bin/true
+	} > "$1"
+}
+plan "$D/plan"
+set --; while IFS= read -r a; do set -- "$@" "$a"; done < "$D/plan"
 env -i "$@" || die "bwrap with the launch plan's flags failed: $*"
 
 # ---- end to end ----------------------------------------------------------
@@ -157,22 +173,17 @@ report "$D/e2e" ""
 
 # ---- an agent that keeps its connection ---------------------------------
 echo
-echo "persistent connection: benchconn, one connection, sbx_run and the" \
-    "wait for EXIT, against the same program's fork/exec/wait of bwrap"
-env -i "$K" -w "$WARM" "$SOCK" "$RUNS" "$TRUE" -- "$@" > "$D/conn" ||
-    die "benchconn failed"
+echo "persistent connection: one libsbx connection, sbx_run and the" \
+    "wait for EXIT, against the same program's spawn and wait of bwrap"
+env -i "$R" -w "$WARM" "$RUNS" ::: conn @sbx "$SOCK" "$TRUE" \
+    ::: exec "$@" > "$D/conn" || die "benchrun @sbx failed"
 report "$D/conn" " (persistent connection)" conn exec "conn exec" 0.4
 
 # ---- the work directory: sbx -w DIR, bwrap --bind DIR DIR --chdir DIR ----
 W=$D/w
 mkdir "$W" && chmod 777 "$W"
-set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
-    --die-with-parent --new-session --clearenv --cap-drop ALL
-while read -r tgt src; do
-	set -- "$@" --ro-bind "$src" "$tgt"
-done < "$D/binds"
-set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --bind "$W" "$W" \
-    --chdir "$W" -- /aiwg/bin/true
+plan "$D/plan-w" "$W"
+set --; while IFS= read -r a; do set -- "$@" "$a"; done < "$D/plan-w"
 env -i "$@" || die "bwrap with --bind $W failed"
 "$C" -s "$SOCK" run -w "$W" -- "$TRUE" || die "sbxctl run -w $W failed"
 echo
@@ -192,13 +203,7 @@ env -i "$R" -w "$WARM" "$RUNS" ::: proxy "$C" -s "$SOCK" run -p net -- \
 report "$D/net" " (the proxy's set-up)" proxy none "proxy none" -
 
 # The reference plan again, for the rows below.
-set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
-    --die-with-parent --new-session --clearenv --cap-drop ALL
-while read -r tgt src; do
-	set -- "$@" --ro-bind "$src" "$tgt"
-done < "$D/binds"
-set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp -- \
-    /aiwg/bin/true
+set --; while IFS= read -r a; do set -- "$@" "$a"; done < "$D/plan"
 
 # ---- identity caller: the sandbox runs as the (unprivileged) caller ------
 # As root, the monitor drops to nobody and the launcher keeps CAP_SETUID
@@ -256,8 +261,20 @@ perf record -q -o "$D/perf.data" $ev -a -- env -i "$R" -w 5 "$TRACE_RUNS" \
     ::: sbx "$C" -s "$SOCK" run -- "$TRUE" ::: bwrap "$@" \
     > /dev/null 2> "$D/perf.err" || { cat "$D/perf.err" >&2;
     die "perf record failed"; }
+# This monitor's launcher and its spawner part (split.c), which clones
+# the sandboxes: other monitors' sandboxes on the machine are not ours.
+spawner=
+for p in $(pgrep -P "$monpid"); do
+	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = sbx-launcher ] || continue
+	for q in $(pgrep -P "$p"); do
+		[ "$(cat "/proc/$q/comm" 2>/dev/null)" = sbx-spawner ] &&
+		    spawner=$q
+	done
+	[ -n "$spawner" ] || spawner=$p
+done
+[ -n "$spawner" ] || die "no launcher under the monitor $monpid"
 perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
-    awk -v ctl="$C" -v bwrap="$BWRAP" '
+    awk -v ctl="$C" -v bwrap="$BWRAP" -v spawner="$spawner" '
 	function us(s) { sub(/:$/, "", s); return s * 1e6 }
 	function val(k,    i) {
 		for (i = 4; i <= NF; i++)
@@ -277,11 +294,10 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	ev ~ /sbxbench:ctl_main/ { ctl_main[pid] = t; next }
 	ev ~ /sbxbench:shim_main/ { shim_main[pid] = t; next }
 	ev ~ /sched_process_fork/ {
-		c = val("child_pid"); comm = val("comm")
-		if ((comm == "sbx-launcher" || comm == "sbx-spawner") &&
-		    !(pid in clone_t)) {
-			# the launcher (its spawner part, split.c) clones
-			# pid 1 of a sandbox
+		c = val("child_pid")
+		if (pid == spawner && !(pid in clone_t)) {
+			# the launcher (its spawner part) clones pid 1 of a
+			# sandbox
 			clone_t[c] = t; ctl_of[c] = cur
 		} else if ((pid in clone_t) && !(pid in pay)) {
 			# pid 1 forks the payload
