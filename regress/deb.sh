@@ -59,7 +59,8 @@ package_body() {
 	dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' > files
 	for f in /usr/sbin/sbx-monitor /usr/bin/sbxctl \
 	    /usr/libexec/sbx/sbx-launcher /usr/libexec/sbx/sbx-proxy \
-	    /usr/libexec/sbx/sbx-provider-runner /etc/sbx/sbx.conf \
+	    /usr/libexec/sbx/sbx-provider-runner \
+	    /usr/libexec/sbx/sbxctl-tools /etc/sbx/sbx.conf \
 	    /etc/sbx/providers.json /lib/systemd/system/sbx-monitor.service \
 	    /usr/lib/systemd/user/sbx-monitor.service \
 	    /usr/lib/sysusers.d/sbx.conf /usr/lib/tmpfiles.d/sbx.conf \

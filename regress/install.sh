@@ -82,6 +82,7 @@ layout_body() {
 	staged
 	for f in sbin/sbx-monitor bin/sbxctl libexec/sbx/sbx-launcher \
 	    libexec/sbx/sbx-proxy libexec/sbx/sbx-provider-runner \
+	    libexec/sbx/sbxctl-tools \
 	    lib/libsbx.a lib/libsbx.so.0 lib/libsbx.so lib/pkgconfig/sbx.pc \
 	    include/sbx.h etc/sbx/sbx.conf etc/sbx/providers.json \
 	    share/sbx/examples/sbx.conf lib/systemd/system/sbx-monitor.service \

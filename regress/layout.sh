@@ -8,6 +8,7 @@
 # a program's header, and no two C files share a name unless they say
 # they are the same thing for different programs.  The programs and the
 # libraries are read from the Makefile (PROGS, LIBDIRS, uses_<dir>).
+# And the built sbxctl, which every run starts, stays lean (sbxctl_lean).
 
 paths() {
 	S=$(atf_get_srcdir)
@@ -149,7 +150,41 @@ unique_names_body() {
 	fail_if bad "C files of the same name"
 }
 
+# libs FILE: the libraries ldd says FILE loads, by soname, sorted.
+libs() {
+	ldd "$1" > ldd.out || atf_fail "ldd $1 failed"
+	awk '$2 == "=>" { print $1 }' ldd.out | sort -u
+}
+
+atf_test_case sbxctl_lean
+sbxctl_lean_head() {
+	atf_set "descr" "sbxctl, which every run starts, loads libsbx's libraries and libc only; the heavy ones are sbxctl-tools's"
+	atf_set "require.progs" "ldd"
+}
+sbxctl_lean_body() {
+	B=$(atf_get_srcdir)/..
+	ROLEDIR=$(sed -n 's/^SBX_BIN_ROLEDIR=[[:space:]]*//p' \
+	    "$(atf_get_srcdir)/top/config.mk")
+	[ -n "$ROLEDIR" ] || atf_fail "no SBX_BIN_ROLEDIR in config.mk"
+	for f in "$B/bin/sbxctl" "$B/bin/$ROLEDIR/sbxctl-tools" \
+	    "$B/lib/libsbx.so"; do
+		[ -x "$f" ] || [ -f "$f" ] || atf_fail "$f is missing"
+	done
+	libs "$B/lib/libsbx.so" > want
+	echo libc.so.6 >> want
+	libs "$B/bin/sbxctl" > got
+	# The tools load the heavy ones: the pattern finds them there.
+	libs "$B/bin/$ROLEDIR/sbxctl-tools" > tools
+	heavy='^lib(event|seccomp|sodium|yaml)'
+	grep -qE "$heavy" tools ||
+	    atf_fail "sbxctl-tools loads none of $heavy: the check is blind"
+	grep -E "$heavy" got > bad || :
+	grep -vxF -f want got | grep -vE "$heavy" >> bad || :
+	fail_if bad "sbxctl loads more than libsbx's libraries and libc"
+}
+
 atf_init_test_cases() {
+	atf_add_test_case sbxctl_lean
 	atf_add_test_case no_program_includes_program
 	atf_add_test_case no_program_links_program
 	atf_add_test_case libraries_include_no_program

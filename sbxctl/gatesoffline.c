@@ -224,7 +224,9 @@ go_evaluate(struct sbxctl *ctx, const struct gates_remote *g,
 	o.what = g->report != NULL ? "gates verify" : "gates evaluate";
 	o.sock = sock;
 	*decision = g->report != NULL;
-	if (role_dir(SBX_BIN_ROLEDIR, dir, sizeof(dir)) == -1)
+	/* sbxctl-tools is in the roles' directory (sbxctl, in bindir,
+	 * starts it). */
+	if (role_dir(".", dir, sizeof(dir)) == -1)
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO,
 		    "%s: locating sbx-provider-runner: %s", o.what,
 		    strerror(errno));

@@ -36,6 +36,7 @@ main(int argc, char *argv[])
 	 * tzset() reads /etc/localtime on every run for times sbxctl never
 	 * prints. */
 	log_procinit("sbxctl");
+	cmd_keep(argc, argv);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.socket = NULL;	/* -s, else $SBX_SOCKET, else the default */
 

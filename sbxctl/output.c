@@ -82,6 +82,7 @@ out_usage(struct sbxctl *ctx, const char *fmt, ...)
 {
 	va_list	 ap;
 
+	cmd_tools();	/* sbxctl: sbxctl-tools says it, with the usage */
 	va_start(ap, fmt);
 	verror(ctx, SBXCTL_EXIT_USAGE, SBXCTL_ERR_USAGE, fmt, ap);
 	va_end(ap);

@@ -49,9 +49,12 @@ struct sbxctl_cmd {
 	const char *const	*synopsis;	/* NULL-terminated */
 };
 
-/* cmd.c: the command table and the usage text drawn from it. */
+/* cmd.c: the command table and the usage text drawn from it; sbxctl
+ * hands what it has not to sbxctl-tools (cmd_tools). */
 const struct sbxctl_cmd *cmd_lookup(const char *);
 void	 cmd_usage(FILE *);
+void	 cmd_keep(int, char **);
+void	 cmd_tools(void);
 
 /* help.c: --help for sbxctl and each command and subcommand. */
 void	 help_top(FILE *);

@@ -12,8 +12,16 @@
 #     --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp) running /bin/true
 #     bound at /aiwg/bin/true, and /bin/true alone as the floor.  RUNS
 #     runs each, interleaved run by run (regress/helpers/benchrun), median
-#     and p90, and the ratio.  The issue's target: sbx's median at or below
-#     bwrap's.
+#     p90 and p99, and the ratio.  The issue's target: sbx's median at or
+#     below bwrap's.
+#   - an agent that keeps its connection (benchrun's "@sbx": libsbx,
+#     sbx_run and the wait for EXIT on one connection) against the same
+#     program starting bwrap itself (posix_spawn, wait), interleaved; the
+#     target: its median at most 0.4 x bwrap's.
+#   - `sbxctl run -w DIR` against bwrap with DIR bound read-write and its
+#     working directory there; and `sbxctl run -p` of a profile with
+#     network proxy against the same profile with network none (bwrap has
+#     no proxy): the proxy's set-up cost.
 #   - where the time goes, from the kernel's own scheduler tracepoints
 #     (perf record -e sched:sched_process_{fork,exec,exit}, plus uprobes
 #     on sbxctl's main() and the launcher's shim_main()), without touching
@@ -34,7 +42,9 @@ top=$(pwd)
 . "$top/regress/monitor.subr"
 . "$top/regress/bench/plan.subr"
 M=$top/$B/sbin/sbx-monitor
-C=$top/$B/bin/sbxctl
+# SBX_BENCH_CTL: another client to time, such as sbxctl-tools (every
+# command, every library) against the lean sbxctl.
+C=${SBX_BENCH_CTL:-$top/$B/bin/sbxctl}
 R=$top/$B/regress/helpers/benchrun
 L=$top/$B/libexec/sbx/sbx-launcher
 
@@ -62,24 +72,34 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
-# report FILE LABEL: benchrun's lines as a table, the ratio and the
-# target (sbx's median at or below bwrap's).
+# report FILE LABEL [SBX BWRAP ROWS FACTOR]: benchrun's lines as a table
+# (the labels in ROWS, default "sbx bwrap true"), the ratio of SBX to
+# BWRAP (default sbx, bwrap) and the target: SBX's median at or below
+# FACTOR (default 1) times BWRAP's.  FACTOR "-": no target (the rows are
+# sbx's alone), the difference of the medians instead.
 report() {
-	awk -v label="$2" '
+	awk -v label="$2" -v a="${3:-sbx}" -v b="${4:-bwrap}" \
+	    -v rows="${5:-sbx bwrap true}" -v f="${6:-1}" '
 	function ms(us) { return sprintf("%.2f ms", us / 1000) }
-	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11 }
+	{ med[$1] = $5; p90[$1] = $7; lo[$1] = $9; hi[$1] = $11; p99[$1] = $15 }
 	END {
-		printf "%-10s %10s %10s %10s %10s\n", "", "median", "p90",
-		    "min", "max"
-		split("sbx bwrap true", k, " ")
-		for (i = 1; i <= 3; i++)
-			printf "%-10s %10s %10s %10s %10s\n", k[i],
-			    ms(med[k[i]]), ms(p90[k[i]]), ms(lo[k[i]]),
-			    ms(hi[k[i]])
-		printf "ratio sbx/bwrap%s: median %.2f, p90 %.2f\n", label,
-		    med["sbx"] / med["bwrap"], p90["sbx"] / p90["bwrap"]
-		printf "target (sbx median <= bwrap median): %s\n",
-		    med["sbx"] <= med["bwrap"] ? "met" : "NOT met"
+		printf "%-10s %10s %10s %10s %10s %10s\n", "", "median", "p90",
+		    "p99", "min", "max"
+		n = split(rows, k, " ")
+		for (i = 1; i <= n; i++)
+			printf "%-10s %10s %10s %10s %10s %10s\n", k[i],
+			    ms(med[k[i]]), ms(p90[k[i]]), ms(p99[k[i]]),
+			    ms(lo[k[i]]), ms(hi[k[i]])
+		if (f == "-") {
+			printf "%s - %s%s: median %.2f ms, p90 %.2f ms\n", a, b,
+			    label, (med[a] - med[b]) / 1000,
+			    (p90[a] - p90[b]) / 1000
+			exit
+		}
+		printf "ratio %s/%s%s: median %.2f, p90 %.2f, p99 %.2f\n", a, b,
+		    label, med[a] / med[b], p90[a] / p90[b], p99[a] / p99[b]
+		printf "target (%s median <= %s x %s median): %s\n", a, f, b,
+		    med[a] <= f * med[b] ? "met" : "NOT met"
 	}' "$1"
 }
 
@@ -88,10 +108,20 @@ SOCK=$D/run/sbx.sock
 # As root, the identity caller comparison runs as this unprivileged user
 # (scripts/check creates it; any existing user will do).
 CALLER=${SBX_BENCH_CALLER:-sbxtest}
+# "net" and "nonet" differ in their network only: the proxy's cost.
 cat > "$D/sbx.conf" <<EOF
 socket "$SOCK"
 user "nobody"
 log-file "$D/audit.jsonl"
+profile "net" {
+	network proxy
+	ro "/usr"
+	allow-domain "localhost"
+}
+profile "nonet" {
+	network none
+	ro "/usr"
+}
 EOF
 [ "$(id -u)" -eq 0 ] && id "$CALLER" > /dev/null 2>&1 &&
     echo "allow uid \"$CALLER\"" >> "$D/sbx.conf"
@@ -107,13 +137,28 @@ monpid=$sbx_monitor_pid
 # Runtime binds as "target source" (plan.subr): the program at
 # /aiwg/bin/true with its libraries and interpreter.
 plan_binds "$TRUE" /aiwg/bin/true | LC_ALL=C sort -u -k1,1 > "$D/binds"
-set -- "$BWRAP" --unshare-all --unshare-user --disable-userns \
-    --die-with-parent --new-session --clearenv --cap-drop ALL
-while read -r tgt src; do
-	set -- "$@" --ro-bind "$src" "$tgt"
-done < "$D/binds"
-set -- "$@" --tmpfs /tmp --proc /proc --dev /dev --chdir /tmp -- \
-    /aiwg/bin/true
+# plan FILE [BIND]: bwrap's argv in FILE, one a line, and DIR bound
+# read-write as the working directory with BIND (else /tmp); read into
+# "$@" with: set --; while IFS= read -r a; do set -- "$@" "$a"; done
+plan() {
+	{
+		printf '%s\n' "$BWRAP" --unshare-all --unshare-user \
+		    --disable-userns --die-with-parent --new-session \
+		    --clearenv --cap-drop ALL
+		while read -r tgt src; do
+			printf '%s\n' --ro-bind "$src" "$tgt"
+		done < "$D/binds"
+		printf '%s\n' --tmpfs /tmp --proc /proc --dev /dev
+		if [ -n "${2:-}" ]; then
+			printf '%s\n' --bind "$2" "$2" --chdir "$2"
+		else
+			printf '%s\n' --chdir /tmp
+		fi
+		printf '%s\n' -- /aiwg/bin/true
+	} > "$1"
+}
+plan "$D/plan"
+set --; while IFS= read -r a; do set -- "$@" "$a"; done < "$D/plan"
 env -i "$@" || die "bwrap with the launch plan's flags failed: $*"
 
 # ---- end to end ----------------------------------------------------------
@@ -126,6 +171,40 @@ env -i "$R" -w "$WARM" "$RUNS" ::: sbx "$C" -s "$SOCK" run -- "$TRUE" \
     ::: bwrap "$@" ::: true "$TRUE" > "$D/e2e" || die "benchrun failed"
 report "$D/e2e" ""
 
+# ---- an agent that keeps its connection ---------------------------------
+echo
+echo "persistent connection: one libsbx connection, sbx_run and the" \
+    "wait for EXIT, against the same program's spawn and wait of bwrap"
+env -i "$R" -w "$WARM" "$RUNS" ::: conn @sbx "$SOCK" "$TRUE" \
+    ::: exec "$@" > "$D/conn" || die "benchrun @sbx failed"
+report "$D/conn" " (persistent connection)" conn exec "conn exec" 0.4
+
+# ---- the work directory: sbx -w DIR, bwrap --bind DIR DIR --chdir DIR ----
+W=$D/w
+mkdir "$W" && chmod 777 "$W"
+plan "$D/plan-w" "$W"
+set --; while IFS= read -r a; do set -- "$@" "$a"; done < "$D/plan-w"
+env -i "$@" || die "bwrap with --bind $W failed"
+"$C" -s "$SOCK" run -w "$W" -- "$TRUE" || die "sbxctl run -w $W failed"
+echo
+echo "work directory: sbx run -w DIR against bwrap --bind DIR DIR --chdir DIR"
+env -i "$R" -w "$WARM" "$RUNS" ::: sbx "$C" -s "$SOCK" run -w "$W" -- \
+    "$TRUE" ::: bwrap "$@" > "$D/wdir" || die "benchrun failed"
+report "$D/wdir" " (-w DIR)" sbx bwrap "sbx bwrap"
+
+# ---- network proxy: sbx alone, the proxy's set-up cost -------------------
+"$C" -s "$SOCK" run -p net -- "$TRUE" || die "sbxctl run -p net failed"
+echo
+echo "network proxy: sbx run -p net (network proxy) against -p nonet" \
+    "(network none, the same profile otherwise); bwrap has no proxy"
+env -i "$R" -w "$WARM" "$RUNS" ::: proxy "$C" -s "$SOCK" run -p net -- \
+    "$TRUE" ::: none "$C" -s "$SOCK" run -p nonet -- "$TRUE" \
+    > "$D/net" || die "benchrun failed"
+report "$D/net" " (the proxy's set-up)" proxy none "proxy none" -
+
+# The reference plan again, for the rows below.
+set --; while IFS= read -r a; do set -- "$@" "$a"; done < "$D/plan"
+
 # ---- identity caller: the sandbox runs as the (unprivileged) caller ------
 # As root, the monitor drops to nobody and the launcher keeps CAP_SETUID
 # and CAP_SETGID to map each sandbox onto its caller.  benchrun itself
@@ -135,7 +214,8 @@ if [ "$(id -u)" -eq 0 ] && id "$CALLER" > /dev/null 2>&1; then
 	chmod 777 "$D/run"
 	chmod 666 "$SOCK"
 	mkdir "$D/c"
-	cp "$C" "$R" "$D/c/"
+	cp "$C" "$D/c/sbxctl"
+	cp "$R" "$D/c/"
 	chmod -R 755 "$D/c"
 	as="setpriv --reuid=$(id -u "$CALLER") --regid=$(id -g "$CALLER")"
 	as="$as --clear-groups"
@@ -182,8 +262,20 @@ perf record -q -o "$D/perf.data" $ev -a -- env -i "$R" -w 5 "$TRACE_RUNS" \
     ::: sbx "$C" -s "$SOCK" run -- "$TRUE" ::: bwrap "$@" \
     > /dev/null 2> "$D/perf.err" || { cat "$D/perf.err" >&2;
     die "perf record failed"; }
+# This monitor's launcher and its spawner part (split.c), which clones
+# the sandboxes: other monitors' sandboxes on the machine are not ours.
+spawner=
+for p in $(pgrep -P "$monpid"); do
+	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = sbx-launcher ] || continue
+	for q in $(pgrep -P "$p"); do
+		[ "$(cat "/proc/$q/comm" 2>/dev/null)" = sbx-spawner ] &&
+		    spawner=$q
+	done
+	[ -n "$spawner" ] || spawner=$p
+done
+[ -n "$spawner" ] || die "no launcher under the monitor $monpid"
 perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
-    awk -v ctl="$C" -v bwrap="$BWRAP" '
+    awk -v ctl="$C" -v bwrap="$BWRAP" -v spawner="$spawner" '
 	function us(s) { sub(/:$/, "", s); return s * 1e6 }
 	function val(k,    i) {
 		for (i = 4; i <= NF; i++)
@@ -203,9 +295,10 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	ev ~ /sbxbench:ctl_main/ { ctl_main[pid] = t; next }
 	ev ~ /sbxbench:shim_main/ { shim_main[pid] = t; next }
 	ev ~ /sched_process_fork/ {
-		c = val("child_pid"); comm = val("comm")
-		if (comm == "sbx-launcher" && !(pid in clone_t)) {
-			# the launcher clones pid 1 of a sandbox
+		c = val("child_pid")
+		if (pid == spawner && !(pid in clone_t)) {
+			# the launcher (its spawner part) clones pid 1 of a
+			# sandbox
 			clone_t[c] = t; ctl_of[c] = cur
 		} else if ((pid in clone_t) && !(pid in pay)) {
 			# pid 1 forks the payload
@@ -276,15 +369,16 @@ perf script -i "$D/perf.data" -F pid,time,event,trace 2> /dev/null |
 	}' > "$D/segments"
 [ -s "$D/segments" ] || die "no complete runs found in the trace"
 echo "breakdown: $TRACE_RUNS runs each (and 5 warm-up) under perf" \
-    "(scheduler tracepoints$uprobes), median and p90"
+    "(scheduler tracepoints$uprobes), median, p90 and p99"
 LC_ALL=C sort -t '	' -k1,1 -k2,2n "$D/segments" | awk -F '\t' '
 	{ v[$1, ++n[$1]] = $2; if (!($1 in seen)) { seen[$1] = 1; o[++k] = $1 } }
 	END {
 		for (i = 1; i <= k; i++) {
 			s = o[i]; m = n[s]
-			printf "  %-62s %6.2f ms %6.2f ms  (n %d)\n", s,
+			printf "  %-62s %6.2f %6.2f %6.2f ms  (n %d)\n", s,
 			    v[s, int((m + 1) / 2)] / 1000,
-			    v[s, int((m * 9 + 9) / 10)] / 1000, m
+			    v[s, int((m * 9 + 9) / 10)] / 1000,
+			    v[s, int((m * 99 + 99) / 100)] / 1000, m
 		}
 	}'
 exit 0

@@ -18,12 +18,19 @@
  * refilling.  One line per command:
  *
  *	LABEL n N median US p90 US min US max US mean US p99 US
+ *
+ * A command "@sbx SOCKET PROGRAM" is an agent that keeps its connection:
+ * PROGRAM (an absolute path, no arguments) runs in a sandbox of the
+ * built-in profile through one libsbx connection to SOCKET, opened at its
+ * first run and kept, each run timed from sbx_run to its EXIT event; the
+ * other commands are then what the same agent starts itself.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +39,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
 #include "common.h"
+#include "libsbx/sbx.h"
 
 #define MAXCMDS		8
 #define SEP		":::"
@@ -105,6 +115,56 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static __dead void
+sbx_die(const char *why, const char *what)
+{
+	fprintf(stderr, "benchrun: @sbx: %s: %s\n", why, what);
+	exit(1);
+}
+
+/* "@sbx SOCKET PROGRAM": one sandbox on the kept connection, to its EXIT. */
+static void
+sbx_once(char *const argv[])
+{
+	static struct sbx_conn	*c;
+	struct sbx_msg		 m;
+	const cJSON		*reason, *st;
+	cJSON			*ev;
+	const int		 fds[SBX_RUN_NFDS] = { -1, -1, -1, -1 };
+	char			 req[PATH_MAX + 32], err[512];
+	uint32_t		 reqid, sandbox;
+	int			 r;
+
+	if (argv[1] == NULL || argv[2] == NULL || argv[2][0] != '/' ||
+	    strpbrk(argv[2], "\"\\") != NULL || argv[3] != NULL)
+		usage();
+	if (c == NULL && (c = sbx_connect(argv[1], "benchrun", err,
+	    sizeof(err))) == NULL)
+		sbx_die(argv[1], err);
+	snprintf(req, sizeof(req), "{\"argv\":[\"%s\"]}", argv[2]);
+	if (sbx_run(c, req, fds, &reqid, &sandbox, err, sizeof(err)) != 0)
+		sbx_die("run", err);
+	for (;;) {
+		if ((r = sbx_recv(c, &m)) != 1)
+			sbx_die("run", r == 0 ? "the monitor closed the "
+			    "connection" : strerror(errno));
+		if ((m.type == SBX_MSG_EXIT && m.id == reqid) ||
+		    (m.type == SBX_MSG_ERROR && m.id == 0))
+			break;
+		sbx_msg_free(&m);
+	}
+	if (m.type == SBX_MSG_ERROR ||
+	    (ev = cJSON_ParseWithLength(m.json, m.len)) == NULL)
+		sbx_die("run", m.json);
+	reason = cJSON_GetObjectItemCaseSensitive(ev, "reason");
+	st = cJSON_GetObjectItemCaseSensitive(ev, "status");
+	if (!cJSON_IsString(reason) || strcmp(reason->valuestring,
+	    "exited") != 0 || !cJSON_IsNumber(st) || st->valueint != 0)
+		sbx_die("the sandbox did not exit 0", m.json);
+	cJSON_Delete(ev);
+	sbx_msg_free(&m);
+}
+
 /* One run; its wall time in microseconds. */
 static uint64_t
 run_once(const struct cmd *c, const posix_spawn_file_actions_t *fa)
@@ -113,6 +173,10 @@ run_once(const struct cmd *c, const posix_spawn_file_actions_t *fa)
 	int		 st;
 
 	t0 = now_ns();
+	if (strcmp(c->argv[0], "@sbx") == 0) {
+		sbx_once(c->argv);
+		return (now_ns() - t0 + 500) / 1000;
+	}
 	st = spawn_wait(c->argv[0], c->argv, fa);
 	t1 = now_ns();
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
