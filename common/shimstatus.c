@@ -31,7 +31,7 @@ sbx_status_check(const struct sbx_status *st)
 		return -1;
 	if (st->type == SBX_STATUS_SETUP && st->step[0] == '\0')
 		return -1;
-	if (st->error < 0)
+	if (st->error < 0 || st->out_error < 0 || st->err_error < 0)
 		return -1;
 	if (st->type == SBX_STATUS_EXIT &&
 	    !WIFEXITED(st->wstatus) && !WIFSIGNALED(st->wstatus))

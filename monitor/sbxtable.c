@@ -618,6 +618,17 @@ stats_json(const struct launch_exit *le)
 	cJSON_AddNumberToObject(o, "peak_memory", (double)le->peak_bytes);
 	cJSON_AddStringToObject(o, "peak_source", le->peak_cgroup ?
 	    "cgroup" : "rusage");
+	/* 0: the kernel has no ns_last_pid (CONFIG_CHECKPOINT_RESTORE). */
+	if (le->tasks != 0)
+		cJSON_AddNumberToObject(o, "tasks", (double)le->tasks);
+	cJSON_AddNumberToObject(o, "stdout_bytes", (double)le->stdout_bytes);
+	cJSON_AddNumberToObject(o, "stderr_bytes", (double)le->stderr_bytes);
+	if (le->stdout_error != 0)
+		cJSON_AddStringToObject(o, "stdout_error",
+		    sbx_errname(le->stdout_error));
+	if (le->stderr_error != 0)
+		cJSON_AddStringToObject(o, "stderr_error",
+		    sbx_errname(le->stderr_error));
 	return o;
 }
 
@@ -633,6 +644,9 @@ struct usage {
 	uint64_t	 user_us;
 	uint64_t	 sys_us;
 	uint64_t	 peak_max;
+	uint64_t	 tasks;
+	uint64_t	 stdout_bytes;
+	uint64_t	 stderr_bytes;
 };
 static struct usage	*usage;
 static size_t		 nusage;
@@ -658,6 +672,9 @@ usage_add(uid_t uid, const struct launch_exit *le)
 	u->sys_us += le->sys_us;
 	if (le->peak_bytes > u->peak_max)
 		u->peak_max = le->peak_bytes;
+	u->tasks += le->tasks;
+	u->stdout_bytes += le->stdout_bytes;
+	u->stderr_bytes += le->stderr_bytes;
 }
 
 /* all: every uid's; else only uid's (an empty array when it ran none). */
@@ -684,6 +701,11 @@ msb_usage_json(int all, uid_t uid)
 		    (double)(usage[i].sys_us / 1000));
 		cJSON_AddNumberToObject(o, "peak_memory_max",
 		    (double)usage[i].peak_max);
+		cJSON_AddNumberToObject(o, "tasks", (double)usage[i].tasks);
+		cJSON_AddNumberToObject(o, "stdout_bytes",
+		    (double)usage[i].stdout_bytes);
+		cJSON_AddNumberToObject(o, "stderr_bytes",
+		    (double)usage[i].stderr_bytes);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;

@@ -184,9 +184,82 @@ stats_cleanup() {
 	cleanup
 }
 
+atf_test_case relay cleanup
+relay_head() {
+	atf_set "descr" "tasks and the bytes pid 1 relays: a payload that starts 5 processes reports at least 6 tasks; K bytes on stdout and L on stderr arrive intact, each stream in order, and are counted exactly; 10 MiB through a slow reader; a reader that goes away ends the payload with SIGPIPE and the stats say EPIPE"
+}
+relay_body() {
+	setup
+	start_monitor
+	val() {
+		echo "$line" | sed -n "s/.* $1=\([0-9A-Z]*\).*/\1/p"
+	}
+	# 5 children of the shell: the payload and they are 6 tasks.
+	atf_check -s exit:0 -o inline:'5\n' -e save:tasks.err \
+	    "$C" -s "$SOCK" run --stats -p small -- /bin/sh -c \
+	    'n=0; while [ $n -lt 5 ]; do /bin/true; n=$((n + 1)); done; echo $n'
+	line=$(grep '^sbxctl: stats: ' tasks.err) ||
+	    atf_fail "no stats line: $(cat tasks.err)"
+	[ "$(val tasks)" -ge 6 ] || atf_fail "fewer than 6 tasks: $line"
+	[ "$(val stdout_bytes)" -eq 2 ] && [ "$(val stderr_bytes)" -eq 0 ] ||
+	    atf_fail "echo 5 is 2 bytes on stdout, none on stderr: $line"
+
+	# K then L random bytes on stdin: the first K go to stdout, the
+	# next L to stderr, where sbxctl's own line follows them.
+	head -c 300007 /dev/urandom >in
+	head -c 300007 in >want.out
+	head -c 70001 /dev/urandom >>in
+	tail -c 70001 in >want.err
+	"$C" -s "$SOCK" run --stats -p small -- /bin/sh -c '
+	    dd bs=300007 count=1 iflag=fullblock status=none
+	    dd bs=70001 count=1 iflag=fullblock status=none >&2' \
+	    <in >got.out 2>got.err || atf_fail "run: $(tail -n 3 got.err)"
+	line=$(grep -a -o 'sbxctl: stats: .*' got.err) ||
+	    atf_fail "no stats line"
+	atf_check -o save:sum.out sha256sum <got.out
+	atf_check -o file:sum.out sha256sum <want.out
+	head -c 70001 got.err >got.err1
+	atf_check -o save:sum.err sha256sum <got.err1
+	atf_check -o file:sum.err sha256sum <want.err
+	[ "$(val stdout_bytes)" -eq 300007 ] &&
+	    [ "$(val stderr_bytes)" -eq 70001 ] ||
+	    atf_fail "counted wrong, want 300007 and 70001: $line"
+
+	# 10 MiB into a pipe whose reader starts a second later: the
+	# payload blocks on its full pipe meanwhile, and nothing is lost.
+	head -c 10485760 /dev/urandom >big
+	atf_check -o save:sum.big sha256sum <big
+	"$C" -s "$SOCK" run --stats -p small -- /bin/cat <big 2>big.err |
+	    { sleep 1; sha256sum; } >got.big
+	atf_check -o file:sum.big cat got.big
+	atf_check -o match:' stdout_bytes=10485760 stderr_bytes=0$' \
+	    grep '^sbxctl: stats: ' big.err
+
+	# The caller's reader goes away: pid 1 survives and reports EPIPE,
+	# the payload gets SIGPIPE on its pipe as it would have directly.
+	{ "$C" -s "$SOCK" run --stats -p small -- /usr/bin/yes 2>yes.err
+	    echo $? >yes.rc; } | head -n 1 >/dev/null
+	atf_check -o inline:'141\n' cat yes.rc
+	atf_check -o match:' stdout_error=EPIPE$' grep '^sbxctl: stats: ' \
+	    yes.err
+
+	# The audit log and STATUS carry them too.
+	atf_check -o match:'"tasks":[0-9]+,"stdout_bytes":300007,"stderr_bytes":70001' \
+	    grep '"event":"exit"' "$D/audit.jsonl"
+	atf_check -o match:'"stdout_error":"EPIPE"' \
+	    grep '"event":"exit"' "$D/audit.jsonl"
+	atf_check -o match:"\"usage\":\\[\\{\"uid\":$(id -u),\"runs\":4,.*\"stderr_bytes\":70001" \
+	    "$C" -s "$SOCK" --json status
+	stop_monitor
+}
+relay_cleanup() {
+	cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case limit_lines
 	atf_add_test_case cpu_time
 	atf_add_test_case cpus
 	atf_add_test_case stats
+	atf_add_test_case relay
 }

@@ -125,16 +125,30 @@ write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* n bytes from the master to the caller's stdout, counted; -1 once it
+ * failed, which discards from then on (use->out_error says why). */
+static int
+relay_out(int out, const char *buf, size_t n, struct shim_usage *use)
+{
+	if (out == -1)
+		return -1;
+	if (write_all(out, buf, n) == -1) {
+		use->out_error = errno;
+		return -1;
+	}
+	use->out_bytes += n;
+	return out;
+}
+
 /* What the payload wrote and pid 1 has not relayed yet, before exit. */
 static void
-drain(int out)
+drain(int out, struct shim_usage *use)
 {
 	char	 buf[RELAY_BUFSZ];
 	ssize_t	 n;
 
 	while ((n = read(ptm, buf, sizeof(buf))) > 0)
-		if (out != -1 && write_all(out, buf, (size_t)n) == -1)
-			out = -1;
+		out = relay_out(out, buf, (size_t)n, use);
 }
 
 static void
@@ -198,7 +212,7 @@ shim_pty_relay(pid_t child, uint32_t limits)
 				shim_usage_add(&use, &ru);
 				if (p != child)
 					continue;
-				drain(out);
+				drain(out, &use);
 				shim_report_exit(ws, limits, &use);
 				_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 				    128 + WTERMSIG(ws));
@@ -231,9 +245,8 @@ shim_pty_relay(pid_t child, uint32_t limits)
 		}
 		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR)) {
 			n = read(ptm, buf, sizeof(buf));
-			if (n > 0 && out != -1 &&
-			    write_all(out, buf, (size_t)n) == -1)
-				out = -1;	/* discard from now on */
+			if (n > 0)
+				out = relay_out(out, buf, (size_t)n, &use);
 			else if (n == 0 || (n == -1 && errno != EAGAIN &&
 			    errno != EINTR)) {
 				/* No slave left open (EIO): the payload

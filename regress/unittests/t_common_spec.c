@@ -614,6 +614,18 @@ ATF_TC_BODY(status_records, tc)
 	st.utime_us = 1500000;
 	st.maxrss_kb = 4096;
 	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	/* The relay's figures, and the errno that ended one early. */
+	st.tasks = 6;
+	st.out_bytes = 300007;
+	st.err_bytes = 70001;
+	st.out_error = EPIPE;
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	st.err_error = -1;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	st.err_error = 0;
+	st.out_error = -32;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	st.out_error = 0;
 	st.limits = 0;
 	st.type = 7;
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);
