@@ -6,7 +6,8 @@
 # sbxctl prints one line for each limit that ended or constrained a run
 # (memory, pids, cpu, fsize, timeout); cpu-time ends a spinning payload;
 # cpus caps a payload to its share of a core; every EXIT event carries
-# wall, user and system time and peak memory, sbxctl run --stats prints
+# wall, user and system time, peak memory, tasks started and the bytes
+# written to stdout and stderr (relayed by pid 1), sbxctl run --stats prints
 # them, the audit log has them and STATUS sums them per uid.  The memory,
 # pids and cpus cases need the sandbox's cgroup (as root on a host with
 # the cgroup v1 hierarchies) and skip, saying so, without one.
@@ -186,7 +187,7 @@ stats_cleanup() {
 
 atf_test_case relay cleanup
 relay_head() {
-	atf_set "descr" "tasks and the bytes pid 1 relays: a payload that starts 5 processes reports at least 6 tasks; K bytes on stdout and L on stderr arrive intact, each stream in order, and are counted exactly; 10 MiB through a slow reader; a reader that goes away ends the payload with SIGPIPE and the stats say EPIPE"
+	atf_set "descr" "tasks and the bytes pid 1 relays: a payload that starts 5 processes reports at least 6 tasks; K bytes on stdout and L on stderr arrive intact, each stream in order, and are counted exactly; 10 MiB through a slow reader; a reader that goes away ends the payload with SIGPIPE and the stats say EPIPE; pty output counts as stdout"
 }
 relay_body() {
 	setup
@@ -243,12 +244,19 @@ relay_body() {
 	atf_check -o match:' stdout_error=EPIPE$' grep '^sbxctl: stats: ' \
 	    yes.err
 
+	# With a pty pid 1 relays the pty, which is stdout and stderr both.
+	atf_check -s exit:0 -o inline:'12345678' -e save:pty.err \
+	    "$C" -s "$SOCK" run -T --stats -p small -- /bin/sh -c \
+	    'printf 12345; printf 678 >&2' </dev/null
+	atf_check -o match:' stdout_bytes=8 stderr_bytes=0$' \
+	    grep '^sbxctl: stats: ' pty.err
+
 	# The audit log and STATUS carry them too.
 	atf_check -o match:'"tasks":[0-9]+,"stdout_bytes":300007,"stderr_bytes":70001' \
 	    grep '"event":"exit"' "$D/audit.jsonl"
 	atf_check -o match:'"stdout_error":"EPIPE"' \
 	    grep '"event":"exit"' "$D/audit.jsonl"
-	atf_check -o match:"\"usage\":\\[\\{\"uid\":$(id -u),\"runs\":4,.*\"stderr_bytes\":70001" \
+	atf_check -o match:"\"usage\":\\[\\{\"uid\":$(id -u),\"runs\":5,.*\"stderr_bytes\":70001" \
 	    "$C" -s "$SOCK" --json status
 	stop_monitor
 }
