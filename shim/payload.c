@@ -137,7 +137,7 @@ payload_child(const struct sbx_spec *sp, int errfd)
 	 * mode its own session, with the pty as its terminal. */
 	if (sp->pty ? shim_pty_child() == -1 : setpgid(0, 0) == -1)
 		child_fail(errfd, STEP_EXEC);
-	/* A command's stdout and stderr: pid 1's pipes (relay.c). */
+	/* A command's stdout and stderr: pid 1's pipes (stdrelay.c). */
 	if (relayed(sp) && shim_relay_child() == -1)
 		child_fail(errfd, STEP_EXEC);
 	/* Only 0-2 reach the payload; errfd closes on a successful exec. */

@@ -75,7 +75,7 @@ int	 shim_limits_payload(const struct sbx_spec *);
 __dead void shim_run(const struct sbx_spec *, uint32_t);
 int	 shim_reset_signals(void);
 
-/* relay.c: tasks started; stdout and stderr relayed without a pty */
+/* stdrelay.c: tasks started; stdout and stderr relayed without a pty */
 void	 shim_tasks_open(void);
 void	 shim_relay_pipes(void);
 int	 shim_relay_child(void);

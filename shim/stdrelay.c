@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The sbx authors
  * SPDX-License-Identifier: ISC
  *
- * relay.c: what a command run cost besides CPU and memory -- the tasks
+ * stdrelay.c: what a command run cost besides CPU and memory -- the tasks
  * it started and the bytes it wrote to stdout and stderr.
  *
  * Without a pty, pid 1 relays the payload's stdout and stderr as ssh -T
