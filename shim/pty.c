@@ -106,25 +106,6 @@ shim_pty_parent(const sigset_t *set)
 		shim_fail(errno, "pty: signalfd");
 }
 
-/* All of buf to fd, which blocks (the caller's stdout); -1 when it is
- * gone.  A stalled terminal stalls the payload's output, as directly. */
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	 n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* n bytes from the master to the caller's stdout, counted; -1 once it
  * failed, which discards from then on (use->out_error says why). */
 static int
@@ -132,7 +113,8 @@ relay_out(int out, const char *buf, size_t n, struct shim_usage *use)
 {
 	if (out == -1)
 		return -1;
-	if (write_all(out, buf, n) == -1) {
+	/* A stalled terminal stalls the payload's output, as directly. */
+	if (shim_write_all(out, buf, n) == -1) {
 		use->out_error = errno;
 		return -1;
 	}

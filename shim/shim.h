@@ -82,6 +82,7 @@ int	 shim_relay_child(void);
 void	 shim_relay_parent(const sigset_t *);
 __dead void shim_relay_loop(pid_t, uint32_t);
 void	 shim_usage_relay(struct shim_usage *);
+int	 shim_write_all(int, const char *, size_t);
 
 /* pty.c */
 void	 shim_pty_open(const struct sbx_spec *);

@@ -164,9 +164,10 @@ stream_end(struct stream *s, int err)
 	s->ready = 0;
 }
 
-/* All of buf, blocking; waits out a caller's O_NONBLOCK description. */
-static int
-write_all(int fd, const char *p, size_t len)
+/* All of buf, blocking; waits out a caller's O_NONBLOCK description.
+ * -1 with errno when the descriptor fails (EPIPE: its reader is gone). */
+int
+shim_write_all(int fd, const char *p, size_t len)
 {
 	struct pollfd	 pfd;
 	ssize_t		 n;
@@ -203,7 +204,7 @@ stream_move(struct stream *s)
 	}
 	if (s->nosplice) {
 		n = read(s->in, buf, s->chunk);
-		if (n > 0 && write_all(s->out, buf, (size_t)n) == -1) {
+		if (n > 0 && shim_write_all(s->out, buf, (size_t)n) == -1) {
 			stream_end(s, errno);
 			return -1;
 		}
