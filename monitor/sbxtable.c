@@ -550,6 +550,9 @@ limit_name(const struct launch_exit *le)
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXFSZ)
 		return "fsize";
+	/* pid 1 relays under the profile's fsize too (shim/stdrelay.c). */
+	if (le->stdout_error == EFBIG || le->stderr_error == EFBIG)
+		return "fsize";
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXCPU)
 		return "cpu";
@@ -592,6 +595,10 @@ limits_hit(const struct launch_exit *le)
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXFSZ)
 		hit(a, "fsize", "a file reached the fsize limit (SIGXFSZ)");
+	else if (le->stdout_error == EFBIG || le->stderr_error == EFBIG)
+		hit(a, "fsize", "the file the payload's output was relayed "
+		    "to reached the fsize limit (EFBIG; the payload's pipe "
+		    "was closed)");
 	if (le->limits & SBX_LIMIT_CPU)
 		hit(a, "cpu", "the sandbox used its cpu-time");
 	if (le->limits & SBX_LIMIT_OOM)

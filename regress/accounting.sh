@@ -39,7 +39,7 @@ cleanup() {
 
 atf_test_case limit_lines cleanup
 limit_lines_head() {
-	atf_set "descr" "sbxctl names each limit that ended or held back a run on stderr, with the EXIT event's words: timeout, fsize, memory and pids (the last two with a cgroup)"
+	atf_set "descr" "sbxctl names each limit that ended or held back a run on stderr, with the EXIT event's words: timeout, fsize (a file of the payload's, and the caller's file pid 1 relays stdout to), memory and pids (the last two with a cgroup)"
 }
 limit_lines_body() {
 	setup
@@ -49,6 +49,13 @@ limit_lines_body() {
 	atf_check -s exit:153 -e match:'^sbxctl: limit fsize: ' \
 	    "$C" -s "$SOCK" run -p files -- /usr/bin/dd \
 	    if=/dev/zero of=/tmp/big bs=64k count=64
+	# The same limit holds pid 1 relaying into the caller's file: the
+	# file stops at 1 MiB and the payload's next write gets SIGPIPE.
+	atf_check -s exit:141 -o save:big.out \
+	    -e match:'^sbxctl: limit fsize: the file the payload.s output' \
+	    "$C" -s "$SOCK" run -p files -- /usr/bin/dd if=/dev/zero \
+	    bs=64k count=64 status=none
+	atf_check -o inline:'1048576\n' stat -c %s big.out
 	# Under every limit: no line.
 	atf_check -s exit:0 -e empty "$C" -s "$SOCK" run -p small -- /bin/true
 	if [ -z "$CG" ]; then
