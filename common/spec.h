@@ -111,6 +111,9 @@ struct sbx_spec {
 					   cgroup's usage; 0: none */
 	uint32_t	 cpus_milli;	/* cpus N.N times 1000 (a cgroup CPU
 					   quota); 0: none */
+	uint64_t	 output;	/* bytes pid 1 relays from stdout and
+					   stderr before it ends the run;
+					   0: none */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);

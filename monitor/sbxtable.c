@@ -547,6 +547,8 @@ limit_name(const struct launch_exit *le)
 {
 	if (le->reason == SANDBOX_TIMEOUT)
 		return "timeout";
+	if (le->limits & SBX_LIMIT_OUTPUT)
+		return "output";
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXFSZ)
 		return "fsize";
@@ -592,6 +594,9 @@ limits_hit(const struct launch_exit *le)
 		fatalx("out of memory");
 	if (le->reason == SANDBOX_TIMEOUT)
 		hit(a, "timeout", "the sandbox timed out and was killed");
+	if (le->limits & SBX_LIMIT_OUTPUT)
+		hit(a, "output", "the payload wrote more than its output "
+		    "limit to stdout and stderr and was killed");
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXFSZ)
 		hit(a, "fsize", "a file reached the fsize limit (SIGXFSZ)");
@@ -789,6 +794,9 @@ msb_exited(struct role *r, struct imsg *imsg)
 		    sizeof(msg));
 	if (le.limits & SBX_LIMIT_PIDS)
 		strlcat(msg, "; the pids limit refused a fork", sizeof(msg));
+	if (le.limits & SBX_LIMIT_OUTPUT)
+		strlcat(msg, "; it wrote more than its output limit",
+		    sizeof(msg));
 	if (le.reason == SANDBOX_SIGNALED && WTERMSIG(le.wstatus) == SIGXFSZ)
 		strlcat(msg, "; a file reached the fsize limit", sizeof(msg));
 	if (le.limits & SBX_LIMIT_CPU)

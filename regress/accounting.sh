@@ -22,7 +22,8 @@ setup() {
 	    '	fsize 1M' '}' \
 	    'profile "cpu" {' '	ro "/usr"' '	cpu-time 1' '	timeout 60' '}' \
 	    'profile "half" {' '	ro "/usr"' '	cpus 0.5' '	timeout 60' '}' \
-	    'profile "big" {' '	ro "/usr"' '	memory 512M' '	timeout 60' '}'
+	    'profile "big" {' '	ro "/usr"' '	memory 512M' '	timeout 60' '}' \
+	    'profile "chatty" {' '	ro "/usr"' '	output 100000' '	timeout 60' '}'
 	CG=
 	[ "$(id -u)" -eq 0 ] &&
 	    [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] &&
@@ -39,7 +40,7 @@ cleanup() {
 
 atf_test_case limit_lines cleanup
 limit_lines_head() {
-	atf_set "descr" "sbxctl names each limit that ended or held back a run on stderr, with the EXIT event's words: timeout, fsize (a file of the payload's, and the caller's file pid 1 relays stdout to), memory and pids (the last two with a cgroup)"
+	atf_set "descr" "sbxctl names each limit that ended or held back a run on stderr, with the EXIT event's words: timeout, fsize (a file of the payload's, and the caller's file pid 1 relays stdout to), output, memory and pids (the last two with a cgroup)"
 }
 limit_lines_body() {
 	setup
@@ -56,6 +57,16 @@ limit_lines_body() {
 	    "$C" -s "$SOCK" run -p files -- /usr/bin/dd if=/dev/zero \
 	    bs=64k count=64 status=none
 	atf_check -o inline:'1048576\n' stat -c %s big.out
+	# output: exactly the limit passes; one byte more ends the run,
+	# and what got through is the limit's worth.
+	atf_check -s exit:0 -o save:at.out -e save:at.err \
+	    "$C" -s "$SOCK" run -p chatty -- /bin/sh -c \
+	    'head -c 60000 /dev/zero; head -c 40000 /dev/zero >&2'
+	atf_check -s exit:137 -o save:over.out \
+	    -e match:'^sbxctl: limit output: the payload wrote more than' \
+	    "$C" -s "$SOCK" run -p chatty -- /usr/bin/yes
+	atf_check -o inline:'60000\n40000\n100000\n' \
+	    stat -c %s at.out at.err over.out
 	# Under every limit: no line.
 	atf_check -s exit:0 -e empty "$C" -s "$SOCK" run -p small -- /bin/true
 	if [ -z "$CG" ]; then

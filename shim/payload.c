@@ -259,6 +259,7 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 		shim_fail(n == -1 ? errno : EPROTO, "payload exec status");
 	close(ep[0]);
 	/* The payload runs; pid 1 is only a reaper from here on. */
+	shim_output_init(sp->output, child);
 	shim_reaper_filter();
 	if (sp->pty)
 		shim_pty_relay(child, limits);

@@ -111,15 +111,19 @@ shim_pty_parent(const sigset_t *set)
 static int
 relay_out(int out, const char *buf, size_t n, struct shim_usage *use)
 {
+	size_t	 m;
+
 	if (out == -1)
 		return -1;
+	/* Past an output limit the run ends (shim_output_take). */
+	m = shim_output_take(n);
 	/* A stalled terminal stalls the payload's output, as directly. */
-	if (shim_write_all(out, buf, n) == -1) {
+	if (m > 0 && shim_write_all(out, buf, m) == -1) {
 		use->out_error = errno;
 		return -1;
 	}
-	use->out_bytes += n;
-	return out;
+	use->out_bytes += m;
+	return m < n ? -1 : out;
 }
 
 /* What the payload wrote and pid 1 has not relayed yet, before exit. */

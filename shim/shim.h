@@ -83,6 +83,9 @@ void	 shim_relay_parent(const sigset_t *);
 __dead void shim_relay_loop(pid_t, uint32_t);
 void	 shim_usage_relay(struct shim_usage *);
 int	 shim_write_all(int, const char *, size_t);
+void	 shim_output_init(uint64_t, pid_t);
+size_t	 shim_output_take(size_t);
+uint32_t shim_relay_limits(void);
 
 /* pty.c */
 void	 shim_pty_open(const struct sbx_spec *);

@@ -57,7 +57,7 @@ shim_report_exit(int wstatus, uint32_t limits, const struct shim_usage *u)
 	memset(&st, 0, sizeof(st));
 	st.type = SBX_STATUS_EXIT;
 	st.wstatus = wstatus;
-	st.limits = limits;
+	st.limits = limits | shim_relay_limits();
 	st.utime_us = all.utime_us;
 	st.stime_us = all.stime_us;
 	st.maxrss_kb = all.maxrss_kb;

@@ -61,6 +61,10 @@ static struct stream	 streams[2] = {
 	{ -1, 2, -1, 0, 0, RELAY_SMALL, 0, 0 },
 };
 static int		 lastpid = -1;
+static uint64_t		 output_max;	/* the profile's output; 0: none */
+static uint64_t		 relayed;	/* bytes under it so far */
+static int		 output_over;
+static pid_t		 payload = -1;
 static int		 sigfd = -1;
 static char		 buf[RELAY_CHUNK];
 
@@ -93,6 +97,48 @@ tasks(void)
 	if (end == num || v < 2)
 		return 0;
 	return v - 1;
+}
+
+/* The payload runs: from now on its output counts against the limit. */
+void
+shim_output_init(uint64_t max, pid_t child)
+{
+	output_max = max;
+	payload = child;
+}
+
+/*
+ * n bytes about to be relayed: how many of them may go, all without an
+ * output limit.  Fewer means the payload wrote more than the limit, which
+ * ends the run as a limit: SIGKILL to its process group (and to it, if it
+ * left the group); its end ends the sandbox.
+ */
+size_t
+shim_output_take(size_t n)
+{
+	uint64_t	 room;
+
+	if (output_max == 0)
+		return n;
+	room = output_max - relayed;
+	if (n <= room) {
+		relayed += n;
+		return n;
+	}
+	relayed = output_max;
+	if (!output_over) {
+		output_over = 1;
+		(void)kill(-payload, SIGKILL);
+		(void)kill(payload, SIGKILL);
+	}
+	return (size_t)room;
+}
+
+/* The record's limit bits of the relay: SBX_LIMIT_OUTPUT once over. */
+uint32_t
+shim_relay_limits(void)
+{
+	return output_over ? SBX_LIMIT_OUTPUT : 0;
 }
 
 /* Before the payload starts: its two pipes. */
@@ -193,17 +239,31 @@ shim_write_all(int fd, const char *p, size_t len)
 static ssize_t
 stream_move(struct stream *s)
 {
+	size_t	 len = s->chunk;
 	ssize_t	 n = -1;
 
-	if (!s->nosplice) {
-		n = splice(s->in, NULL, s->out, NULL, s->chunk,
-		    SPLICE_F_NONBLOCK);
+	if (output_over) {
+		stream_end(s, 0);
+		return -1;
+	}
+	/* Under an output limit, no more than what is left of it. */
+	if (output_max != 0 && output_max - relayed < len)
+		len = (size_t)(output_max - relayed);
+	if (len == 0) {
+		/* At the limit: one byte more is past it. */
+		if ((n = read(s->in, buf, 1)) == 1) {
+			(void)shim_output_take(1);
+			stream_end(s, 0);
+			return -1;
+		}
+	} else if (!s->nosplice) {
+		n = splice(s->in, NULL, s->out, NULL, len, SPLICE_F_NONBLOCK);
 		/* An O_APPEND file, a descriptor without splice. */
 		if (n == -1 && errno == EINVAL)
 			s->nosplice = 1;
 	}
-	if (s->nosplice) {
-		n = read(s->in, buf, s->chunk);
+	if (len != 0 && s->nosplice) {
+		n = read(s->in, buf, len);
 		if (n > 0 && shim_write_all(s->out, buf, (size_t)n) == -1) {
 			stream_end(s, errno);
 			return -1;
@@ -211,6 +271,7 @@ stream_move(struct stream *s)
 	}
 	if (n > 0) {
 		s->bytes += (uint64_t)n;
+		(void)shim_output_take((size_t)n);
 		return n;
 	}
 	if (n == 0) {
