@@ -71,7 +71,7 @@ limit_lines_body() {
 	atf_check -s exit:0 -e empty "$C" -s "$SOCK" run -p small -- /bin/true
 	if [ -z "$CG" ]; then
 		stop_monitor
-		atf_skip "memory and pids: no cgroup for the sandbox (not root, or no cgroup v1 memory and pids hierarchies); timeout and fsize checked"
+		atf_skip "memory and pids: no cgroup for the sandbox (not root, or no cgroup v1 memory and pids hierarchies); timeout, fsize and output checked"
 	fi
 	atf_check -s exit:0 -o match:"^[1-9] killed$" \
 	    -e match:'^sbxctl: limit memory: ' \
