@@ -94,16 +94,9 @@ shim_pty_child(void)
 void
 shim_pty_parent(const sigset_t *set)
 {
-	int	 fd;
-
 	close(pts);
 	pts = -1;
-	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
-	    dup2(fd, 2) == -1)
-		shim_fail(errno, "pty: stderr");
-	close(fd);
-	if ((sigfd = signalfd(-1, set, SFD_CLOEXEC)) == -1)
-		shim_fail(errno, "pty: signalfd");
+	sigfd = shim_relay_setup(2, O_WRONLY, set);
 }
 
 /* n bytes from the master to the caller's stdout, counted; -1 once it

@@ -80,6 +80,7 @@ void	 shim_tasks_open(void);
 void	 shim_relay_pipes(void);
 int	 shim_relay_child(void);
 void	 shim_relay_parent(const sigset_t *);
+int	 shim_relay_setup(int, int, const sigset_t *);
 __dead void shim_relay_loop(pid_t, uint32_t);
 void	 shim_usage_relay(struct shim_usage *);
 int	 shim_write_all(int, const char *, size_t);

@@ -184,18 +184,32 @@ shim_relay_child(void)
 void
 shim_relay_parent(const sigset_t *set)
 {
-	int	 fd, i;
+	int	 i;
 
 	for (i = 0; i < 2; i++) {
 		close(streams[i].wr);
 		streams[i].wr = -1;
 	}
-	if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
-	    dup2(fd, 0) == -1)
-		shim_fail(errno, "relay: stdin");
-	close(fd);
-	if ((sigfd = signalfd(-1, set, SFD_CLOEXEC)) == -1)
+	sigfd = shim_relay_setup(0, O_RDONLY, set);
+}
+
+/*
+ * pid 1, either relay, before its filter: descriptor fd, which only the
+ * payload needs, becomes /dev/null (opened with flags), and the signals
+ * pid 1 waits for come through the descriptor returned, which it polls.
+ */
+int
+shim_relay_setup(int fd, int flags, const sigset_t *set)
+{
+	int	 null, sfd;
+
+	if ((null = open("/dev/null", flags | O_CLOEXEC)) == -1 ||
+	    dup2(null, fd) == -1)
+		shim_fail(errno, "relay: /dev/null on %d", fd);
+	close(null);
+	if ((sfd = signalfd(-1, set, SFD_CLOEXEC)) == -1)
 		shim_fail(errno, "relay: signalfd");
+	return sfd;
 }
 
 /* The payload's next write gets EPIPE, the caller its EOF. */
