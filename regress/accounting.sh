@@ -244,12 +244,12 @@ relay_body() {
 	    [ "$(val stderr_bytes)" -eq 70001 ] ||
 	    atf_fail "counted wrong, want 300007 and 70001: $line"
 
-	# 10 MiB into a pipe whose reader starts a second later: the
+	# 10 MiB into a pipe whose reader starts a moment later: the
 	# payload blocks on its full pipe meanwhile, and nothing is lost.
 	head -c 10485760 /dev/urandom >big
 	atf_check -o save:sum.big sha256sum <big
 	"$C" -s "$SOCK" run --stats -p small -- /bin/cat <big 2>big.err |
-	    { sleep 1; sha256sum; } >got.big
+	    { sleep 0.3; sha256sum; } >got.big
 	atf_check -o file:sum.big cat got.big
 	atf_check -o match:' stdout_bytes=10485760 stderr_bytes=0$' \
 	    grep '^sbxctl: stats: ' big.err
