@@ -205,7 +205,7 @@ stats_cleanup() {
 
 atf_test_case relay cleanup
 relay_head() {
-	atf_set "descr" "tasks and the bytes pid 1 relays: a payload that starts 5 processes reports at least 6 tasks; K bytes on stdout and L on stderr arrive intact, each stream in order, and are counted exactly; 10 MiB through a slow reader; a reader that goes away ends the payload with SIGPIPE and the stats say EPIPE; pty output counts as stdout"
+	atf_set "descr" "tasks and the bytes pid 1 relays: a payload that starts 5 processes reports at least 6 tasks; K bytes on stdout and L on stderr arrive intact, each stream in order, and are counted exactly; 10 MiB through a slow reader; a reader that goes away ends the payload with SIGPIPE and the stats say EPIPE; a background grandchild holding the pipes does not keep the run alive; pty output counts as stdout"
 }
 relay_body() {
 	setup
@@ -262,6 +262,11 @@ relay_body() {
 	atf_check -o match:' stdout_error=EPIPE$' grep '^sbxctl: stats: ' \
 	    yes.err
 
+	# A grandchild that keeps the pipes open does not keep the run
+	# alive: pid 1 drains what is there and ends with the payload.
+	atf_check -s exit:0 -o inline:'hi\n' -e empty \
+	    "$C" -s "$SOCK" run -p small -- /bin/sh -c '/bin/sleep 100 & echo hi'
+
 	# With a pty pid 1 relays the pty, which is stdout and stderr both.
 	atf_check -s exit:0 -o inline:'12345678' -e save:pty.err \
 	    "$C" -s "$SOCK" run -T --stats -p small -- /bin/sh -c \
@@ -274,7 +279,7 @@ relay_body() {
 	    grep '"event":"exit"' "$D/audit.jsonl"
 	atf_check -o match:'"stdout_error":"EPIPE"' \
 	    grep '"event":"exit"' "$D/audit.jsonl"
-	atf_check -o match:"\"usage\":\\[\\{\"uid\":$(id -u),\"runs\":5,.*\"stderr_bytes\":70001" \
+	atf_check -o match:"\"usage\":\\[\\{\"uid\":$(id -u),\"runs\":6,.*\"stderr_bytes\":70001" \
 	    "$C" -s "$SOCK" --json status
 	stop_monitor
 }
