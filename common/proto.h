@@ -434,6 +434,14 @@ struct launch_exit {
 	uint64_t	 peak_bytes;
 	uint32_t	 peak_cgroup;	/* 1: peak_bytes is the cgroup's */
 	uint32_t	 reserved;	/* 0 */
+	/* The shim's record (spec.h, struct sbx_status): tasks started
+	 * (0: unknown), bytes relayed from stdout and stderr, and the
+	 * errno that ended either relay early (0: none). */
+	uint64_t	 tasks;
+	uint64_t	 stdout_bytes;
+	uint64_t	 stderr_bytes;
+	int32_t		 stdout_error;
+	int32_t		 stderr_error;
 };
 
 /* ---- monitor <-> every role ----------------------------------------- */

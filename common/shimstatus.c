@@ -25,13 +25,14 @@ sbx_status_check(const struct sbx_status *st)
 {
 	if (st->type != SBX_STATUS_SETUP && st->type != SBX_STATUS_EXIT)
 		return -1;
-	if ((st->limits & ~(SBX_LIMIT_CGROUP | SBX_LIMIT_RLIMIT)) != 0)
+	if ((st->limits & ~(SBX_LIMIT_CGROUP | SBX_LIMIT_RLIMIT |
+	    SBX_LIMIT_OUTPUT)) != 0)
 		return -1;
 	if (memchr(st->step, '\0', sizeof(st->step)) == NULL)
 		return -1;
 	if (st->type == SBX_STATUS_SETUP && st->step[0] == '\0')
 		return -1;
-	if (st->error < 0)
+	if (st->error < 0 || st->out_error < 0 || st->err_error < 0)
 		return -1;
 	if (st->type == SBX_STATUS_EXIT &&
 	    !WIFEXITED(st->wstatus) && !WIFSIGNALED(st->wstatus))

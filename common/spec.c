@@ -17,6 +17,7 @@
  *	string user (the sandbox user's name; length 0: "sbx")
  *	u32 pty window size: rows << 16 | columns (0 without a pty)
  *	u64 cpu_time, u32 cpus_milli, u32 reserved (0)
+ *	u64 output
  *
  * A string is a u32 length followed by that many bytes; a non-empty string
  * ends in its only NUL, so the parsed spec can point into the buffer and
@@ -55,6 +56,7 @@
 #define SPEC_NOFILE_MAX		(1ULL << 20)
 #define SPEC_CPU_TIME_MAX	(7ULL * 24 * 3600)	/* seconds */
 #define SPEC_CPUS_MILLI_MAX	(1024ULL * 1000)	/* 1024 cpus */
+#define SPEC_OUTPUT_MAX		(1ULL << 40)
 
 struct wbuf {
 	uint8_t		*p;
@@ -594,6 +596,9 @@ check_limits(const struct sbx_spec *sp, char *err, size_t errlen)
 	if (sp->cpus_milli != 0 && check_range("cpus_milli", sp->cpus_milli,
 	    10, SPEC_CPUS_MILLI_MAX, err, errlen) == -1)
 		return -1;
+	if (sp->output != 0 && check_range("output", sp->output, 1,
+	    SPEC_OUTPUT_MAX, err, errlen) == -1)
+		return -1;
 	return 0;
 }
 
@@ -764,6 +769,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 	r |= put_u64(&w, sp->cpu_time);
 	r |= put_u32(&w, sp->cpus_milli);
 	r |= put_u32(&w, 0);
+	r |= put_u64(&w, sp->output);
 	if (r != 0) {
 		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
 		return -1;
@@ -959,6 +965,10 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	}
 	if (rsv[3] != 0) {
 		seterr(err, errlen, "spec: reserved cpu field not zero");
+		return -1;
+	}
+	if (get_u64(&r, &sp->output) == -1) {
+		seterr(err, errlen, "spec: output limit: truncated");
 		return -1;
 	}
 	if (r.off != r.len) {

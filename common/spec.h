@@ -111,6 +111,9 @@ struct sbx_spec {
 					   cgroup's usage; 0: none */
 	uint32_t	 cpus_milli;	/* cpus N.N times 1000 (a cgroup CPU
 					   quota); 0: none */
+	uint64_t	 output;	/* bytes pid 1 relays from stdout and
+					   stderr before it ends the run;
+					   0: none */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);
@@ -177,6 +180,15 @@ struct sbx_status {
 	uint64_t	 utime_us;
 	uint64_t	 stime_us;
 	uint64_t	 maxrss_kb;	/* the largest of them, not a sum */
+	/* EXIT: the tasks the sandbox started (ns_last_pid - 1), 0 if
+	 * unknown; the bytes pid 1 relayed from the payload's stdout (or
+	 * its pty) and stderr to the caller's; the errno that ended the
+	 * relay of either early (EPIPE: the caller closed it), else 0 */
+	uint64_t	 tasks;
+	uint64_t	 out_bytes;
+	uint64_t	 err_bytes;
+	int32_t		 out_error;
+	int32_t		 err_error;
 };
 
 int	 sbx_status_check(const struct sbx_status *);

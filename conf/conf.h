@@ -157,6 +157,8 @@ struct conf_profile {
 	char			*home;		/* home PATH, or NULL */
 	uint32_t		 cpu_time;	/* seconds of CPU, 0: none */
 	uint32_t		 cpus_milli;	/* cpus N.N * 1000, 0: none */
+	uint64_t		 output;	/* bytes of stdout and stderr,
+						   0: none */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 

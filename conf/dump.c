@@ -174,6 +174,8 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 	if (prof->cpus_milli != 0)
 		fprintf(fp, "\tcpus %" PRIu32 ".%03" PRIu32 "\n",
 		    prof->cpus_milli / 1000, prof->cpus_milli % 1000);
+	if (prof->output != 0)
+		put_size(fp, "\t", "output", prof->output);
 	fputs("}\n", fp);
 }
 

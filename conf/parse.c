@@ -240,6 +240,7 @@ static const struct keyword keywords[] = {
 	/* kw_cpus: min and max in thousandths of a cpu */
 	{ "cpus", KW_PROFILE | KW_ONCE, kw_cpus, P(cpus_milli), 10,
 	    1024000 },
+	{ "output", KW_PROFILE | KW_ONCE, kw_size, P(output), 1, SZ_T },
 };
 
 /* Limits of a tmpfs given with "tmpfs PATH size N", and its default. */

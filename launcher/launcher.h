@@ -78,6 +78,11 @@ struct sandbox_exit {
 	uint64_t	 sys_us;
 	uint64_t	 peak_bytes;
 	int		 peak_cgroup;
+	uint64_t	 tasks;		/* the shim's record: 0 unknown */
+	uint64_t	 stdout_bytes;
+	uint64_t	 stderr_bytes;
+	int		 stdout_error;	/* errno, 0 */
+	int		 stderr_error;
 };
 
 struct sandbox {

@@ -207,6 +207,11 @@ send_exit(uint32_t id, const struct sandbox_exit *ex)
 	le.sys_us = ex->sys_us;
 	le.peak_bytes = ex->peak_bytes;
 	le.peak_cgroup = ex->peak_cgroup;
+	le.tasks = ex->tasks;
+	le.stdout_bytes = ex->stdout_bytes;
+	le.stderr_bytes = ex->stderr_bytes;
+	le.stdout_error = ex->stdout_error;
+	le.stderr_error = ex->stderr_error;
 	if (imsg_compose(chan, IMSG_LAUNCH_EXIT, id, 0, -1, &le,
 	    sizeof(le)) == -1)
 		fatal("compose exit");

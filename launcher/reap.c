@@ -140,6 +140,11 @@ collect(struct sandbox *sb, const siginfo_t *si, struct sandbox_exit *ex)
 		ex->user_us = got_exit.utime_us;
 		ex->sys_us = got_exit.stime_us;
 		ex->peak_bytes = got_exit.maxrss_kb * 1024;
+		ex->tasks = got_exit.tasks;
+		ex->stdout_bytes = got_exit.out_bytes;
+		ex->stderr_bytes = got_exit.err_bytes;
+		ex->stdout_error = got_exit.out_error;
+		ex->stderr_error = got_exit.err_error;
 	} else if (have_setup && !bad) {
 		ex->reason = SANDBOX_SETUP_FAILED;
 		ex->error = got_setup.error;

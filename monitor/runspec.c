@@ -347,6 +347,7 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	spec.fsize = prof->fsize;
 	spec.cpu_time = prof->cpu_time;
 	spec.cpus_milli = prof->cpus_milli;
+	spec.output = prof->output;
 	spec.root_size = prof->tmpfs_root;
 	spec.dev_shm = prof->dev_shm;
 	spec.no_loopback = !prof->loopback;

@@ -547,8 +547,13 @@ limit_name(const struct launch_exit *le)
 {
 	if (le->reason == SANDBOX_TIMEOUT)
 		return "timeout";
+	if (le->limits & SBX_LIMIT_OUTPUT)
+		return "output";
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXFSZ)
+		return "fsize";
+	/* pid 1 relays under the profile's fsize too (shim/stdrelay.c). */
+	if (le->stdout_error == EFBIG || le->stderr_error == EFBIG)
 		return "fsize";
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXCPU)
@@ -589,9 +594,16 @@ limits_hit(const struct launch_exit *le)
 		fatalx("out of memory");
 	if (le->reason == SANDBOX_TIMEOUT)
 		hit(a, "timeout", "the sandbox timed out and was killed");
+	if (le->limits & SBX_LIMIT_OUTPUT)
+		hit(a, "output", "the payload wrote more than its output "
+		    "limit to stdout and stderr and was killed");
 	if (le->reason == SANDBOX_SIGNALED &&
 	    WTERMSIG(le->wstatus) == SIGXFSZ)
 		hit(a, "fsize", "a file reached the fsize limit (SIGXFSZ)");
+	else if (le->stdout_error == EFBIG || le->stderr_error == EFBIG)
+		hit(a, "fsize", "the file the payload's output was relayed "
+		    "to reached the fsize limit (EFBIG; the payload's pipe "
+		    "was closed)");
 	if (le->limits & SBX_LIMIT_CPU)
 		hit(a, "cpu", "the sandbox used its cpu-time");
 	if (le->limits & SBX_LIMIT_OOM)
@@ -618,6 +630,17 @@ stats_json(const struct launch_exit *le)
 	cJSON_AddNumberToObject(o, "peak_memory", (double)le->peak_bytes);
 	cJSON_AddStringToObject(o, "peak_source", le->peak_cgroup ?
 	    "cgroup" : "rusage");
+	/* 0: the kernel has no ns_last_pid (CONFIG_CHECKPOINT_RESTORE). */
+	if (le->tasks != 0)
+		cJSON_AddNumberToObject(o, "tasks", (double)le->tasks);
+	cJSON_AddNumberToObject(o, "stdout_bytes", (double)le->stdout_bytes);
+	cJSON_AddNumberToObject(o, "stderr_bytes", (double)le->stderr_bytes);
+	if (le->stdout_error != 0)
+		cJSON_AddStringToObject(o, "stdout_error",
+		    sbx_errname(le->stdout_error));
+	if (le->stderr_error != 0)
+		cJSON_AddStringToObject(o, "stderr_error",
+		    sbx_errname(le->stderr_error));
 	return o;
 }
 
@@ -633,6 +656,9 @@ struct usage {
 	uint64_t	 user_us;
 	uint64_t	 sys_us;
 	uint64_t	 peak_max;
+	uint64_t	 tasks;
+	uint64_t	 stdout_bytes;
+	uint64_t	 stderr_bytes;
 };
 static struct usage	*usage;
 static size_t		 nusage;
@@ -658,6 +684,9 @@ usage_add(uid_t uid, const struct launch_exit *le)
 	u->sys_us += le->sys_us;
 	if (le->peak_bytes > u->peak_max)
 		u->peak_max = le->peak_bytes;
+	u->tasks += le->tasks;
+	u->stdout_bytes += le->stdout_bytes;
+	u->stderr_bytes += le->stderr_bytes;
 }
 
 /* all: every uid's; else only uid's (an empty array when it ran none). */
@@ -684,6 +713,11 @@ msb_usage_json(int all, uid_t uid)
 		    (double)(usage[i].sys_us / 1000));
 		cJSON_AddNumberToObject(o, "peak_memory_max",
 		    (double)usage[i].peak_max);
+		cJSON_AddNumberToObject(o, "tasks", (double)usage[i].tasks);
+		cJSON_AddNumberToObject(o, "stdout_bytes",
+		    (double)usage[i].stdout_bytes);
+		cJSON_AddNumberToObject(o, "stderr_bytes",
+		    (double)usage[i].stderr_bytes);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
@@ -760,6 +794,9 @@ msb_exited(struct role *r, struct imsg *imsg)
 		    sizeof(msg));
 	if (le.limits & SBX_LIMIT_PIDS)
 		strlcat(msg, "; the pids limit refused a fork", sizeof(msg));
+	if (le.limits & SBX_LIMIT_OUTPUT)
+		strlcat(msg, "; it wrote more than its output limit",
+		    sizeof(msg));
 	if (le.reason == SANDBOX_SIGNALED && WTERMSIG(le.wstatus) == SIGXFSZ)
 		strlcat(msg, "; a file reached the fsize limit", sizeof(msg));
 	if (le.limits & SBX_LIMIT_CPU)

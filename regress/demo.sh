@@ -33,7 +33,7 @@ demo_body() {
 	atf_check -o match:"logs in $L\$" head -n 1 demo.out	# not under top
 	atf_check -o match:'^  self-test +passed \([0-9]+ checks\)' cat demo.out
 	atf_check -o match:'^  default profile +inside: 1000:1000 on sbx; /: bin .*usr; /etc: read-only$' \
-	    -o match:'^  run --stats +wall_ms=[0-9]+ user_ms=[0-9]+ sys_ms=[0-9]+ peak_memory=[1-9][0-9]* peak_source=(cgroup|rusage)$' \
+	    -o match:'^  run --stats +wall_ms=[0-9]+ user_ms=[0-9]+ sys_ms=[0-9]+ peak_memory=[1-9][0-9]* peak_source=(cgroup|rusage) tasks=[1-9][0-9]* stdout_bytes=[1-9][0-9]* stderr_bytes=[0-9]+$' \
 	    cat demo.out
 	atf_check -o match:'^  build profile +cc hello.c && ./hello as .*: "hello from a build", hello owned by ' \
 	    cat demo.out

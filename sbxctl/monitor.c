@@ -234,11 +234,15 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 			cJSON_ArrayForEach(r, st)
 				printf("usage uid %-6.0f %.0f runs, wall %.3f s, "
 				    "user %.3f s, sys %.3f s, peak memory "
-				    "%.0f bytes at most\n", num(r, "uid"),
-				    num(r, "runs"), num(r, "wall_ms") / 1000,
+				    "%.0f bytes at most, %.0f tasks, stdout "
+				    "%.0f bytes, stderr %.0f bytes\n",
+				    num(r, "uid"), num(r, "runs"),
+				    num(r, "wall_ms") / 1000,
 				    num(r, "user_ms") / 1000,
 				    num(r, "sys_ms") / 1000,
-				    num(r, "peak_memory_max"));
+				    num(r, "peak_memory_max"), num(r, "tasks"),
+				    num(r, "stdout_bytes"),
+				    num(r, "stderr_bytes"));
 		}
 		cJSON_Delete(o);
 	}

@@ -76,6 +76,16 @@ stat_num(const cJSON *stats, const char *name)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* " stdout_error=EPIPE" when the relay of that stream ended early. */
+static void
+stat_error(const cJSON *stats, const char *name)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(stats, name);
+
+	if (cJSON_IsString(v))
+		fprintf(stderr, " %s=%s", name, v->valuestring);
+}
+
 /* --stats: what the run cost, one line, key=value (sbxctl(1)). */
 static void
 stats_line(struct sbxctl *ctx, const cJSON *ev)
@@ -91,10 +101,17 @@ stats_line(struct sbxctl *ctx, const cJSON *ev)
 	}
 	src = cJSON_GetObjectItemCaseSensitive(stats, "peak_source");
 	fprintf(stderr, "sbxctl: stats: wall_ms=%.0f user_ms=%.0f "
-	    "sys_ms=%.0f peak_memory=%.0f peak_source=%s\n",
+	    "sys_ms=%.0f peak_memory=%.0f peak_source=%s",
 	    stat_num(stats, "wall_ms"), stat_num(stats, "user_ms"),
 	    stat_num(stats, "sys_ms"), stat_num(stats, "peak_memory"),
 	    cJSON_IsString(src) ? src->valuestring : "none");
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(stats, "tasks")))
+		fprintf(stderr, " tasks=%.0f", stat_num(stats, "tasks"));
+	fprintf(stderr, " stdout_bytes=%.0f stderr_bytes=%.0f",
+	    stat_num(stats, "stdout_bytes"), stat_num(stats, "stderr_bytes"));
+	stat_error(stats, "stdout_error");
+	stat_error(stats, "stderr_error");
+	fputc('\n', stderr);
 }
 
 /* The exit status a shell would give, and sbx's own for its failures. */

@@ -114,6 +114,14 @@ exec_payload(const struct sbx_spec *sp)
 		errno = EACCES;
 }
 
+/* Commands without a pty; a provider's stdio is the runner's channel,
+ * the self-test's the monitor's. */
+static int
+relayed(const struct sbx_spec *sp)
+{
+	return !sp->pty && sp->class == SBX_CLASS_COMMAND;
+}
+
 /*
  * Runs in a vfork child (see start_payload): system calls on its own
  * descriptor table, signal handlers and mask, and the stack below pid 1's
@@ -128,6 +136,9 @@ payload_child(const struct sbx_spec *sp, int errfd)
 	 * it started too (bash -c 'sleep 6; echo done' ends on ^C); in pty
 	 * mode its own session, with the pty as its terminal. */
 	if (sp->pty ? shim_pty_child() == -1 : setpgid(0, 0) == -1)
+		child_fail(errfd, STEP_EXEC);
+	/* A command's stdout and stderr: pid 1's pipes (stdrelay.c). */
+	if (relayed(sp) && shim_relay_child() == -1)
 		child_fail(errfd, STEP_EXEC);
 	/* Only 0-2 reach the payload; errfd closes on a successful exec. */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
@@ -193,6 +204,7 @@ void
 shim_run(const struct sbx_spec *sp, uint32_t limits)
 {
 	struct exec_error	 ee;
+	struct sigaction	 sa;
 	siginfo_t		 si;
 	sigset_t		 set;
 	struct rusage		 ru;
@@ -214,12 +226,23 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 		shim_fail(errno, "sigprocmask");
 	if (pipe2(ep, O_CLOEXEC) == -1)
 		shim_fail(errno, "pipe2");
+	if (relayed(sp))
+		shim_relay_pipes();
 
 	if ((child = start_payload(sp, ep)) == -1)
 		shim_fail(errno, "fork payload");
 	close(ep[1]);
+	/* A caller's descriptor that fails is an errno in the record
+	 * (EPIPE, EFBIG past pid 1's fsize), never the end of pid 1. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGPIPE, &sa, NULL) == -1 ||
+	    sigaction(SIGXFSZ, &sa, NULL) == -1)
+		shim_fail(errno, "sigaction");
 	if (sp->pty)
 		shim_pty_parent(&set);
+	else if (relayed(sp))
+		shim_relay_parent(&set);
 	else
 		drop_stdio();
 
@@ -236,9 +259,12 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 		shim_fail(n == -1 ? errno : EPROTO, "payload exec status");
 	close(ep[0]);
 	/* The payload runs; pid 1 is only a reaper from here on. */
+	shim_output_init(sp->output, child);
 	shim_reaper_filter();
 	if (sp->pty)
 		shim_pty_relay(child, limits);
+	if (relayed(sp))
+		shim_relay_loop(child, limits);
 
 	for (;;) {
 		if (sigwaitinfo(&set, &si) == -1) {

@@ -94,47 +94,40 @@ shim_pty_child(void)
 void
 shim_pty_parent(const sigset_t *set)
 {
-	int	 fd;
-
 	close(pts);
 	pts = -1;
-	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
-	    dup2(fd, 2) == -1)
-		shim_fail(errno, "pty: stderr");
-	close(fd);
-	if ((sigfd = signalfd(-1, set, SFD_CLOEXEC)) == -1)
-		shim_fail(errno, "pty: signalfd");
+	sigfd = shim_relay_setup(2, O_WRONLY, set);
 }
 
-/* All of buf to fd, which blocks (the caller's stdout); -1 when it is
- * gone.  A stalled terminal stalls the payload's output, as directly. */
+/* n bytes from the master to the caller's stdout, counted; -1 once it
+ * failed, which discards from then on (use->out_error says why). */
 static int
-write_all(int fd, const char *buf, size_t len)
+relay_out(int out, const char *buf, size_t n, struct shim_usage *use)
 {
-	ssize_t	 n;
+	size_t	 m;
 
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
+	if (out == -1)
+		return -1;
+	/* Past an output limit the run ends (shim_output_take). */
+	m = shim_output_take(n);
+	/* A stalled terminal stalls the payload's output, as directly. */
+	if (m > 0 && shim_write_all(out, buf, m) == -1) {
+		use->out_error = errno;
+		return -1;
 	}
-	return 0;
+	use->out_bytes += m;
+	return m < n ? -1 : out;
 }
 
 /* What the payload wrote and pid 1 has not relayed yet, before exit. */
 static void
-drain(int out)
+drain(int out, struct shim_usage *use)
 {
 	char	 buf[RELAY_BUFSZ];
 	ssize_t	 n;
 
 	while ((n = read(ptm, buf, sizeof(buf))) > 0)
-		if (out != -1 && write_all(out, buf, (size_t)n) == -1)
-			out = -1;
+		out = relay_out(out, buf, (size_t)n, use);
 }
 
 static void
@@ -198,7 +191,7 @@ shim_pty_relay(pid_t child, uint32_t limits)
 				shim_usage_add(&use, &ru);
 				if (p != child)
 					continue;
-				drain(out);
+				drain(out, &use);
 				shim_report_exit(ws, limits, &use);
 				_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 				    128 + WTERMSIG(ws));
@@ -231,9 +224,8 @@ shim_pty_relay(pid_t child, uint32_t limits)
 		}
 		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR)) {
 			n = read(ptm, buf, sizeof(buf));
-			if (n > 0 && out != -1 &&
-			    write_all(out, buf, (size_t)n) == -1)
-				out = -1;	/* discard from now on */
+			if (n > 0)
+				out = relay_out(out, buf, (size_t)n, &use);
 			else if (n == 0 || (n == -1 && errno != EAGAIN &&
 			    errno != EINTR)) {
 				/* No slave left open (EIO): the payload

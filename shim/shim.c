@@ -109,6 +109,8 @@ shim_main(const struct sbx_spec *sp)
 			shim_fail(errno, "fcntl %d FD_CLOEXEC", fd);
 
 	shim_mounts(sp);
+	/* The sandbox's own /proc now; Landlock would refuse it later. */
+	shim_tasks_open();
 	if (sethostname(SHIM_HOSTNAME, strlen(SHIM_HOSTNAME)) == -1)
 		shim_fail(errno, "sethostname");
 	shim_net(sp);

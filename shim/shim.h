@@ -36,6 +36,11 @@ struct shim_usage {
 	uint64_t	 utime_us;
 	uint64_t	 stime_us;
 	uint64_t	 maxrss_kb;
+	uint64_t	 tasks;		/* relay.c, at the report */
+	uint64_t	 out_bytes;	/* relayed to the caller's stdout */
+	uint64_t	 err_bytes;
+	int		 out_error;	/* errno that ended a relay, 0 */
+	int		 err_error;
 };
 void	 shim_report_exit(int, uint32_t, const struct shim_usage *);
 struct rusage;
@@ -69,6 +74,19 @@ int	 shim_limits_payload(const struct sbx_spec *);
 /* payload.c */
 __dead void shim_run(const struct sbx_spec *, uint32_t);
 int	 shim_reset_signals(void);
+
+/* stdrelay.c: tasks started; stdout and stderr relayed without a pty */
+void	 shim_tasks_open(void);
+void	 shim_relay_pipes(void);
+int	 shim_relay_child(void);
+void	 shim_relay_parent(const sigset_t *);
+int	 shim_relay_setup(int, int, const sigset_t *);
+__dead void shim_relay_loop(pid_t, uint32_t);
+void	 shim_usage_relay(struct shim_usage *);
+int	 shim_write_all(int, const char *, size_t);
+void	 shim_output_init(uint64_t, pid_t);
+size_t	 shim_output_take(size_t);
+uint32_t shim_relay_limits(void);
 
 /* pty.c */
 void	 shim_pty_open(const struct sbx_spec *);

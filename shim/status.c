@@ -51,14 +51,21 @@ void
 shim_report_exit(int wstatus, uint32_t limits, const struct shim_usage *u)
 {
 	struct sbx_status	 st;
+	struct shim_usage	 all = *u;
 
+	shim_usage_relay(&all);
 	memset(&st, 0, sizeof(st));
 	st.type = SBX_STATUS_EXIT;
 	st.wstatus = wstatus;
-	st.limits = limits;
-	st.utime_us = u->utime_us;
-	st.stime_us = u->stime_us;
-	st.maxrss_kb = u->maxrss_kb;
+	st.limits = limits | shim_relay_limits();
+	st.utime_us = all.utime_us;
+	st.stime_us = all.stime_us;
+	st.maxrss_kb = all.maxrss_kb;
+	st.tasks = all.tasks;
+	st.out_bytes = all.out_bytes;
+	st.err_bytes = all.err_bytes;
+	st.out_error = all.out_error;
+	st.err_error = all.err_error;
 	send_record(&st);
 }
 

@@ -50,6 +50,7 @@ full_spec(struct sbx_spec *sp)
 	sp->user = "build_user-1.x";
 	sp->cpu_time = 30;
 	sp->cpus_milli = 1500;
+	sp->output = 1ULL << 20;
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "/usr/bin/node") == 0);
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "--flag") == 0);
 	ATF_REQUIRE(sbx_spec_add_arg(sp, "") == 0);
@@ -162,6 +163,7 @@ ATF_TC_BODY(roundtrip, tc)
 	ATF_CHECK_EQ(b.fsize, a.fsize);
 	ATF_CHECK_EQ(b.cpu_time, 30);
 	ATF_CHECK_EQ(b.cpus_milli, 1500);
+	ATF_CHECK_EQ(b.output, 1ULL << 20);
 	ATF_CHECK_EQ(b.cgroup, 0);
 	ATF_CHECK_EQ(b.tmp_noexec, 1);
 	ATF_CHECK_EQ(b.workdir_noexec, 1);
@@ -222,9 +224,10 @@ ATF_TC_BODY(pty, tc)
 	a.pty = 0;
 	a.pty_rows = a.pty_cols = 0;
 	len = serialise(&a);
-	/* The size word, then the CPU limits (u64, u32, u32) after it. */
-	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 20 }, 4);
-	ATF_CHECK(sbx_spec_parse(&b, wire, len - 20, err, sizeof(err)) == -1);
+	/* The size word, then the CPU limits (u64, u32, u32) and the
+	 * output limit (u64) after it. */
+	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 28 }, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len - 28, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "window size") != NULL);
 }
 
@@ -282,6 +285,8 @@ ATF_TC_BODY(builder_refusals, tc)
 	refuse_spec(&sp, "cpu_time 691200: outside 1..604800");
 	FRESH(); sp.cpus_milli = 5;
 	refuse_spec(&sp, "cpus_milli 5: outside 10..1024000");
+	FRESH(); sp.output = (1ULL << 40) + 1;
+	refuse_spec(&sp, "output 1099511627777: outside 1..1099511627776");
 	FRESH(); sp.argc = 0; sp.argv[0] = NULL;
 	refuse_spec(&sp, "argv: 0 arguments");
 	/* argv[0] as typed: a bare name and a relative path are the shim's
@@ -610,10 +615,25 @@ ATF_TC_BODY(status_records, tc)
 	/* The launcher's own bits never come from the shim. */
 	st.limits = SBX_LIMIT_CPU;
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	/* pid 1 itself ends a run past its output limit. */
+	st.limits = SBX_LIMIT_RLIMIT | SBX_LIMIT_OUTPUT;
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
 	st.limits = SBX_LIMIT_RLIMIT;
 	st.utime_us = 1500000;
 	st.maxrss_kb = 4096;
 	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	/* The relay's figures, and the errno that ended one early. */
+	st.tasks = 6;
+	st.out_bytes = 300007;
+	st.err_bytes = 70001;
+	st.out_error = EPIPE;
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	st.err_error = -1;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	st.err_error = 0;
+	st.out_error = -32;
+	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	st.out_error = 0;
 	st.limits = 0;
 	st.type = 7;
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);

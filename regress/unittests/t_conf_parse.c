@@ -431,6 +431,10 @@ static const struct {
 	{ "profile \"p\" {\n\tcpus 0.5005\n}\n",
 	    "t.conf:2: cpus: \"0.5005\" is not a number of cpus (N or N.N, at "
 	    "most three decimals)" },
+	{ "profile \"p\" {\n\toutput 0\n}\n",
+	    "t.conf:2: output: \"0\" is too small (1..1024G)" },
+	{ "output 1M\n",
+	    "t.conf:1: output: allowed only inside a profile block" },
 	{ "profile \"p\" {\n\tcpus half\n}\n",
 	    "t.conf:2: cpus: \"half\" is not a number of cpus (N or N.N, at "
 	    "most three decimals)" },
@@ -832,6 +836,7 @@ ATF_TC_BODY(defaults, tc)
 	/* No CPU limit unless the profile names one. */
 	ATF_CHECK_EQ(prof->cpu_time, 0);
 	ATF_CHECK_EQ(prof->cpus_milli, 0);
+	ATF_CHECK_EQ(prof->output, 0);		/* no output limit either */
 	ATF_CHECK_EQ(prof->proxy_conns, PROXY_SANDBOX_CONNS);
 	/* /dev/shm and the sandbox's own loopback unless a profile says
 	 * no: everyday tools (multiprocessing, test servers) need them. */
@@ -909,6 +914,7 @@ static const char full[] =
     "\tloopback no\n"
     "\tcpu-time 90\n"
     "\tcpus 1.25\n"
+    "\toutput 64M\n"
     "}\n"
     "profile \"bare\" { network none }\n"
     "profile fetch.v2 { network proxy; }\n";
@@ -929,7 +935,7 @@ ATF_TC_BODY(every_field, tc)
 
 	/* "fetch.v2 { network proxy; }": ';' is not a separator. */
 	ATF_CHECK(parse_text(full, &e) == NULL);
-	ATF_CHECK_STREQ(e.first, "t.conf:56: network: \"proxy;\" is not none "
+	ATF_CHECK_STREQ(e.first, "t.conf:57: network: \"proxy;\" is not none "
 	    "or proxy");
 
 	strlcpy(text, full, sizeof(text));
@@ -1018,6 +1024,7 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(prof->proxy_conns, 200);
 	ATF_CHECK_EQ(prof->cpu_time, 90);
 	ATF_CHECK_EQ(prof->cpus_milli, 1250);
+	ATF_CHECK_EQ(prof->output, 64ULL << 20);
 	d = TAILQ_FIRST(&prof->allow_domains);
 	ATF_REQUIRE(d != NULL);
 	ATF_CHECK_STREQ(d->host, "example.com");

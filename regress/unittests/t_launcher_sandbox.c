@@ -498,8 +498,11 @@ status_field(pid_t pid, const char *name, char *v, size_t len)
  *  - its credentials: no capability in any set, no_new_privs, and the
  *    filter of shim.priv, which pid 1 applies once the payload runs (so
  *    this waits for it, bounded);
- *  - as root, its descriptors: the payload's stdio (now /dev/null), the
- *    status pipe and the lifeline, nothing of this process's.
+ *  - as root, its descriptors: stdin (now /dev/null), the caller's
+ *    stdout and stderr, the status pipe and the lifeline, and above them
+ *    only the relay's own (shim/stdrelay.c): ns_last_pid, the read ends
+ *    of the payload's two pipes and its signalfd; nothing of this
+ *    process's.
  */
 static void
 check_pid1(struct run *r)
@@ -509,10 +512,10 @@ check_pid1(struct run *r)
 	};
 	struct dirent	*de;
 	DIR		*d;
-	char		 path[64], buf[256], v[128];
+	char		 path[64], link[PATH_MAX], buf[256], v[128], fdp[128];
 	ssize_t		 n;
 	size_t		 i;
-	int		 fd, tries, nfd = 0;
+	int		 fd, tries, nfd = 0, relay = 0, pipes = 0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/environ", (long)r->sb.pid);
 	fd = open(path, O_RDONLY);
@@ -554,13 +557,27 @@ check_pid1(struct run *r)
 		if (de->d_name[0] == '.')
 			continue;
 		nfd++;
-		ATF_CHECK_MSG(strtol(de->d_name, NULL, 10) <=
-		    SBX_SHIM_FD_LIFELINE, "pid 1 holds descriptor %s",
-		    de->d_name);
+		if (strtol(de->d_name, NULL, 10) <= SBX_SHIM_FD_LIFELINE)
+			continue;
+		snprintf(fdp, sizeof(fdp), "%s/%.16s", path, de->d_name);
+		if ((n = readlink(fdp, link, sizeof(link) - 1)) == -1)
+			continue;	/* gone meanwhile */
+		link[n] = '\0';
+		if (strncmp(link, "pipe:", 5) == 0 && pipes < 2)
+			pipes++;
+		else if (strcmp(link, "anon_inode:[signalfd]") != 0 &&
+		    (n < 23 || strcmp(link + n - 23,
+		    "/sys/kernel/ns_last_pid") != 0)) {
+			ATF_CHECK_MSG(0, "pid 1 holds descriptor %s: %s",
+			    de->d_name, link);
+			continue;
+		}
+		relay++;
 	}
 	closedir(d);
-	ATF_CHECK_EQ_MSG(nfd, SBX_SHIM_FD_LIFELINE + 1, "pid 1 holds %d "
-	    "descriptors", nfd);
+	ATF_CHECK_EQ_MSG(nfd, SBX_SHIM_FD_LIFELINE + 1 + relay, "pid 1 holds "
+	    "%d descriptors", nfd);
+	ATF_CHECK_MSG(relay <= 4, "pid 1 holds %d relay descriptors", relay);
 }
 
 ATF_TC_WITHOUT_HEAD(environment_clean);
