@@ -14,6 +14,10 @@
 //	    [INVOKERC INVOKEOUT]
 //	judge one escape bundle from sbxctl --json's answers and print one
 //	line, "contained NAME: how" (exit 0) or "ESCAPED NAME: why" (exit 1)
+//   node escapes.mjs judge-all FILE
+//	the same for every line of FILE, each judge's arguments separated
+//	by tabs, in one node rather than one per bundle; exit 1 when any
+//	escaped
 //
 // EXPECT is "contained" (load and invoke succeed and the probe shows
 // nothing leaked), "load:CODE[|CODE]" (load refused with that code) or
@@ -136,6 +140,17 @@ function judge(a) {
 	return 'contained: ' + String(p.blocked).slice(0, 120);
 }
 
+// verdict ARGS: judge's line for one bundle; true when contained.
+function verdict(a) {
+	try {
+		console.log('contained ' + a[0] + ': ' + judge(a));
+		return true;
+	} catch (e) {
+		console.log('ESCAPED ' + a[0] + ': ' + e.message);
+		return false;
+	}
+}
+
 const [mode, ...args] = process.argv.slice(2);
 switch (mode) {
 case 'listen':
@@ -145,13 +160,18 @@ case 'connect':
 	connect(args[0]);
 	break;
 case 'judge':
-	try {
-		console.log('contained ' + args[0] + ': ' + judge(args));
-	} catch (e) {
-		console.log('ESCAPED ' + args[0] + ': ' + e.message);
+	if (!verdict(args))
 		process.exit(1);
-	}
 	break;
+case 'judge-all': {
+	let ok = true;
+	for (const line of readFileSync(args[0], 'utf8').split('\n'))
+		if (line !== '' && !verdict(line.split('\t')))
+			ok = false;
+	if (!ok)
+		process.exit(1);
+	break;
+}
 default:
 	console.error('usage: escapes.mjs listen|connect|judge ...');
 	process.exit(2);

@@ -23,12 +23,18 @@
 ROUNDS=${FAULT_ROUNDS:-10}
 CLOCK=1788393600000
 
-# descendants PID: PID's children, theirs, and so on.
+# descendants PID: PID's children, theirs, and so on, from one snapshot
+# of the process table (a pgrep per process took a second a round).
 descendants() {
-	for _c in $(pgrep -P "$1"); do
-		echo "$_c"
-		descendants "$_c"
-	done
+	ps -e -o pid=,ppid= | awk -v root="$1" '
+	{ kids[$2] = kids[$2] " " $1 }
+	END {
+		n = 1; q[1] = root
+		for (i = 1; i <= n; i++) {
+			m = split(kids[q[i]], k, " ")
+			for (j = 1; j <= m; j++) { q[++n] = k[j]; print k[j] }
+		}
+	}'
 }
 
 # role PID: the pid of role NAME under the monitor.
@@ -39,13 +45,21 @@ role() {
 	esac
 }
 
-# gone PID...: 0 once none of them exists (bounded: 10 s), 1 otherwise.
+# gone PID...: 0 once none of them runs (bounded: 10 s), 1 otherwise.  A
+# zombie has ended: it only waits for its reaper, which for the children
+# of a killed role is init, and a container's init may reap them a
+# second or two later.
 gone() {
 	_i=0
 	while [ $_i -lt 100 ]; do
 		_alive=
 		for _p in "$@"; do
-			kill -0 "$_p" 2>/dev/null && _alive="$_alive $_p"
+			_st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' \
+			    "/proc/$_p/status" 2>/dev/null)
+			case $_st in
+			''|Z|X) ;;
+			*) _alive="$_alive $_p" ;;
+			esac
 		done
 		[ -z "$_alive" ] && return 0
 		sleep 0.1

@@ -15,58 +15,15 @@
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
 setup() {
-	sbx_test_paths
-	sbx_test_dir sbxprof
-	EX=$S/top/etc/sbx.conf
-	[ -f "$EX" ] || atf_fail "no example configuration at $EX"
-	mkdir "$D/etc" "$D/log" "$D/cache"
-	chmod 755 "$D/etc"
-	chmod 1777 "$D/cache"
-	echo '{"gates":{"providers":[]}}' > "$D/etc/providers.json"
-	chmod 644 "$D/etc/providers.json"
-	cp "$EX" "$D/sbx.conf"
+	sbx_example_setup sbxprof 1777
+	# identity service: the example's sandbox-user, not _sbx.
 	if [ "$(id -u)" -eq 0 ]; then
-		id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
-		id _sbx >/dev/null 2>&1 || atf_fail "user _sbx is missing"
 		id _sbxsandbox >/dev/null 2>&1 ||
 		    atf_fail "user _sbxsandbox is missing"
-		CALLER=sbxtest
-		# identity service: the example's sandbox-user, not _sbx.
 		SERVICE=_sbxsandbox
-		AS="runuser -u sbxtest --"
-		grp=$(id -gn sbxtest)
-		chown _sbx "$D/log"
-		# The example admits uid 1000 and group $group; the test's
-		# caller is a system user, so it is named (caller-min-uid).
-		echo 'allow uid "sbxtest"' >> "$D/sbx.conf"
 	else
-		CALLER=$(id -un)
 		SERVICE=$CALLER
-		AS=
-		grp=$(id -gn)
 	fi
-	chmod 644 "$D/sbx.conf"
-	DEFS="-D sbxdir=$D/etc -D rundir=$D/run -D logdir=$D/log"
-	DEFS="$DEFS -D cachedir=$D/cache -D group=$grp"
-	cp "$C" "$D/sbxctl"
-	chmod 755 "$D/sbxctl"
-	CU=$D/sbxctl
-}
-
-start_monitor() {
-	# shellcheck disable=SC2086
-	"$M" -d $DEFS -f "$D/sbx.conf" > mon.log 2>&1 &
-	echo $! > mon.pid
-	i=0
-	until "$C" -s "$SOCK" ping > /dev/null 2>&1; do
-		i=$((i + 1))
-		if [ $i -gt 150 ] || ! kill -0 "$(cat mon.pid)" 2>/dev/null
-		then
-			cat mon.log
-			atf_fail "the monitor did not start on etc/sbx.conf"
-		fi
-		sleep 0.1
-	done
 }
 
 stop_monitor() {
@@ -111,9 +68,7 @@ every_profile_head() {
 }
 every_profile_body() {
 	setup
-	start_monitor
-	chmod 777 "$D/run"
-	chmod 666 "$SOCK"
+	sbx_example_start
 
 	# default: a dynamic program, as the caller.
 	atf_check -s exit:0 -o inline:"default-ok\n" \

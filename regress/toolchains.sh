@@ -15,58 +15,11 @@
 . "$(atf_get_srcdir)/top/regress/monitor.subr"
 
 setup() {
-	sbx_test_paths
-	sbx_test_dir sbxtool
-	EX=$S/top/etc/sbx.conf
-	[ -f "$EX" ] || atf_fail "no example configuration at $EX"
-	mkdir "$D/etc" "$D/log" "$D/cache"
-	chmod 755 "$D/etc"
 	# rw $cachedir per-caller: as /var/cache/sbx-build (tmpfiles.d).
-	chmod 1733 "$D/cache"
-	echo '{"gates":{"providers":[]}}' > "$D/etc/providers.json"
-	chmod 644 "$D/etc/providers.json"
-	cp "$EX" "$D/sbx.conf"
-	if [ "$(id -u)" -eq 0 ]; then
-		id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
-		CALLER=sbxtest
-		AS="runuser -u sbxtest --"
-		grp=$(id -gn sbxtest)
-		chown _sbx "$D/log"
-		# A second caller, by number only (no passwd entry needed).
-		echo 'allow uid "sbxtest"' >> "$D/sbx.conf"
-		echo 'allow uid 4242' >> "$D/sbx.conf"
-	else
-		CALLER=$(id -un)
-		AS=
-		grp=$(id -gn)
-	fi
+	sbx_example_setup sbxtool 1733
+	# A second caller, by number only (no passwd entry needed).
+	[ "$(id -u)" -eq 0 ] && echo 'allow uid 4242' >> "$D/sbx.conf"
 	CUID=$(id -u "$CALLER")
-	chmod 644 "$D/sbx.conf"
-	DEFS="-D sbxdir=$D/etc -D rundir=$D/run -D logdir=$D/log"
-	DEFS="$DEFS -D cachedir=$D/cache -D group=$grp"
-	cp "$C" "$D/sbxctl"
-	chmod 755 "$D/sbxctl"
-	CU=$D/sbxctl
-}
-
-start_monitor() {
-	# shellcheck disable=SC2086
-	"$M" -d $DEFS -f "$D/sbx.conf" > mon.log 2>&1 &
-	echo $! > mon.pid
-	i=0
-	until "$C" -s "$SOCK" ping > /dev/null 2>&1; do
-		i=$((i + 1))
-		if [ $i -gt 150 ] || ! kill -0 "$(cat mon.pid)" 2>/dev/null
-		then
-			cat mon.log
-			atf_fail "the monitor did not start on etc/sbx.conf"
-		fi
-		sleep 0.1
-	done
-	if [ "$(id -u)" -eq 0 ]; then
-		chmod 777 "$D/run"
-		chmod 666 "$SOCK"
-	fi
 }
 
 # A 0700 project of the caller's, with its files.
@@ -94,7 +47,7 @@ build_profile_head() {
 }
 build_profile_body() {
 	setup
-	start_monitor
+	sbx_example_start
 	project
 	# sbxctl run -p build -w the project, as the caller, with nothing
 	# of the caller's environment.
@@ -210,7 +163,7 @@ everyday_head() {
 }
 everyday_body() {
 	setup
-	start_monitor
+	sbx_example_start
 	project
 	build="$AS env -i $CU -s $SOCK run -p build -w $D/proj --"
 	def="$AS env -i $CU -s $SOCK run --"
@@ -278,7 +231,7 @@ workdir_same_refused_head() {
 }
 workdir_same_refused_body() {
 	setup
-	start_monitor
+	sbx_example_start
 	# The cache directory holds the per-caller mount point.
 	[ "$(id -u)" -eq 0 ] && chown "$CALLER" "$D/cache"
 	atf_check -s not-exit:0 \
@@ -302,7 +255,7 @@ caches_apart_head() {
 }
 caches_apart_body() {
 	setup
-	start_monitor
+	sbx_example_start
 	as2="setpriv --reuid=4242 --regid=4242 --clear-groups"
 	atf_check -s exit:0 -o inline:"$CUID\n" $AS "$CU" -s "$SOCK" run \
 	    -p build -- sh -c "echo one > $D/cache/$CUID/f; ls $D/cache"

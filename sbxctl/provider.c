@@ -115,6 +115,25 @@ request(struct sbxctl *ctx, struct sbx_conn *c, uint32_t type,
 	return SBXCTL_EXIT_OK;
 }
 
+/* A request naming one provider, {"provider":ID}, and its answer. */
+static int
+provider_request(struct sbxctl *ctx, struct sbx_conn *c, uint32_t type,
+    const char *id, cJSON **out)
+{
+	cJSON	*req;
+	char	*text;
+	int	 r;
+
+	if ((req = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(req, "provider", id) == NULL ||
+	    (text = cJSON_PrintUnformatted(req)) == NULL)
+		fatalx("cJSON: out of memory");
+	cJSON_Delete(req);
+	r = request(ctx, c, type, text, -1, out);
+	cJSON_free(text);
+	return r;
+}
+
 static const char *
 str(const cJSON *o, const char *name)
 {
@@ -222,19 +241,12 @@ p_list(struct sbxctl *ctx, struct sbx_conn *c, int argc)
 static int
 p_inspect(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 {
-	cJSON	*o = NULL, *req;
-	char	*text;
+	cJSON	*o = NULL;
 	int	 r;
 
 	if (argc != 1)
 		return out_usage(ctx, "provider inspect: one provider");
-	if ((req = cJSON_CreateObject()) == NULL ||
-	    cJSON_AddStringToObject(req, "provider", argv[0]) == NULL ||
-	    (text = cJSON_PrintUnformatted(req)) == NULL)
-		fatalx("cJSON: out of memory");
-	cJSON_Delete(req);
-	r = request(ctx, c, SBX_MSG_PROVIDER_INSPECT, text, -1, &o);
-	cJSON_free(text);
+	r = provider_request(ctx, c, SBX_MSG_PROVIDER_INSPECT, argv[0], &o);
 	if (r != SBXCTL_EXIT_OK)
 		return r;
 	if (ctx->json)
@@ -251,19 +263,12 @@ p_inspect(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 static int
 p_unload(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 {
-	cJSON	*o = NULL, *req;
-	char	*text;
+	cJSON	*o = NULL;
 	int	 r;
 
 	if (argc != 1)
 		return out_usage(ctx, "provider unload: one provider");
-	if ((req = cJSON_CreateObject()) == NULL ||
-	    cJSON_AddStringToObject(req, "provider", argv[0]) == NULL ||
-	    (text = cJSON_PrintUnformatted(req)) == NULL)
-		fatalx("cJSON: out of memory");
-	cJSON_Delete(req);
-	r = request(ctx, c, SBX_MSG_PROVIDER_UNLOAD, text, -1, &o);
-	cJSON_free(text);
+	r = provider_request(ctx, c, SBX_MSG_PROVIDER_UNLOAD, argv[0], &o);
 	if (r != SBXCTL_EXIT_OK)
 		return r;
 	if (ctx->json)
@@ -293,8 +298,8 @@ p_pin(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 	struct prov_error	 perr;
 	struct json_value	*recs;
 	const char		*records = NULL;
-	cJSON			*o = NULL, *req, *pin, *w;
-	char			 digest[DIGEST_STR_LEN + 1], *text, *buf;
+	cJSON			*o = NULL, *pin, *w;
+	char			 digest[DIGEST_STR_LEN + 1], *buf;
 	char			*name, *rtext;
 	size_t			 len, rlen;
 	int			 ch, r;
@@ -341,13 +346,7 @@ p_pin(struct sbxctl *ctx, struct sbx_conn *c, int argc, char **argv)
 		return r;
 	}
 	free(name);
-	if ((req = cJSON_CreateObject()) == NULL ||
-	    cJSON_AddStringToObject(req, "provider", argv[0]) == NULL ||
-	    (text = cJSON_PrintUnformatted(req)) == NULL)
-		fatalx("cJSON: out of memory");
-	cJSON_Delete(req);
-	r = request(ctx, c, SBX_MSG_PROVIDER_INSPECT, text, -1, &o);
-	cJSON_free(text);
+	r = provider_request(ctx, c, SBX_MSG_PROVIDER_INSPECT, argv[0], &o);
 	if (r != SBXCTL_EXIT_OK)
 		return r;
 	if ((pin = cJSON_CreateObject()) == NULL ||

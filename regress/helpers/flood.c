@@ -17,7 +17,9 @@
  * waits (poll) for at most HOLD seconds in all.  Then "gates" and "docs"
  * read the replies (until 2 s pass without one) and count them; "status"
  * reads nothing.  The connection stays open until HOLD seconds after the
- * start, so that the monitor can be measured meanwhile.  Prints one line:
+ * start, so that the monitor can be measured meanwhile, or until SIGUSR1
+ * once the replies are counted: a test that has measured sends it rather
+ * than wait out HOLD.  Prints one line:
  *
  *	sent=K limit=L other=O closed=0|1
  *
@@ -33,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +51,15 @@
 
 static int		 sock = -1;
 static int		 closed;
+static volatile sig_atomic_t released;	/* SIGUSR1: stop holding */
 static time_t		 deadline;
+
+static void
+release(int sig)
+{
+	(void)sig;
+	released = 1;
+}
 
 static int
 dial(const char *path)
@@ -165,7 +176,9 @@ count(unsigned *limit, unsigned *other)
 			errx(1, "a malformed reply");
 		pfd.fd = sock;
 		pfd.events = POLLIN;
-		if (poll(&pfd, 1, 2000) != 1)
+		if ((n = poll(&pfd, 1, 2000)) == -1 && errno == EINTR)
+			continue;	/* SIGUSR1 only ends the hold */
+		if (n != 1)
 			break;
 		if ((n = imsgbuf_read(&ib)) == 0) {
 			closed = 1;
@@ -211,6 +224,7 @@ main(int argc, char *argv[])
 	hold = strtol(argv[4], NULL, 10);
 	if (n < 1 || hold < 1)
 		errx(1, "N and HOLD are positive");
+	signal(SIGUSR1, release);
 	start = time(NULL);
 	deadline = start + hold;
 	sock = dial(argv[1]);
@@ -252,7 +266,7 @@ main(int argc, char *argv[])
 	fprintf(stderr, "ready\n");
 	if (strcmp(argv[2], "status") != 0 && !closed)
 		count(&limit, &other);
-	while (!closed && time(NULL) < deadline) {
+	while (!closed && !released && time(NULL) < deadline) {
 		struct pollfd	 pfd = { sock, POLLRDHUP, 0 };
 
 		/* Replies may sit unread in our socket: only a hang-up
