@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sha1.h>
@@ -238,6 +239,14 @@ struct apply {
 	const struct sbx_changes_dir	*dir;
 	int				 write;		/* 0: check only */
 	int				 conflicts;
+	int64_t				 t0;		/* the ctime rule's */
+	/*
+	 * Checking only: the directories the records so far will make, the
+	 * deepest last (those that are ancestors of the current path), so
+	 * that what goes into them is checked as going into nothing.
+	 */
+	char				**made;
+	size_t				 nmade;
 	void				(*conflict)(const char *,
 					    const char *, void *);
 	void				*arg;
@@ -387,6 +396,33 @@ fail:
 	return -1;
 }
 
+/* Does path lie beneath dir? */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t	 n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+static int
+remember(struct apply *a, const char *path)
+{
+	char	**m;
+
+	if ((m = reallocarray(a->made, a->nmade + 1, sizeof(*m))) == NULL) {
+		cserr(a->err, a->errlen, "%s", strerror(errno));
+		return -1;
+	}
+	a->made = m;
+	if ((m[a->nmade] = strdup(path)) == NULL) {
+		cserr(a->err, a->errlen, "%s", strerror(errno));
+		return -1;
+	}
+	a->nmade++;
+	return 0;
+}
+
 /*
  * One record: already applied, a conflict, or (when writing) applied.
  * 0 (including a conflict, which is reported), -1 failed.
@@ -403,9 +439,15 @@ apply_rec(struct apply *a, struct sbx_cs_reader *r,
 	int		 parent, now, same, fd, saved, rc = -1;
 
 	tmp[0] = '\0';
+	while (a->nmade > 0 && !beneath(rec->path, a->made[a->nmade - 1])) {
+		free(a->made[--a->nmade]);
+		a->made[a->nmade] = NULL;
+	}
 	if ((parent = cs_parent(&a->d, rec->path, &name)) == -1) {
 		saved = errno;
-		if (errno == ENOENT && !a->write) {
+		if (!a->write && a->nmade > 0 &&
+		    strlen(a->made[a->nmade - 1]) == (size_t)(name - 1 -
+		    rec->path)) {
 			/* Made by an earlier record when writing. */
 			now = 0;
 			parent = -1;
@@ -478,7 +520,7 @@ apply_rec(struct apply *a, struct sbx_cs_reader *r,
 	else if (now == SBX_CS_FILE && (hash_file(a, parent, name, md) ==
 	    -1 || memcmp(md, rec->base_sha256, sizeof(md)) != 0))
 		why = "its content changed in DIR since";
-	else if (now != 0 && rec->base_ctime_ns > a->dir->first_run_start)
+	else if (now != 0 && rec->base_ctime_ns > a->t0)
 		why = "changed in DIR while a run was going on";
 	if (why != NULL) {
 		say_conflict(a, rec->path, why);
@@ -486,6 +528,9 @@ apply_rec(struct apply *a, struct sbx_cs_reader *r,
 		goto done;
 	}
 	if (!a->write) {
+		if (rec->kind == SBX_CS_DIR && now != SBX_CS_DIR &&
+		    remember(a, rec->path) == -1)
+			goto done;
 		rc = 0;
 		goto done;
 	}
@@ -613,6 +658,7 @@ sbx_changes_apply(int stream, const struct sbx_changes_dir *dir,
     char *err, size_t errlen)
 {
 	struct apply	*a;
+	struct timespec	 res;
 	off_t		 start = 0;
 	int		 rc;
 
@@ -631,6 +677,15 @@ sbx_changes_apply(int stream, const struct sbx_changes_dir *dir,
 	a->d.dirfd = dir->fd;
 	a->d.fd = -1;
 	a->dir = dir;
+	/*
+	 * File times come from the coarse clock, which lags the precise one
+	 * T0 was read from by up to its resolution: a host change just after
+	 * T0 can carry a ctime just before it.  Earlier by that much still
+	 * counts as during the run (a conflict too many, never one missed).
+	 */
+	a->t0 = dir->first_run_start;
+	if (clock_getres(CLOCK_REALTIME_COARSE, &res) == 0)
+		a->t0 -= ns(&res);
 	a->conflict = conflict;
 	a->arg = arg;
 	a->err = err;
@@ -654,6 +709,9 @@ sbx_changes_apply(int stream, const struct sbx_changes_dir *dir,
 	}
 	if (rc == 0 && a->conflicts > 0)
 		rc = 1;
+	while (a->nmade > 0)
+		free(a->made[--a->nmade]);
+	free(a->made);
 	free(a);
 	return rc;
 }
@@ -1024,8 +1082,9 @@ static int
 diff_pair(struct diff *df, const char *path, const struct side *o,
     const struct side *n)
 {
-	char	 oo[41], no[41];
-	int	 bin;
+	const char	*tab;
+	char		 oo[41], no[41];
+	int		 bin;
 
 	if (!o->present && !n->present)
 		return 0;
@@ -1070,15 +1129,20 @@ diff_pair(struct diff *df, const char *path, const struct side *o,
 	}
 	if ((!o->present || o->len == 0) && (!n->present || n->len == 0))
 		return 0;
+	/* A name with a space ends in a tab, as git writes it: patch(1)
+	 * takes what follows a tab as a date, not part of the name. */
+	tab = strchr(path, ' ') != NULL ? "\t" : "";
 	if (o->present) {
 		fputs("--- ", df->out);
 		header_path(df, "a/", path);
+		fputs(tab, df->out);
 	} else
 		fputs("--- /dev/null", df->out);
 	fputs("\n+++ ", df->out);
-	if (n->present)
+	if (n->present) {
 		header_path(df, "b/", path);
-	else
+		fputs(tab, df->out);
+	} else
 		fputs("/dev/null", df->out);
 	fputc('\n', df->out);
 	return text_hunks(df, o, n);

@@ -346,6 +346,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "apply") == 0 && argc > 2 &&
 	    strcmp(argv[2], "-a") == 0) {
 		flags = SBX_APPLY_ALL_OR_NOTHING;
+		argv[2] = argv[1];
 		argv++;
 		argc--;
 	}
