@@ -784,6 +784,7 @@ static const struct ctl_field run_fields[] = {
 	{ "pty", cJSON_True | cJSON_False, 0 },
 	{ "rows", cJSON_Number, 0 },
 	{ "cols", cJSON_Number, 0 },
+	{ "overlay", cJSON_True | cJSON_False, 0 },
 };
 
 /* RUN: its checks and the sandbox are runspec.c's. */

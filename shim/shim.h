@@ -41,6 +41,11 @@ void	 shim_report_exit(int, uint32_t, const struct shim_usage *);
 struct rusage;
 void	 shim_usage_add(struct shim_usage *, const struct rusage *);
 
+/* overlay.c: sbxctl run --overlay's workdir */
+struct stat;
+int	 shim_overlay(int, const struct sbx_spec *, const struct stat *);
+int	 shim_overlay_upper(void);
+
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);
 const char *shim_workdir(const struct sbx_spec *);
