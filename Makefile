@@ -13,7 +13,8 @@
 #                                 archive the unit tests link)
 #   <dir>/*.mjs                -> build/gen/<dir>/<name>_mjs.c (embedded
 #                                 bytes) -> that directory's archive
-#   libsbx/*.c                 -> build/lib/libsbx.{a,so} (+ common/imsg.c)
+#   libsbx/*.c                 -> build/lib/libsbx.{a,so} (+ common/imsg.c,
+#                                 common/changeset.c)
 #   regress/unittests/t_*.c    -> ATF test programs (t_<dir>_*: see tests)
 #   regress/helpers/*.c        -> helper programs for the tests
 #   regress/*.sh               -> atf-sh test programs
@@ -144,7 +145,10 @@ extra_of =	$(foreach l,$(uses_$(1)),$(call lib_of,$(l)))
 PROG_BINS :=	$(foreach p,$(PROGS),$(dest_$(p)))
 
 # libsbx: the C client library agents link; self-contained (no fatal()).
-LIBSBX_SRCS :=	$(wildcard libsbx/*.c) $(wildcard common/imsg.c)
+# common/changeset.c (the changeset stream's parser) comes in for
+# sbx_changes_*: like imsg.c it neither logs nor exits.
+LIBSBX_SRCS :=	$(wildcard libsbx/*.c) $(wildcard common/imsg.c) \
+		common/changeset.c
 LIBSBX_PICOBJS := $(LIBSBX_SRCS:%.c=$(O)/pic/%.o)
 LIBSBX_A :=	$(B)/lib/libsbx.a
 LIBSBX_SO :=	$(B)/lib/libsbx.so
