@@ -438,7 +438,8 @@ csstore_list(int store, uint32_t uid,
 
 	if ((dir = uid_dir(store, uid, 0)) == -1)
 		return errno == ENOENT ? 0 : -1;
-	if ((fd = dup(dir)) == -1 || (d = fdopendir(fd)) == NULL) {
+	if ((fd = openat(dir, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1 || (d = fdopendir(fd)) == NULL) {
 		close(dir);
 		return -1;
 	}

@@ -33,6 +33,7 @@ setup() {
 		echo "user \"nobody\""
 		echo "sandbox-user \"_sbxsandbox\""
 		echo "allow uid \"$CALLER\""
+		echo "changeset-dir \"$D/cs\""
 		for p in caller service; do
 			echo "profile \"$p\" {"
 			for d in /usr /bin /lib /lib64 /etc; do
@@ -115,6 +116,60 @@ overlay_run_cleanup() {
 	common_cleanup
 }
 
+# plant UID ID: a changeset of UID's in the store, as the monitor keeps it.
+plant() {
+	mkdir -p "$D/cs/$1"
+	now=$(date +%s)
+	printf '{"id":"%s","uid":%s,"dir":"%s","dev":"1","ino":"2","created":%s,"last_run":%s,"first_run_start":"%s000000000","runs":2,"size":96,"entries":3}' \
+	    "$2" "$1" "$D/proj" "$now" "$now" "$now" > "$D/cs/$1/$2.meta"
+	: > "$D/cs/$1/$2.cs"
+	chmod 700 "$D/cs/$1"
+	[ "$(id -u)" -eq 0 ] && chown -R nobody "$D/cs/$1"
+	return 0
+}
+
+atf_test_case list_discard cleanup
+list_discard_head() {
+	atf_set "descr" "changes lists the caller's changesets (text and --json) and discard drops one; another user's changeset is neither listed nor discarded, with the unknown-id answer (root only: needs two users)"
+}
+list_discard_body() {
+	setup
+	uid=$(id -u "$CALLER")
+	# The store is made 0700, the service user's.
+	atf_check -o match:"^700 " stat -c '%a %U' "$D/cs"
+	atf_check -s exit:0 -o empty -e empty $AS "$CU" -s "$SOCK" changes
+	plant "$uid" 00000000000a
+	plant "$uid" 0123456789ab
+	atf_check -s exit:0 -e empty \
+	    -o match:"^00000000000a  $D/proj  [0-9]+s  96 bytes  3 changed  2 runs\$" \
+	    -o match:"^0123456789ab  " $AS "$CU" -s "$SOCK" changes
+	atf_check -s exit:0 -e empty \
+	    -o match:'^\{"changesets":\[\{"id":"00000000000a","dir":"[^"]*","created":[0-9]+,"last_run":[0-9]+,"size":96,"entries":3,"runs":2\},\{"id":"0123456789ab"' \
+	    $AS "$CU" -s "$SOCK" --json changes
+	atf_check -s exit:0 -o empty -e empty $AS "$CU" -s "$SOCK" discard 00000000000a
+	[ ! -e "$D/cs/$uid/00000000000a.meta" ] && [ ! -e "$D/cs/$uid/00000000000a.cs" ] ||
+	    atf_fail "discard left files"
+	atf_check -s exit:1 -o empty -e inline:"sbxctl: discard: not-found: discard: no changeset \"00000000000a\"\n" \
+	    $AS "$CU" -s "$SOCK" discard 00000000000a
+	atf_check -s exit:1 -o empty -e match:"not-found" \
+	    $AS "$CU" -s "$SOCK" discard ../../etc
+	if [ "$(id -u)" -ne 0 ]; then
+		atf_skip "another user's changeset: needs root to act as two users"
+	fi
+	# root's own changeset: sbxtest neither sees nor discards it, and is
+	# told exactly what an unknown id gets.
+	plant 0 fedcba987654
+	atf_check -s exit:0 -o not-match:fedcba987654 -e empty \
+	    $AS "$CU" -s "$SOCK" changes
+	atf_check -s exit:1 -o empty -e inline:"sbxctl: discard: not-found: discard: no changeset \"fedcba987654\"\n" \
+	    $AS "$CU" -s "$SOCK" discard fedcba987654
+	[ -e "$D/cs/0/fedcba987654.meta" ] || atf_fail "a stranger discarded it"
+	atf_check -s exit:0 -o match:"^fedcba987654  " "$C" -s "$SOCK" changes
+}
+list_discard_cleanup() {
+	common_cleanup
+}
+
 atf_test_case overlay_needs_workdir
 overlay_needs_workdir_head() {
 	atf_set "descr" "--overlay without -w is a usage error naming -w, before any connection"
@@ -128,4 +183,5 @@ overlay_needs_workdir_body() {
 atf_init_test_cases() {
 	atf_add_test_case overlay_run
 	atf_add_test_case overlay_needs_workdir
+	atf_add_test_case list_discard
 }
