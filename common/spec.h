@@ -111,6 +111,11 @@ struct sbx_spec {
 					   cgroup's usage; 0: none */
 	uint32_t	 cpus_milli;	/* cpus N.N times 1000 (a cgroup CPU
 					   quota); 0: none */
+	int		 overlay;	/* 1: the workdir is an overlay on the
+					   fd's directory (never written), its
+					   upper layer a tmpfs of overlay_size
+					   (sbxctl run --overlay) */
+	uint64_t	 overlay_size;	/* bytes; 0 without overlay */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);

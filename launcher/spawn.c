@@ -76,7 +76,7 @@ child_fail(int statusfd, const char *step)
 }
 
 static int
-child_caps(void)
+child_caps(int overlay)
 {
 	struct __user_cap_header_struct	 hdr;
 	struct __user_cap_data_struct	 data[2];
@@ -88,6 +88,19 @@ child_caps(void)
 	for (i = 0; i < nitems(shim_caps); i++) {
 		data[shim_caps[i] / 32].permitted |= 1U << (shim_caps[i] % 32);
 		data[shim_caps[i] / 32].effective |= 1U << (shim_caps[i] % 32);
+	}
+	/*
+	 * An overlay run's workdir: overlayfs makes its work directory
+	 * mode 0 and its temporary files there as the mounter, so the mount
+	 * fails with EACCES without CAP_DAC_OVERRIDE (Linux 6.18, checked).
+	 * In the sandbox's own user namespace only, dropped with the rest
+	 * before the payload exists (shim/capdrop.c).
+	 */
+	if (overlay) {
+		data[CAP_DAC_OVERRIDE / 32].permitted |=
+		    1U << (CAP_DAC_OVERRIDE % 32);
+		data[CAP_DAC_OVERRIDE / 32].effective |=
+		    1U << (CAP_DAC_OVERRIDE % 32);
 	}
 	return (int)syscall(SYS_capset, &hdr, data);
 }
@@ -131,7 +144,7 @@ child_main(const struct spawn_args *c)
 	if (syscall(SYS_setresuid, c->uid, c->uid,
 	    c->keep_suid ? (uid_t)-1 : c->uid) == -1)
 		child_fail(sfd, "setresuid");
-	if (child_caps() == -1)
+	if (child_caps(c->spec != NULL && c->spec->overlay) == -1)
 		child_fail(sfd, "shim capabilities");
 
 	for (i = 0; i < SBX_SHIM_NFDS; i++) {

@@ -53,6 +53,10 @@
 #define SBX_MSG_PROVIDER_UNLOAD	17	/* {provider} */
 #define SBX_MSG_RESIZE		18	/* {sandbox, rows, cols}: a pty's
 					   window size */
+#define SBX_MSG_CHANGES_LIST	19	/* {}: the caller's changesets */
+#define SBX_MSG_CHANGES_OPEN	20	/* {id}: its metadata, and its stream
+					   as a read-only descriptor */
+#define SBX_MSG_CHANGES_DISCARD	21	/* {id} */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 
@@ -153,6 +157,21 @@ int		 sbx_call(struct sbx_conn *, uint32_t type, const char *json,
 int		 sbx_run(struct sbx_conn *, const char *json,
 		    const int fds[SBX_RUN_NFDS], uint32_t *reqid,
 		    uint32_t *sandbox, char *err, size_t errlen);
+/*
+ * Changesets (sbx_changes_list(3)): the caller's own only; another
+ * user's id gets the unknown-id answer.  0 done; 1 refused, "code:
+ * message" in err; -1 transport failure or a bad argument, reason in err.
+ * list: *json, to free, is {"changesets": [{id, dir, created, last_run,
+ * size, entries, runs}]}.  open: *stream is a read-only descriptor of the
+ * changeset's stream, at its start, and *meta, to free, its metadata
+ * (JSON).  discard: drops it.
+ */
+int		 sbx_changes_list(struct sbx_conn *, char **json, char *err,
+		    size_t errlen);
+int		 sbx_changes_open(struct sbx_conn *, const char *id,
+		    int *stream, char **meta, char *err, size_t errlen);
+int		 sbx_changes_discard(struct sbx_conn *, const char *id,
+		    char *err, size_t errlen);
 /*
  * A pty sandbox's (RUN with "pty": true) new window size, as after
  * SIGWINCH.  Sent, not waited for: its reply comes like any other.

@@ -151,6 +151,8 @@ struct ctl_conn {
 struct cJSON;
 void	 reply_send(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 reply_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
+void	 reply_send_fd(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *,
+	    int);
 void	 reply_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
 void	 reply_error_limit(struct ctl_conn *, uint32_t, const char *,
@@ -347,6 +349,16 @@ int	 monitor_privs_print(FILE *);
 
 /* ---- main.c ------------------------------------------------------------ */
 extern struct sbx_conf	*monitor_conf;
+
+/* changes.c: the changeset store and its requests (issue 23) */
+void	 changes_init(const struct sbx_conf *, int, uid_t, gid_t);
+void	 changes_open(const struct sbx_conf *, int);
+int	 changes_store(char *, size_t);
+void	 changes_expire(const struct sbx_conf *);
+void	 ctl_changes_list(struct ctl_conn *, uint32_t, struct cJSON *, int);
+void	 ctl_changes_open(struct ctl_conn *, uint32_t, struct cJSON *, int);
+void	 ctl_changes_discard(struct ctl_conn *, uint32_t, struct cJSON *,
+	    int);
 extern time_t		 monitor_started;
 extern char		 monitor_user[64];
 __dead void monitor_shutdown(int);

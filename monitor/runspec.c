@@ -404,6 +404,17 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		spec.workdir_fd = 1;
 		spec.workdir_noexec = prof->workdir_noexec;
 	}
+	/* --overlay: the workdir is the lower layer, never written; the
+	 * upper layer is a tmpfs of changeset-max-size (shim/mount.c). */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay"))) {
+		if (!workdir) {
+			snprintf(err, errlen, "overlay: needs a workdir "
+			    "(-w DIR)");
+			goto out;
+		}
+		spec.overlay = 1;
+		spec.overlay_size = monitor_conf->changeset_max_size;
+	}
 	spec.ptrace = prof->ptrace;
 	if (add_pty(&spec, req, err, errlen) == -1)
 		goto out;

@@ -13,7 +13,9 @@
 #include "sbxctl.h"
 
 static const struct sbxctl_cmd cmds[] = {
+	{ "changes",	cmd_changes,	cmd_changes_synopsis },
 	{ "digest",	cmd_digest,	cmd_digest_synopsis },
+	{ "discard",	cmd_discard,	cmd_discard_synopsis },
 	{ "gates",	cmd_gates,	cmd_gates_synopsis },
 	{ "ping",	cmd_ping,	cmd_ping_synopsis },
 	{ "privs",	cmd_privs,	cmd_privs_synopsis },

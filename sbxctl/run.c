@@ -268,6 +268,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		{ "pty", no_argument, NULL, 'T' },
 		{ "no-pty", no_argument, NULL, 'N' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "overlay", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sbx_conn		*c;
@@ -281,6 +282,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	long long		 secs;
 	unsigned		 rows, cols;
 	int			 pty = -1;	/* -1: if both are terminals */
+	int			 overlay = 0;
 
 	if ((req = cJSON_CreateObject()) == NULL ||
 	    (env = cJSON_CreateObject()) == NULL)
@@ -327,6 +329,9 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			break;
 		case 'S':
 			ctx->stats = 1;
+			break;
+		case 'O':
+			overlay = 1;
 			break;
 		default:
 			r = out_usage(ctx, "run: unknown option or missing "
@@ -380,6 +385,13 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			cJSON_AddNumberToObject(req, "rows", rows);
 			cJSON_AddNumberToObject(req, "cols", cols);
 		}
+	}
+	if (overlay) {
+		if (wdir == NULL) {
+			r = out_usage(ctx, "run: --overlay: needs -w DIR");
+			goto fail;
+		}
+		cJSON_AddBoolToObject(req, "overlay", 1);
 	}
 	if (cJSON_GetArraySize(env) > 0)
 		cJSON_AddItemToObject(req, "env", env);
