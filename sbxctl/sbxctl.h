@@ -178,5 +178,10 @@ int	 cs_diff_out(struct sbxctl *, int, const struct sbx_changes_dir *,
 	    char *const *);
 int	 cs_apply_run(struct sbxctl *, int, const struct sbx_changes_dir *,
 	    char *const *, int);
+int	 cs_changes_id(struct sbxctl *, const char *);
+int	 cmd_diff(struct sbxctl *, int, char **);
+int	 cmd_apply(struct sbxctl *, int, char **);
+extern const char *const cmd_diff_synopsis[];
+extern const char *const cmd_apply_synopsis[];
 
 #endif /* SBXCTL_H */
