@@ -5,8 +5,10 @@
 # changes-tools.sh: the client half of changesets (issue 23) without a
 # monitor: streams built by regress/helpers/cstool from two trees (OLD is
 # DIR, NEW what a run left in the overlay), then libsbx's entries, diff
-# and apply on them, the calls sbxctl changes, diff and apply make.  The
-# run side (overlay, store, requests) is regress/changes.sh.
+# and apply on them, the calls sbxctl changes, diff and apply make; and
+# those commands through a private monitor whose store holds a stream
+# put there by hand.  The run side (overlay, store, requests) is
+# regress/changes.sh.
 
 # The helper, by path: atf_check runs programs, not shell functions.
 cs() { CS=$(atf_get_srcdir)/helpers/cstool; }
@@ -266,6 +268,72 @@ symlink_out_body()
 	return 0
 }
 
+atf_test_case sbxctl_commands cleanup
+sbxctl_commands_head()
+{
+	atf_set "descr" "sbxctl changes ID, diff ID and apply ID through a" \
+	    "private monitor whose store holds a changeset put there by" \
+	    "hand: entries, --json, the diff, a conflict (exit 4, nothing" \
+	    "written with --all-or-nothing, the changeset kept), then a full" \
+	    "apply that discards it"
+	atf_set "require.progs" "git"
+}
+sbxctl_commands_body()
+{
+	cs
+	. "$(atf_get_srcdir)/top/regress/monitor.subr"
+	sbx_test_paths
+	sbx_test_dir sbxcstools
+	printf 'socket "%s"\nuser "nobody"\nchangeset-dir "%s"\n' \
+	    "$SOCK" "$D/store" > "$D/sbx.conf"
+	mkdir -p "$D/proj/src"
+	printf 'a\nb\nc\n' > "$D/proj/src/x.c"
+	echo gone > "$D/proj/del"
+	cp -a "$D/proj" new
+	echo d >> new/src/x.c
+	rm new/del
+	echo n > new/added
+	t0=$("$CS" now)
+	atf_check "$CS" mk "$D/s.cs" "$D/proj" new
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	# The store as the run side leaves it: <uid>/<ID>.cs and .meta, the
+	# service user's.
+	id=0123456789ab u=$(id -u)
+	mkdir -m 700 "$D/store/$u"
+	cp "$D/s.cs" "$D/store/$u/$id.cs"
+	printf '{"id":"%s","uid":%s,"dir":"%s","dev":"%s","ino":"%s",' \
+	    "$id" "$u" "$D/proj" "$(stat -c %d "$D/proj")" \
+	    "$(stat -c %i "$D/proj")" > "$D/store/$u/$id.meta"
+	printf '"created":%s,"last_run":%s,"first_run_start":"%s",' \
+	    "$(date +%s)" "$(date +%s)" "$t0" >> "$D/store/$u/$id.meta"
+	printf '"runs":1,"size":%s,"entries":3}' "$(stat -c %s "$D/s.cs")" \
+	    >> "$D/store/$u/$id.meta"
+	chown -R "$(stat -c %u "$D/store")" "$D/store/$u"
+	printf 'A added\nD del\nM src/x.c\n' > want
+	atf_check -o file:want "$C" -s "$SOCK" changes "$id"
+	atf_check -o match:'^\{"changes":\[\{"op":"A","kind":"file",' \
+	    "$C" -s "$SOCK" --json changes "$id"
+	atf_check -o save:d.patch "$C" -s "$SOCK" diff "$id"
+	cp -a "$D/proj" clean
+	(cd clean && atf_check git apply ../d.patch)
+	atf_check -o empty diff -r clean new
+	echo host >> "$D/proj/src/x.c"
+	atf_check -s exit:4 -e match:'^sbxctl: conflict: src/x.c: ' \
+	    "$C" -s "$SOCK" apply "$id" --all-or-nothing
+	[ -e "$D/proj/added" ] && atf_fail "all-or-nothing wrote added"
+	atf_check -o match:"^$id " "$C" -s "$SOCK" changes
+	cp new/src/x.c "$D/proj/src/x.c"
+	atf_check "$C" -s "$SOCK" apply "$id"
+	atf_check -o empty diff -r "$D/proj" new
+	atf_check -o empty "$C" -s "$SOCK" changes
+}
+sbxctl_commands_cleanup()
+{
+	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
+	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
+	return 0
+}
+
 atf_init_test_cases()
 {
 	atf_add_test_case entries_diff
@@ -273,4 +341,5 @@ atf_init_test_cases()
 	atf_add_test_case conflicts
 	atf_add_test_case all_or_nothing
 	atf_add_test_case symlink_out
+	atf_add_test_case sbxctl_commands
 }
