@@ -94,6 +94,11 @@ GATES_DOCS
 "  --accessed-at time   when the holdout was last accessed (ISO 8601)\n" },
 	{ "gates", "seal-upstream",
 "  file                 the upstream metadata to seal\n" },
+	{ "changes", NULL,
+"Your changesets (overlay runs' changes): id, directory, age, size,\n"
+"paths changed, runs.\n" },
+	{ "discard", NULL,
+"  ID                   drop the changeset ID\n" },
 	{ "ping", NULL,
 "Ask sbx-monitor whether it answers; exit 3 when it is unreachable.\n" },
 	{ "status", NULL,
