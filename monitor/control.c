@@ -795,7 +795,7 @@ ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	runspec_run(c, id, c->uid, c->gid, c->pid, req);
 }
 
-/* CHANGES_OPEN, CHANGES_DISCARD: changes.c. */
+/* CHANGES_OPEN, CHANGES_DISCARD: changesreq.c. */
 static const struct ctl_field changes_fields[] = {
 	{ "id", cJSON_String, 1 },
 };

@@ -350,7 +350,7 @@ int	 monitor_privs_print(FILE *);
 /* ---- main.c ------------------------------------------------------------ */
 extern struct sbx_conf	*monitor_conf;
 
-/* changes.c: the changeset store and its requests (issue 23) */
+/* changesreq.c: the changeset store and its requests (issue 23) */
 void	 changes_init(const struct sbx_conf *, int, uid_t, gid_t);
 void	 changes_open(const struct sbx_conf *, int);
 int	 changes_store(char *, size_t);

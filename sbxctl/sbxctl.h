@@ -156,7 +156,7 @@ struct sbx_conn	*ctl_connect(struct sbxctl *, int *);
 int	 cmd_provider(struct sbxctl *, int, char **);
 extern const char *const cmd_provider_synopsis[];
 
-/* changes.c: the caller's changesets (issue 23) */
+/* cslist.c: the caller's changesets (issue 23) */
 int	 cmd_changes(struct sbxctl *, int, char **);
 int	 cmd_discard(struct sbxctl *, int, char **);
 extern const char *const cmd_changes_synopsis[];

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The sbx authors
  * SPDX-License-Identifier: ISC
  *
- * changes.c: the changeset requests (issue 23; sbx-protocol(7)):
+ * changesreq.c: the changeset requests (issue 23; sbx-protocol(7)):
  * CHANGES_LIST, CHANGES_OPEN and CHANGES_DISCARD, on the store of
  * csstore.c, which is opened at start.  A caller sees its own uid's
  * changesets only: another uid's id gets exactly the unknown-id answer.

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The sbx authors
  * SPDX-License-Identifier: ISC
  *
- * changes.c: `sbxctl changes` (the caller's changesets) and `sbxctl
+ * cslist.c: `sbxctl changes` (the caller's changesets) and `sbxctl
  * discard ID` (issue 23), through libsbx's sbx_changes_list and
  * sbx_changes_discard.
  */
