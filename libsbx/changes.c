@@ -100,7 +100,7 @@ sbx_changes_quote(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* ---- beneath DIR ------------------------------------------------------ */
+/* ---- beneath DIR --------------------------------------------------- */
 
 static int
 cs_open_beneath(int dirfd, const char *path, int flags)
@@ -192,7 +192,7 @@ cs_noop(const struct sbx_cs_rec *rec)
 	    (rec->base_mode & 07777) == rec->mode;
 }
 
-/* ---- entries ------------------------------------------------------------ */
+/* ---- entries ------------------------------------------------------- */
 
 int
 sbx_changes_entries(int stream, int (*cb)(const struct sbx_change *,
@@ -232,7 +232,7 @@ sbx_changes_entries(int stream, int (*cb)(const struct sbx_change *,
 	return rc;
 }
 
-/* ---- apply --------------------------------------------------------------- */
+/* ---- apply --------------------------------------------------------- */
 
 struct apply {
 	struct cs_dirs			 d;
@@ -486,7 +486,8 @@ apply_rec(struct apply *a, struct sbx_cs_reader *r,
 		same = now == SBX_CS_DIR && (st.st_mode & 07777) == rec->mode;
 		break;
 	case SBX_CS_SYMLINK:
-		if (now == SBX_CS_SYMLINK && (uint64_t)st.st_size == rec->size &&
+		if (now == SBX_CS_SYMLINK &&
+		    (uint64_t)st.st_size == rec->size &&
 		    (n = readlinkat(parent, name, lnk, sizeof(lnk))) ==
 		    (ssize_t)rec->size && memcmp(lnk, rec->target,
 		    (size_t)n) == 0)
@@ -716,7 +717,7 @@ sbx_changes_apply(int stream, const struct sbx_changes_dir *dir,
 	return rc;
 }
 
-/* ---- diff ------------------------------------------------------------------ */
+/* ---- diff ---------------------------------------------------------- */
 
 #define DIFF_CONTEXT	3
 #define DIFF_MAX_FILE	(256ULL << 20)	/* a side held in memory */
@@ -864,7 +865,8 @@ myers(const struct line *a, size_t n, const struct line *b, size_t m,
 				else
 					x = v[off + k - 1] + 1;
 				y = x - k;
-				while (x < N && y < M && line_eq(&a[x], &b[y])) {
+				while (x < N && y < M &&
+				    line_eq(&a[x], &b[y])) {
 					x++;
 					y++;
 				}
