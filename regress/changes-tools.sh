@@ -114,6 +114,51 @@ EOF
 	    "$CS" entries cut
 }
 
+atf_test_case diff_random
+diff_random_head()
+{
+	atf_set "descr" "diffs of random edits (and of a file changed past" \
+	    "the Myers bound, given as all out, all in) make git apply and" \
+	    "patch -p1 produce the new files exactly"
+	atf_set "require.progs" "git patch"
+}
+diff_random_body()
+{
+	cs
+	mkdir dir new
+	# 40 pairs: lines from a small alphabet, so edits and common runs
+	# mix; some pairs lose or gain the final newline.
+	awk -v seed=20261203 'BEGIN {
+		srand(seed)
+		for (f = 0; f < 40; f++) {
+			n = int(rand() * 60)
+			for (i = 0; i < n; i++) {
+				l = "l" int(rand() * 8)
+				printf "%s\n", l > ("dir/f" f)
+				r = rand()
+				if (r < 0.15) continue
+				if (r < 0.3) printf "x%d\n", i > ("new/f" f)
+				printf "%s\n", l > ("new/f" f)
+			}
+			if (rand() < 0.3) printf "tail" > ("new/f" f)
+			if (rand() < 0.2) printf "end" > ("dir/f" f)
+			printf "" > ("dir/f" f); printf "" > ("new/f" f)
+		}
+		# 5000 lines, all different: beyond the bound of 2000.
+		for (i = 0; i < 5000; i++) {
+			print "old " i > "dir/big"
+			print "new " i > "new/big"
+		}
+	}'
+	atf_check "$CS" mk cs dir new
+	atf_check -o save:d.patch "$CS" diff cs dir
+	cp -a dir g && cp -a dir p
+	(cd g && atf_check git apply ../d.patch)
+	atf_check -o empty diff -r g new
+	(cd p && atf_check -o ignore patch -p1 < ../d.patch)
+	atf_check -o empty diff -r p new
+}
+
 atf_test_case apply
 apply_head()
 {
@@ -337,6 +382,7 @@ sbxctl_commands_cleanup()
 atf_init_test_cases()
 {
 	atf_add_test_case entries_diff
+	atf_add_test_case diff_random
 	atf_add_test_case apply
 	atf_add_test_case conflicts
 	atf_add_test_case all_or_nothing
