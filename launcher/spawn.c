@@ -387,6 +387,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[SBX_SHIM_FD_STATUS] = spipe[1];
 	c.fds[SBX_SHIM_FD_LIFELINE] = life[0];
 	c.fds[SBX_SHIM_FD_WORKDIR] = io->workdir;
+	c.fds[SBX_SHIM_FD_CHANGES] = io->changes;
 	c.fds[SBX_SHIM_FD_PROXY] = psock[1];
 	c.lifeline_w = life[1];
 	c.uid = conf->sandbox_uid;
