@@ -224,6 +224,7 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid)
 		    err);
 		return -1;
 	}
+	changes_expire(monitor_conf);
 	if ((n = csstore_count(store, (uint32_t)uid)) == -1) {
 		reply_error(c, id, 0, SBX_E_INTERNAL, "run: --overlay: the "
 		    "changeset store: %s", strerror(errno));

@@ -103,6 +103,13 @@ overlay_run_body() {
 	atf_check -s exit:0 -e empty \
 	    -o match:"^$id  $D/proj  [0-9]+s  [0-9]+ bytes  10 changed  1 run\$" \
 	    $AS "$CU" -s "$SOCK" changes
+	# A monitor restart keeps it: it is on disk.
+	kill -TERM "$(cat mon.pid)"
+	wait "$(cat mon.pid)" 2>/dev/null
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	chmod 666 "$SOCK"
+	atf_check -s exit:0 -e empty -o match:"^$id  $D/proj  " \
+	    $AS "$CU" -s "$SOCK" changes
 	# Nothing changed: no changeset, not a word on stderr.
 	atf_check -s exit:0 -e empty -o empty $AS "$CU" -s "$SOCK" run \
 	    --overlay -p caller -w "$D/proj" -- /bin/sh -c 'cat /work/mod >/dev/null'
