@@ -231,6 +231,13 @@ check_io(const struct sbx_spec *sp, const struct sandbox_io *io, char *err,
 		    io->workdir);
 		return -1;
 	}
+	/* overlay: the changeset's stream file, and only then. */
+	if (sp->overlay != (io->changes != -1) || (io->changes != -1 &&
+	    (fstat(io->changes, &st) == -1 || !S_ISREG(st.st_mode)))) {
+		snprintf(err, errlen, "changes: an overlay needs the "
+		    "changeset's file, and only an overlay gets one");
+		return -1;
+	}
 	return 0;
 }
 
