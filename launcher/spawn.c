@@ -231,6 +231,13 @@ check_io(const struct sbx_spec *sp, const struct sandbox_io *io, char *err,
 		    io->workdir);
 		return -1;
 	}
+	/* overlay: the changeset's stream file, and only then. */
+	if (sp->overlay != (io->changes != -1) || (io->changes != -1 &&
+	    (fstat(io->changes, &st) == -1 || !S_ISREG(st.st_mode)))) {
+		snprintf(err, errlen, "changes: an overlay needs the "
+		    "changeset's file, and only an overlay gets one");
+		return -1;
+	}
 	return 0;
 }
 
@@ -387,6 +394,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[SBX_SHIM_FD_STATUS] = spipe[1];
 	c.fds[SBX_SHIM_FD_LIFELINE] = life[0];
 	c.fds[SBX_SHIM_FD_WORKDIR] = io->workdir;
+	c.fds[SBX_SHIM_FD_CHANGES] = io->changes;
 	c.fds[SBX_SHIM_FD_PROXY] = psock[1];
 	c.lifeline_w = life[1];
 	c.uid = conf->sandbox_uid;

@@ -207,3 +207,68 @@ ctl_changes_discard(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	    j->valuestring);
 	reply_send(c, SBX_MSG_CHANGES_DISCARD, id, reply_object());
 }
+
+/*
+ * An overlay RUN msb_new took: the store must be there and the caller
+ * under changesets-per-peer; a new id and its stream file go with the
+ * sandbox.  0, or -1 with the error sent.
+ */
+int
+changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid)
+{
+	char	 cs[CS_ID_LEN + 1], err[PATH_MAX + 128];
+	int	 n, fd;
+
+	if (changes_store(err, sizeof(err)) == -1) {
+		reply_error(c, id, 0, SBX_E_UNAVAILABLE, "run: --overlay: %s",
+		    err);
+		return -1;
+	}
+	changes_expire(monitor_conf);
+	if ((n = csstore_count(store, (uint32_t)uid)) == -1) {
+		reply_error(c, id, 0, SBX_E_INTERNAL, "run: --overlay: the "
+		    "changeset store: %s", strerror(errno));
+		return -1;
+	}
+	if ((uint32_t)n >= monitor_conf->changesets_per_peer) {
+		reply_error(c, id, 0, SBX_E_LIMIT, "run: --overlay: "
+		    "changesets-per-peer %u reached for uid %u (sbxctl "
+		    "discard one)", monitor_conf->changesets_per_peer,
+		    (unsigned)uid);
+		return -1;
+	}
+	csstore_new_id(cs);
+	if ((fd = csstore_create(store, (uint32_t)uid, cs)) == -1) {
+		reply_error(c, id, 0, SBX_E_INTERNAL, "run: --overlay: the "
+		    "changeset store: %s", strerror(errno));
+		return -1;
+	}
+	if (msb_changes(c, id, fd, cs, (uint32_t)uid) == -1) {
+		close(fd);
+		csstore_abandon(store, (uint32_t)uid, cs);
+		return -1;
+	}
+	return 0;
+}
+
+/* The overlay run ended: 1 its changeset is kept, else 0. */
+int
+changes_finish(struct cs_meta *m, pid_t peerpid)
+{
+	char	 err[256];
+	int	 r;
+
+	if (store == -1)
+		return 0;
+	m->created = m->last_run = (int64_t)time(NULL);
+	m->runs = 1;
+	if ((r = csstore_finish(store, m, err, sizeof(err))) == -1)
+		audit("changes-refused", m->uid, peerpid, "changeset %s: %s",
+		    m->id, err);
+	else if (r == 1)
+		audit("changes-kept", m->uid, peerpid, "changeset %s: %llu "
+		    "paths, %llu bytes, of %s", m->id,
+		    (unsigned long long)m->entries,
+		    (unsigned long long)m->size, m->dir);
+	return r == 1;
+}

@@ -32,6 +32,7 @@
 #include <sodium.h>
 
 #include "common.h"
+#include "changeset.h"
 #include "csstore.h"
 
 #define DEFAULT_ROOT	"/var/lib/sbx/changes"
@@ -511,4 +512,107 @@ csstore_expire(int store, int64_t now, uint32_t max_age)
 	}
 	closedir(d);
 	return a.n;
+}
+
+static int
+count_one(const struct cs_meta *m, void *arg)
+{
+	(void)m;
+	(void)arg;
+	return 0;
+}
+
+int
+csstore_count(int store, uint32_t uid)
+{
+	return csstore_list(store, uid, count_one, NULL);
+}
+
+int
+csstore_create(int store, uint32_t uid, const char *id)
+{
+	char	 name[CS_ID_LEN + 8];
+	int	 dir, fd, e;
+
+	if ((dir = uid_dir(store, uid, 1)) == -1)
+		return -1;
+	snprintf(name, sizeof(name), "%s.cs.tmp", id);
+	fd = openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	e = errno;
+	close(dir);
+	errno = e;
+	return fd;
+}
+
+void
+csstore_abandon(int store, uint32_t uid, const char *id)
+{
+	char	 name[CS_ID_LEN + 8];
+	int	 dir;
+
+	if ((dir = uid_dir(store, uid, 0)) == -1)
+		return;
+	snprintf(name, sizeof(name), "%s.cs.tmp", id);
+	(void)unlinkat(dir, name, 0);
+	close(dir);
+}
+
+int
+csstore_finish(int store, struct cs_meta *m, char *err, size_t errlen)
+{
+	struct sbx_cs_reader	*r;
+	struct sbx_cs_rec	*rec;
+	struct stat		 st;
+	char			 tmp[CS_ID_LEN + 8], name[CS_ID_LEN + 8];
+	uint64_t		 n = 0;
+	int			 dir, fd, got, rv = -1;
+
+	if ((dir = uid_dir(store, m->uid, 0)) == -1) {
+		snprintf(err, errlen, "changeset %s: %s", m->id,
+		    strerror(errno));
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.cs.tmp", m->id);
+	snprintf(name, sizeof(name), "%s.cs", m->id);
+	if ((fd = openat(dir, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		snprintf(err, errlen, "changeset %s: %s", m->id,
+		    strerror(errno));
+		goto out;
+	}
+	if (st.st_size == 0) {
+		rv = 0;
+		goto out;
+	}
+	rec = xmalloc(sizeof(*rec));
+	if ((r = sbx_cs_open(fd, err, errlen)) == NULL) {
+		free(rec);
+		goto out;
+	}
+	while ((got = sbx_cs_next(r, rec)) == 1)
+		n++;
+	if (got == -1)
+		snprintf(err, errlen, "%s", sbx_cs_error(r));
+	sbx_cs_close(r);
+	free(rec);
+	if (got != 0)
+		goto out;
+	m->size = (uint64_t)st.st_size;
+	m->entries = n;
+	if (renameat(dir, tmp, dir, name) == -1 || csstore_put(store,
+	    m) == -1) {
+		snprintf(err, errlen, "changeset %s: keep: %s", m->id,
+		    strerror(errno));
+		(void)unlinkat(dir, name, 0);
+		goto out;
+	}
+	rv = 1;
+ out:
+	if (fd != -1)
+		close(fd);
+	if (rv != 1)
+		(void)unlinkat(dir, tmp, 0);
+	close(dir);
+	return rv;
 }

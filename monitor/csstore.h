@@ -68,6 +68,20 @@ int	 csstore_discard(int store, uint32_t uid, const char *id);
  */
 int	 csstore_list(int store, uint32_t uid,
 	    int (*cb)(const struct cs_meta *, void *), void *arg);
+/* uid's changesets (their metadata files), or -1 with errno. */
+int	 csstore_count(int store, uint32_t uid);
+/* A new stream file <uid>/<id>.cs.tmp, write-only: its descriptor. */
+int	 csstore_create(int store, uint32_t uid, const char *id);
+/* Drop <uid>/<id>.cs.tmp, if it is there. */
+void	 csstore_abandon(int store, uint32_t uid, const char *id);
+/*
+ * A run's stream is written: an empty one is dropped (0, nothing
+ * changed); else it must parse (common/changeset.h), and is kept as
+ * <id>.cs with m's metadata (size and entries filled in): 1.  -1 with
+ * the reason in err when it is refused (and dropped) or cannot be kept.
+ */
+int	 csstore_finish(int store, struct cs_meta *m, char *err,
+	    size_t errlen);
 /* Remove every changeset whose last run ended before now - max_age. */
 int	 csstore_expire(int store, int64_t now, uint32_t max_age);
 

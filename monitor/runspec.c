@@ -428,7 +428,7 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	return rv;
 }
 
-static const char *const slot_names[LAUNCH_NSLOTS] = {
+static const char *const slot_names[LAUNCH_SLOT_CHANGES] = {
 	"stdin", "stdout", "stderr", "workdir"
 };
 
@@ -438,7 +438,7 @@ runspec_slot(const char *name)
 {
 	int	 i;
 
-	for (i = 0; i < LAUNCH_NSLOTS; i++)
+	for (i = 0; i < LAUNCH_SLOT_CHANGES; i++)
 		if (strcmp(slot_names[i], name) == 0)
 			return i;
 	return -1;
@@ -523,6 +523,12 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 		    prof->name, identity_name(ident.mode), ident.uid,
 		    ident.gid, argv0->valuestring);
 	if (msb_new(c, id, uid, pid, &ident, prof, spec, len, mask,
-	    what) == -1)
+	    what) == -1) {
 		identity_release(&ident);
+		return;
+	}
+	/* --overlay: a changeset for the caller (changesreq.c). */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay")) &&
+	    changes_begin(c, id, uid) == -1)
+		msb_drop(c, id);
 }

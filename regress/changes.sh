@@ -84,7 +84,7 @@ overlay_run_body() {
 	    chown -hR "$CALLER:$(id -gn "$CALLER")" "$D/proj"
 	listing "$D/proj" > before
 
-	atf_check -s exit:0 -e empty -o inline:"added\nkeep\nmore\nmove\n700\nmod\n0001ff\nyes\nno\n" \
+	atf_check -s exit:0 -e save:run1.err -o inline:"added\nkeep\nmore\nmove\n700\nmod\n0001ff\nyes\nno\n" \
 	    $AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
 	    /bin/sh -c 'cd /work && echo added > added && echo more >> mod &&
 	    rm del && mv ren ren2 && chmod 700 exe && ln -s mod link &&
@@ -95,6 +95,28 @@ overlay_run_body() {
 	      echo yes; } && { [ -e /work/ren ] && echo yes || echo no; }'
 	listing "$D/proj" > after
 	atf_check -o empty diff before after
+	# Kept: added, bin, del, exe, link, mod, ren, ren2, sub (made
+	# again) and sub/deep (gone with it).
+	grep -Eq '^sbx: changes kept as [0-9a-f]{12}$' run1.err ||
+	    atf_fail "no changeset line: $(cat run1.err)"
+	id=$(sed 's/.* //' run1.err)
+	atf_check -s exit:0 -e empty \
+	    -o match:"^$id  $D/proj  [0-9]+s  [0-9]+ bytes  10 changed  1 run\$" \
+	    $AS "$CU" -s "$SOCK" changes
+	# A monitor restart keeps it: it is on disk.
+	kill -TERM "$(cat mon.pid)"
+	wait "$(cat mon.pid)" 2>/dev/null
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	chmod 666 "$SOCK"
+	atf_check -s exit:0 -e empty -o match:"^$id  $D/proj  " \
+	    $AS "$CU" -s "$SOCK" changes
+	# Nothing changed: no changeset, not a word on stderr.
+	atf_check -s exit:0 -e empty -o empty $AS "$CU" -s "$SOCK" run \
+	    --overlay -p caller -w "$D/proj" -- /bin/sh -c 'cat /work/mod >/dev/null'
+	atf_check -s exit:0 -e empty -o match:"^$id " \
+	    $AS "$CU" -s "$SOCK" changes
+	[ "$($AS "$CU" -s "$SOCK" changes | wc -l)" -eq 1 ] ||
+	    atf_fail "a run that changed nothing left a changeset"
 
 	# identity service: another user than DIR's owner; what it cannot
 	# write it cannot write, what it writes lands in the upper layer.
@@ -103,7 +125,7 @@ overlay_run_body() {
 	listing "$D/proj" > before
 	want=wrote
 	[ "$(id -u)" -eq 0 ] && want=refused
-	atf_check -s exit:0 -e empty -o inline:"new\n$want\n" \
+	atf_check -s exit:0 -e match:"^sbx: changes kept as " -o inline:"new\n$want\n" \
 	    $AS "$CU" -s "$SOCK" run --overlay -p service -w "$D/proj" -- \
 	    /bin/sh -c 'echo new > /work/new && cat /work/new &&
 	    { echo x 2>/dev/null >> /work/mod && echo wrote ||

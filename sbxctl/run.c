@@ -194,6 +194,11 @@ exit_event(struct sbxctl *ctx, struct sbx_msg *m, uint32_t reqid,
 	}
 	if ((ev = cJSON_ParseWithLength(m->json, m->len)) == NULL)
 		fatalx("run: malformed exit event");
+	/* --overlay: what the run changed is kept (issue 23). */
+	if (!ctx->json && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ev,
+	    "changes")))
+		fprintf(stderr, "sbx: changes kept as %s\n",
+		    cJSON_GetObjectItemCaseSensitive(ev, "changes")->valuestring);
 	*status = exit_code(ctx, ev);
 	cJSON_Delete(ev);
 	sbx_msg_free(m);

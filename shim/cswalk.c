@@ -29,7 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beneath.h"
 #include "changeset.h"
 #include "sha256.h"
 #include "shim.h"
@@ -311,6 +310,39 @@ walk_dir(struct cs_walk *w, int udir, int ldir, const char *path, int hidden)
 	return rv;
 }
 
+/*
+ * path (relative, from this walk) beneath dir, one component at a time,
+ * never following a symlink: openat2 may be refused (the payload's
+ * filter answers ENOSYS, and the writer runs under it).
+ */
+static int
+open_below(int dir, const char *path)
+{
+	char	 buf[SBX_CS_PATH_MAX + 1], *p, *slash;
+	int	 fd = dir, next, e;
+
+	strlcpy(buf, path, sizeof(buf));
+	for (p = buf; (slash = strchr(p, '/')) != NULL; p = slash + 1) {
+		*slash = '\0';
+		next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		e = errno;
+		if (fd != dir)
+			close(fd);
+		if (next == -1) {
+			errno = e;
+			return -1;
+		}
+		fd = next;
+	}
+	next = openat(fd, p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
+	if (fd != dir)
+		close(fd);
+	errno = e;
+	return next;
+}
+
 static int
 cmp_items(const void *a, const void *b)
 {
@@ -351,8 +383,8 @@ shim_cs_walk(int upper, int lower, int out, char *err, size_t errlen)
 		const struct sbx_cs_rec	*rec = &w.items[i]->rec;
 
 		fd = -1;
-		if (rec->kind == SBX_CS_FILE && (fd = open_beneath(upper,
-		    rec->path, O_RDONLY)) == -1) {
+		if (rec->kind == SBX_CS_FILE && (fd = open_below(upper,
+		    rec->path)) == -1) {
 			walk_fail(&w, errno, "upper", rec->path);
 			goto out;
 		}

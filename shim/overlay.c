@@ -12,7 +12,9 @@
  */
 #include <sys/types.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,10 @@
 #include "shim.h"
 
 static int	 upper_root = -1;	/* the tmpfs: "upper", "work" */
+static int	 lower_keep = -1;	/* the lower layer, for the walk */
+static pid_t	 writer = -1;		/* the changeset writer */
+static int	 writer_go = -1;	/* its pipe: closed when it may walk */
+static int	 writer_status = -1;	/* its wait status once reaped */
 
 /* Why fsconfig failed, as the kernel logged it on the context, if it did. */
 static const char *
@@ -109,6 +115,8 @@ shim_overlay(int lower, const struct sbx_spec *sp, const struct stat *dir)
 	close(upper);
 	close(work);
 	upper_root = tmp;
+	if ((lower_keep = fcntl(lower, F_DUPFD_CLOEXEC, 0)) == -1)
+		shim_fail(errno, "overlay: keep the lower layer");
 	return mnt;
 }
 
@@ -117,4 +125,88 @@ int
 shim_overlay_upper(void)
 {
 	return upper_root;
+}
+
+/*
+ * The changeset writer: forked at the end of set-up, before the payload
+ * and before pid 1 drops its capabilities, so that it is not bound by
+ * the reaper's table (which opens nothing).  It drops every capability
+ * itself, takes the payload's own filter (command.priv) and stdio of
+ * /dev/null, and waits; once the payload has exited, pid 1 closes the
+ * pipe and it writes the upper layer's changes to the store's file
+ * (SBX_SHIM_FD_CHANGES), which only it holds.  Exit 0 written, 2 nothing
+ * changed, 1 failed (its reason on the status pipe is pid 1's to give).
+ */
+void
+shim_cs_writer_start(const struct sbx_spec *sp)
+{
+	char		 err[256];
+	long long	 n;
+	ssize_t		 r;
+	int		 go[2], up, fd;
+	char		 c;
+
+	if (!sp->overlay)
+		return;
+	if (pipe2(go, O_CLOEXEC) == -1)
+		shim_fail(errno, "changeset writer: pipe2");
+	if ((writer = fork()) == -1)
+		shim_fail(errno, "changeset writer: fork");
+	if (writer == 0) {
+		close(go[1]);
+		close(SBX_SHIM_FD_STATUS);
+		close(SBX_SHIM_FD_LIFELINE);
+		if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+		    dup2(fd, 0) == -1 || dup2(fd, 1) == -1 ||
+		    dup2(fd, 2) == -1)
+			_exit(1);
+		shim_drop_caps();
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == -1 ||
+		    shim_payload_filter(SBX_CLASS_COMMAND, 0) == -1)
+			_exit(1);
+		do {
+			r = read(go[0], &c, 1);
+		} while (r == -1 && errno == EINTR);
+		if ((up = openat(upper_root, "upper", O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			_exit(1);
+		n = shim_cs_walk(up, lower_keep, SBX_SHIM_FD_CHANGES, err,
+		    sizeof(err));
+		_exit(n < 0 ? 1 : n == 0 ? 2 : 0);
+	}
+	close(go[0]);
+	writer_go = go[1];
+	close(SBX_SHIM_FD_CHANGES);
+	close(upper_root);
+	close(lower_keep);
+	upper_root = lower_keep = -1;
+}
+
+/* pid 1's reaper: 1 when p was the writer (its status kept), else 0. */
+int
+shim_cs_writer_reaped(pid_t p, int ws)
+{
+	if (writer == -1 || p != writer)
+		return 0;
+	writer_status = ws;
+	writer = -1;
+	return 1;
+}
+
+/* The payload has exited: let the writer walk, and wait until it has. */
+void
+shim_cs_writer_finish(void)
+{
+	int	 ws;
+
+	if (writer_go == -1)
+		return;
+	close(writer_go);
+	writer_go = -1;
+	if (writer != -1) {
+		while (waitpid(writer, &ws, 0) == -1 && errno == EINTR)
+			;
+		writer_status = ws;
+		writer = -1;
+	}
 }
