@@ -328,6 +328,17 @@ cs_remove_tree(int parent, const char *name)
 	return rc;
 }
 
+/*
+ * The mode apply gives: the record's, less set-user-ID and set-group-ID.
+ * The payload chose it; a set-ID program it left would run as whoever
+ * applies (root included) for anyone who can reach DIR.
+ */
+static mode_t
+safe_mode(const struct sbx_cs_rec *rec)
+{
+	return rec->mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID);
+}
+
 static int
 say_conflict(struct apply *a, const char *path, const char *why)
 {
@@ -379,7 +390,8 @@ take_data(struct apply *a, struct sbx_cs_reader *r,
 		goto fail;
 	}
 	SHA256Final(md, &ctx);
-	if (fd != -1 && (fchmod(fd, rec->mode) == -1 || fsync(fd) == -1)) {
+	if (fd != -1 && (fchmod(fd, safe_mode(rec)) == -1 ||
+	    fsync(fd) == -1)) {
 		cserr(a->err, a->errlen, "%s: %s", rec->path,
 		    strerror(errno));
 		goto fail;
@@ -483,7 +495,8 @@ apply_rec(struct apply *a, struct sbx_cs_reader *r,
 		same = now == 0;
 		break;
 	case SBX_CS_DIR:
-		same = now == SBX_CS_DIR && (st.st_mode & 07777) == rec->mode;
+		same = now == SBX_CS_DIR &&
+		    (st.st_mode & 07777) == safe_mode(rec);
 		break;
 	case SBX_CS_SYMLINK:
 		if (now == SBX_CS_SYMLINK &&
@@ -495,7 +508,7 @@ apply_rec(struct apply *a, struct sbx_cs_reader *r,
 		break;
 	case SBX_CS_FILE:
 		if (now == SBX_CS_FILE && (uint64_t)st.st_size == rec->size &&
-		    (st.st_mode & 07777) == rec->mode &&
+		    (st.st_mode & 07777) == safe_mode(rec) &&
 		    hash_file(a, parent, name, md) == 0 &&
 		    memcmp(md, nmd, sizeof(md)) == 0)
 			same = 1;
@@ -566,7 +579,7 @@ apply_rec(struct apply *a, struct sbx_cs_reader *r,
 		}
 		if ((fd = openat(parent, name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
-		    fchmod(fd, rec->mode) == -1) {
+		    fchmod(fd, safe_mode(rec)) == -1) {
 			cserr(a->err, a->errlen, "%s: chmod: %s", rec->path,
 			    strerror(errno));
 			if (fd != -1)

@@ -163,7 +163,8 @@ atf_test_case apply
 apply_head()
 {
 	atf_set "descr" "apply writes the run's result into a 0700 DIR as" \
-	    "the caller (content, modes, owner, no temporary file left), and" \
+	    "the caller (content, modes without set-ID bits, owner, no" \
+	    "temporary file left), and" \
 	    "a second apply finds everything already applied"
 }
 apply_body()
@@ -171,12 +172,17 @@ apply_body()
 	cs
 	trees
 	chmod 700 dir
+	# A set-ID program the payload left is applied without its set-ID.
+	echo s > new/setid
+	chmod 6755 new/setid
 	atf_check "$CS" mk cs dir new
 	t0=$("$CS" now)
 	atf_check "$CS" apply cs dir "$t0"
 	chmod 755 dir
 	atf_check -o empty diff -r dir new
 	[ "$(stat -c %a dir/mode.sh)" = 755 ] || atf_fail "mode.sh's mode"
+	[ "$(stat -c %a dir/setid)" = 755 ] ||
+	    atf_fail "setid applied as $(stat -c %a dir/setid)"
 	[ "$(readlink dir/src/l)" = ../newfile ] || atf_fail "src/l"
 	[ -d dir/typechange ] || atf_fail "typechange is not a directory"
 	[ -e dir/gone ] && atf_fail "gone is still there"
