@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cJSON.h>
+#include <sodium.h>
 
 #include "common.h"
 #include "beneath.h"
@@ -179,12 +180,51 @@ int
 cs_diff_out(struct sbxctl *ctx, int stream, const struct sbx_changes_dir *dir,
     char *const *paths)
 {
-	char	 err[1024];
+	cJSON	*obj;
+	FILE	*mem;
+	char	 err[1024], *text = NULL, *b64;
+	size_t	 len = 0, blen;
+	int	 rc;
 
-	if (sbx_changes_diff(stream, dir, (const char *const *)paths, stdout,
-	    err, sizeof(err)) == -1)
+	if (!ctx->json) {
+		if (sbx_changes_diff(stream, dir, (const char *const *)paths,
+		    stdout, err, sizeof(err)) == -1)
+			return out_error(ctx, SBXCTL_EXIT_ERROR,
+			    SBXCTL_ERR_IO, "%s", err);
+		return out_finish(SBXCTL_EXIT_OK);
+	}
+	/*
+	 * --json: {"diff": TEXT}, or {"diffBase64": ...} when the diff is
+	 * not UTF-8 (a file's content or a path in another encoding).
+	 */
+	if ((mem = open_memstream(&text, &len)) == NULL)
+		fatal("open_memstream");
+	rc = sbx_changes_diff(stream, dir, (const char *const *)paths, mem,
+	    err, sizeof(err));
+	fclose(mem);
+	if (rc == -1) {
+		free(text);
 		return out_error(ctx, SBXCTL_EXIT_ERROR, SBXCTL_ERR_IO, "%s",
 		    err);
+	}
+	if ((obj = cJSON_CreateObject()) == NULL)
+		fatalx("cJSON: out of memory");
+	if (utf8_check((const unsigned char *)text, len) == len &&
+	    memchr(text, '\0', len) == NULL) {
+		if (cJSON_AddStringToObject(obj, "diff", text) == NULL)
+			fatalx("cJSON: out of memory");
+	} else {
+		blen = sodium_base64_ENCODED_LEN(len,
+		    sodium_base64_VARIANT_ORIGINAL);
+		b64 = xmalloc(blen);
+		sodium_bin2base64(b64, blen, (const unsigned char *)text, len,
+		    sodium_base64_VARIANT_ORIGINAL);
+		if (cJSON_AddStringToObject(obj, "diffBase64", b64) == NULL)
+			fatalx("cJSON: out of memory");
+		free(b64);
+	}
+	free(text);
+	json_done(obj);
 	return out_finish(SBXCTL_EXIT_OK);
 }
 

@@ -22,7 +22,10 @@
 #include "libsbx/sbx.h"
 #include "sbxctl/sbxctl.h"
 
-/* A stream: a new file "a b", a deleted "gone", a symlink "l". */
+/* A stream: a new file "a b" (content "hi\n"), a deleted "gone", a
+ * symlink "l". */
+static const char	*content = "hi\n";
+
 static int
 stream(void)
 {
@@ -37,9 +40,9 @@ stream(void)
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = 'f';
 	rec.mode = 0640;
-	rec.size = 3;
+	rec.size = strlen(content);
 	strlcpy(rec.path, "a b", sizeof(rec.path));
-	ATF_REQUIRE(sbx_cs_write(w, &rec, -1, "hi\n") == 0);
+	ATF_REQUIRE(sbx_cs_write(w, &rec, -1, content) == 0);
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = 'w';
 	rec.base_kind = 'f';
@@ -163,9 +166,51 @@ ATF_TC_BODY(apply, tc)
 	close(dirfd_g);
 }
 
+static int
+diff_all(struct sbxctl *ctx, int fd)
+{
+	struct sbx_changes_dir	 dir;
+	struct stat		 st;
+	int			 rc;
+
+	ATF_REQUIRE(stat("d", &st) == 0);
+	rc = cs_dir_open(ctx, "d", st.st_dev, st.st_ino, 0, &dir);
+	if (rc != SBXCTL_EXIT_OK)
+		return rc;
+	rc = cs_diff_out(ctx, fd, &dir, NULL);
+	close(dir.fd);
+	return rc;
+}
+
+/* diff --json: the diff as a string, or base64 when it is not UTF-8. */
+ATF_TC_WITHOUT_HEAD(diff_json);
+ATF_TC_BODY(diff_json, tc)
+{
+	struct sbxctl	 ctx;
+	int		 fd;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.json = 1;
+	ATF_REQUIRE(mkdir("d", 0755) == 0);
+	fd = stream();
+	ATF_CHECK_EQ(captured(diff_all, &ctx, fd), SBXCTL_EXIT_OK);
+	close(fd);
+	ATF_CHECK(atf_utils_grep_file("^\\{\"diff\":\"diff --git a/a b b/a "
+	    "b\\\\nnew file mode 100644\\\\n", "out"));
+	ATF_CHECK(atf_utils_grep_file("\\\\n\\+hi\\\\n", "out"));
+	ATF_CHECK(atf_utils_grep_file("new file mode 120000", "out"));
+	content = "caf\xe9\n";		/* Latin-1 */
+	fd = stream();
+	ATF_CHECK_EQ(captured(diff_all, &ctx, fd), SBXCTL_EXIT_OK);
+	close(fd);
+	ATF_CHECK(atf_utils_grep_file("^\\{\"diffBase64\":\"ZGlmZiAtLWdpd"
+	    "CBhL2EgYiBiL2EgYg", "out"));
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, entries);
 	ATF_TP_ADD_TC(tp, apply);
+	ATF_TP_ADD_TC(tp, diff_json);
 	return 0;
 }
