@@ -11,7 +11,9 @@
  * descriptor, parents opened by openat2 with RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS, the last component never followed.  A symlink
  * planted in DIR (by the host, or by an earlier record) therefore cannot
- * carry a write out of DIR.  Library code: no logging, no exits.
+ * carry a write out of DIR; and since a file is replaced by rename, never
+ * written in place, neither can a hard link in DIR to a file elsewhere.
+ * Library code: no logging, no exits.
  */
 #include <sys/types.h>
 #include <sys/stat.h>
