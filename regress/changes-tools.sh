@@ -284,7 +284,8 @@ symlink_out_head()
 	atf_set "descr" "apply never writes outside DIR: a parent replaced" \
 	    "by a symlink to a directory outside, a new directory whose" \
 	    "place DIR now holds a symlink, and a deleted directory holding" \
-	    "a symlink out are conflicts or removed without following"
+	    "a symlink out are conflicts or removed without following; a" \
+	    "hard link to a file outside is replaced, not written through"
 }
 symlink_out_body()
 {
@@ -294,7 +295,9 @@ symlink_out_body()
 	mkdir dir/sub dir/gone
 	echo s > dir/sub/s
 	ln -s "$PWD/outside" dir/gone/out
+	ln outside/keep dir/hard
 	cp -a dir new
+	echo changed > new/hard
 	echo evil > new/sub/evil
 	mkdir new/lnk
 	echo evil > new/lnk/evil
@@ -315,6 +318,8 @@ symlink_out_body()
 	    atf_fail "lnk/evil not refused"
 	[ "$(ls outside)" = keep ] || atf_fail "written outside: $(ls outside)"
 	grep -qx precious outside/keep || atf_fail "outside/keep changed"
+	# A hard link in DIR is replaced, not written through.
+	grep -qx changed dir/hard || atf_fail "dir/hard not applied"
 	[ -e dir/gone ] && atf_fail "gone is still there"
 	return 0
 }
