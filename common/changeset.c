@@ -21,6 +21,7 @@
 #include "changeset.h"
 
 #define CS_BUFSZ	65536
+#define seterr		sbx_cs_seterr
 
 /*
  * Order and parents, the same for writer and parser.  Paths come strictly
@@ -105,8 +106,9 @@ get64(const unsigned char *p)
 	return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
 
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
+/* Every error of this file, and libsbx's changes.c, is made here. */
+void
+sbx_cs_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list	 ap;
 

@@ -122,4 +122,8 @@ void	 sbx_cs_close(struct sbx_cs_reader *);
 int	 sbx_cs_rec_check(const struct sbx_cs_rec *, size_t pathlen,
 	    char *err, size_t errlen);
 
+/* err (when not NULL) from a format: every error message is made so. */
+void	 sbx_cs_seterr(char *err, size_t errlen, const char *fmt, ...)
+	    __attribute__((__format__(printf, 3, 4)));
+
 #endif /* SBX_CHANGESET_H */

@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,17 +45,8 @@ struct cs_dirs {
 	char		 path[SBX_CS_PATH_MAX + 1];
 };
 
-static void
-cserr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+/* The changeset module's error formatter. */
+#define cserr		sbx_cs_seterr
 
 size_t
 sbx_changes_quote(const char *path, char *buf, size_t len)
