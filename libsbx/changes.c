@@ -158,19 +158,24 @@ cs_parent_forget(struct cs_dirs *d)
 static int
 cs_selected(const char *path, const char *const *paths, int kind)
 {
-	size_t	 n, m;
+	const char	*p;
+	size_t		 n, m;
 
 	if (paths == NULL || paths[0] == NULL)
 		return 1;
 	n = strlen(path);
 	for (; *paths != NULL; paths++) {
-		m = strlen(*paths);
-		while (m > 1 && (*paths)[m - 1] == '/')
+		/* "./src/" names what "src" does. */
+		for (p = *paths; p[0] == '.' && p[1] == '/'; p += 2)
+			while (p[2] == '/')
+				p++;
+		m = strlen(p);
+		while (m > 1 && p[m - 1] == '/')
 			m--;
-		if (m >= n && memcmp(*paths, path, n) == 0 &&
-		    (m == n || ((*paths)[n] == '/' && kind == SBX_CS_DIR)))
+		if (m >= n && memcmp(p, path, n) == 0 &&
+		    (m == n || (p[n] == '/' && kind == SBX_CS_DIR)))
 			return 1;
-		if (n > m && memcmp(*paths, path, m) == 0 && path[m] == '/')
+		if (n > m && memcmp(p, path, m) == 0 && path[m] == '/')
 			return 1;
 	}
 	return 0;

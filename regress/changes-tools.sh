@@ -104,10 +104,15 @@ EOF
 	    atf_check -o ignore patch -p1 < ../t.patch)
 	atf_check -o empty diff -r clean2/src new/src
 	atf_check -o empty diff -r clean2/nd/z new/nd/z
-	# Selecting a path gives it and nothing else.
-	atf_check -o save:one.patch "$CS" diff cs dir src/a.c
-	[ "$(grep -c '^diff --git' one.patch)" = 1 ] ||
-	    atf_fail "diff src/a.c: $(grep '^diff --git' one.patch)"
+	# Selecting a path gives it and nothing else, however it is named.
+	for p in src/a.c ./src/a.c; do
+		atf_check -o save:one.patch "$CS" diff cs dir "$p"
+		[ "$(grep -c '^diff --git' one.patch)" = 1 ] ||
+		    atf_fail "diff $p: $(grep '^diff --git' one.patch)"
+	done
+	atf_check -o save:two.patch "$CS" diff cs dir ./src/
+	[ "$(grep -c '^diff --git' two.patch)" = 2 ] ||
+	    atf_fail "diff ./src/: $(grep '^diff --git' two.patch)"
 	# A stream cut short is refused, naming where.
 	head -c 300 cs > cut
 	atf_check -s exit:1 -o ignore -e match:'record [0-9]+: .*truncated' \
