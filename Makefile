@@ -13,7 +13,8 @@
 #                                 archive the unit tests link)
 #   <dir>/*.mjs                -> build/gen/<dir>/<name>_mjs.c (embedded
 #                                 bytes) -> that directory's archive
-#   libsbx/*.c                 -> build/lib/libsbx.{a,so} (+ common/imsg.c)
+#   libsbx/*.c                 -> build/lib/libsbx.{a,so} (+ common/imsg.c,
+#                                 common/changeset.c)
 #   regress/unittests/t_*.c    -> ATF test programs (t_<dir>_*: see tests)
 #   regress/helpers/*.c        -> helper programs for the tests
 #   regress/*.sh               -> atf-sh test programs
@@ -74,7 +75,7 @@ CFLAGS :=	-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wpointer-arith \
 LDFLAGS :=	-pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN) $(LDFLAGS_USER)
 # libm for the gate statistics (gates/); --as-needed drops it elsewhere.
 ALL_LIBS :=	$(EVENT_LIBS) $(SECCOMP_LIBS) $(SODIUM_LIBS) $(CJSON_LIBS) \
-		$(YAML_LIBS) $(BSD_LIBS) -lm
+		$(YAML_LIBS) $(MD_LIBS) $(ZLIB_LIBS) $(BSD_LIBS) -lm
 
 # ---- common ----------------------------------------------------------
 COMMON_SRCS :=	$(wildcard common/*.c)
@@ -153,7 +154,10 @@ extra_of =	$(foreach l,$(uses_$(1)),$(call lib_of,$(l)))
 PROG_BINS :=	$(foreach p,$(PROGS),$(dest_$(p)))
 
 # libsbx: the C client library agents link; self-contained (no fatal()).
-LIBSBX_SRCS :=	$(wildcard libsbx/*.c) $(wildcard common/imsg.c)
+# common/changeset.c (the changeset stream's parser) comes in for
+# sbx_changes_*: like imsg.c it neither logs nor exits.
+LIBSBX_SRCS :=	$(wildcard libsbx/*.c) $(wildcard common/imsg.c) \
+		common/changeset.c
 LIBSBX_PICOBJS := $(LIBSBX_SRCS:%.c=$(O)/pic/%.o)
 LIBSBX_A :=	$(B)/lib/libsbx.a
 LIBSBX_SO :=	$(B)/lib/libsbx.so
@@ -266,7 +270,7 @@ $(LIBSBX_A): $(LIBSBX_PICOBJS)
 $(LIBSBX_SO): $(LIBSBX_PICOBJS)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libsbx.so.0 -Wl,-z,relro,-z,now $(SAN) \
-	    -o $@ $^ $(CJSON_LIBS) $(BSD_LIBS)
+	    -o $@ $^ $(CJSON_LIBS) $(MD_LIBS) $(ZLIB_LIBS) $(BSD_LIBS)
 
 # sbx.pc of the build tree names the configured directories; `make
 # install` writes the installed one with the directories it installs to.

@@ -330,7 +330,9 @@ struct selftest_result {
 #define LAUNCH_SLOT_STDOUT	1
 #define LAUNCH_SLOT_STDERR	2
 #define LAUNCH_SLOT_WORKDIR	3
-#define LAUNCH_NSLOTS		4
+#define LAUNCH_SLOT_CHANGES	4	/* the monitor's, never an agent's:
+					   an overlay run's stream file */
+#define LAUNCH_NSLOTS		5
 
 struct launch_fd {
 	uint32_t	 slot;		/* LAUNCH_SLOT_* */

@@ -18,6 +18,7 @@
  *	u32 pty window size: rows << 16 | columns (0 without a pty)
  *	u64 cpu_time, u32 cpus_milli, u32 reserved (0)
  *	u64 output
+ *	u64 overlay_size (0 without the overlay flag)
  *
  * A string is a u32 length followed by that many bytes; a non-empty string
  * ends in its only NUL, so the parsed spec can point into the buffer and
@@ -42,11 +43,12 @@
 #define SPEC_F_WORKDIR_SAME	0x40
 #define SPEC_F_PTY		0x80
 #define SPEC_F_NO_LOOPBACK	0x100
+#define SPEC_F_OVERLAY		0x200
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
 				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
 				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_PTRACE | \
 				    SPEC_F_WORKDIR_SAME | SPEC_F_PTY | \
-				    SPEC_F_NO_LOOPBACK)
+				    SPEC_F_NO_LOOPBACK | SPEC_F_OVERLAY)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -638,6 +640,23 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 		    sp->no_loopback);
 		return -1;
 	}
+	/* An overlay needs the directory under it, and a sized upper. */
+	if (sp->overlay != 0 && sp->overlay != 1) {
+		seterr(err, errlen, "overlay %d: not 0 or 1", sp->overlay);
+		return -1;
+	}
+	if (sp->overlay && !sp->workdir_fd) {
+		seterr(err, errlen, "overlay: no workdir directory");
+		return -1;
+	}
+	if (!sp->overlay && sp->overlay_size != 0) {
+		seterr(err, errlen, "overlay_size %llu without overlay",
+		    (unsigned long long)sp->overlay_size);
+		return -1;
+	}
+	if (sp->overlay && check_range("overlay_size", sp->overlay_size,
+	    1 << 20, SPEC_SIZE_MAX, err, errlen) == -1)
+		return -1;
 	if (sp->user != NULL && sbx_spec_user_ok(sp->user) == 0) {
 		seterr(err, errlen, "user \"%.40s\": not 1 to %d of "
 		    "[A-Za-z0-9._-], starting with a letter, digit or _",
@@ -732,6 +751,8 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_WORKDIR_SAME;
 	if (sp->pty)
 		flags |= SPEC_F_PTY;
+	if (sp->overlay)
+		flags |= SPEC_F_OVERLAY;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -770,6 +791,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 	r |= put_u32(&w, sp->cpus_milli);
 	r |= put_u32(&w, 0);
 	r |= put_u64(&w, sp->output);
+	r |= put_u64(&w, sp->overlay_size);
 	if (r != 0) {
 		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
 		return -1;
@@ -914,6 +936,7 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->no_loopback = (flags & SPEC_F_NO_LOOPBACK) != 0;
 	sp->ptrace = (flags & SPEC_F_PTRACE) != 0;
 	sp->workdir_same = (flags & SPEC_F_WORKDIR_SAME) != 0;
+	sp->overlay = (flags & SPEC_F_OVERLAY) != 0;
 	if (argc == 0 || argc > SBX_SPEC_MAXARGS || envc > SBX_SPEC_MAXENV ||
 	    nm > SBX_SPEC_MAXMOUNTS) {
 		seterr(err, errlen, "spec: counts argc %u envc %u mounts %u "
@@ -969,6 +992,10 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	}
 	if (get_u64(&r, &sp->output) == -1) {
 		seterr(err, errlen, "spec: output limit: truncated");
+		return -1;
+	}
+	if (get_u64(&r, &sp->overlay_size) == -1) {
+		seterr(err, errlen, "spec: overlay size: truncated");
 		return -1;
 	}
 	if (r.off != r.len) {

@@ -114,6 +114,11 @@ struct sbx_spec {
 	uint64_t	 output;	/* bytes pid 1 relays from stdout and
 					   stderr before it ends the run;
 					   0: none */
+	int		 overlay;	/* 1: the workdir is an overlay on the
+					   fd's directory (never written), its
+					   upper layer a tmpfs of overlay_size
+					   (sbxctl run --overlay) */
+	uint64_t	 overlay_size;	/* bytes; 0 without overlay */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);
@@ -143,7 +148,9 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 #define SBX_SHIM_FD_WORKDIR	5	/* optional workdir directory */
 #define SBX_SHIM_FD_PROXY	6	/* network proxy: a unix socket the
 					   listeners go out on, shim -> launcher */
-#define SBX_SHIM_NFDS		7
+#define SBX_SHIM_FD_CHANGES	7	/* overlay: the changeset stream's
+					   file in the store, write-only */
+#define SBX_SHIM_NFDS		8
 
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */

@@ -53,6 +53,9 @@ conf_new(void)
 	conf->providers_per_peer = 16;
 	conf->max_providers = 256;
 	conf->provider_idle_timeout = 0;
+	conf->changeset_max_age = CHANGESET_AGE_DEFAULT;
+	conf->changeset_max_size = CHANGESET_SIZE_DEFAULT;
+	conf->changesets_per_peer = CHANGESETS_PER_PEER_DEFAULT;
 	TAILQ_INIT(&conf->profiles);
 	return conf;
 }
@@ -189,6 +192,7 @@ conf_free(struct sbx_conf *conf)
 	free(conf->cgroup_root);
 	free(conf->provider_allowlist);
 	free(conf->gate_packs);
+	free(conf->changeset_dir);
 	free(conf->provider_runtime);
 	free(conf);
 }
@@ -230,6 +234,10 @@ conf_exposes(const struct sbx_conf *conf, const struct conf_mount *m)
 	if (m->type == CONF_MOUNT_RW && conf->gate_packs != NULL &&
 	    conf_path_covers(m->path, conf->gate_packs))
 		return "gate-packs";
+	/* Changesets are other runs' (and users') files. */
+	if (conf->changeset_dir != NULL && conf_path_covers(m->path,
+	    conf->changeset_dir))
+		return "changeset-dir";
 	return NULL;
 }
 

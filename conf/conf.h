@@ -52,6 +52,14 @@
 #define ROLE_TIMEOUT_DEFAULT	30000
 #define ROLE_TIMEOUT_MIN	100
 #define ROLE_TIMEOUT_MAX	600000
+/* Changesets (sbxctl run --overlay): kept age, upper layer size, count. */
+#define CHANGESET_AGE_DEFAULT	(7 * 86400)
+#define CHANGESET_AGE_MIN	60
+#define CHANGESET_AGE_MAX	(366 * 86400)
+#define CHANGESET_SIZE_DEFAULT	(256ULL << 20)
+#define CHANGESET_SIZE_MIN	(1ULL << 20)
+#define CHANGESET_SIZE_MAX	(1ULL << 40)
+#define CHANGESETS_PER_PEER_DEFAULT 16
 
 /* A user or group given by number or by name. */
 struct conf_id {
@@ -207,6 +215,10 @@ struct sbx_conf {
 	uint32_t		 providers_per_peer;	/* issued, per uid */
 	uint32_t		 max_providers;		/* issued, in all */
 	uint32_t		 provider_idle_timeout;	/* s; 0: never */
+	char			*changeset_dir;	/* NULL: by who started */
+	uint32_t		 changeset_max_age;	/* seconds */
+	uint64_t		 changeset_max_size;	/* bytes, tmpfs upper */
+	uint32_t		 changesets_per_peer;	/* kept, per uid */
 };
 
 /* Receives each error, already formatted as "file:line: reason". */
@@ -235,6 +247,7 @@ int		 conf_define(const char *name_value, const char **why);
 /* dump.c: the effective configuration in sbx.conf syntax (like sshd -T) */
 void		 conf_dump(FILE *, const struct sbx_conf *);
 int		 conf_fmt_size(uint64_t, char *, size_t);
+int		 conf_fmt_duration(uint32_t, char *, size_t);
 
 /*
  * resolve.c: start-up checks (names to ids, files that must exist).
@@ -260,6 +273,8 @@ int		 conf_parse_cpus(const char *, uint32_t *);
 int		 conf_parse_size(const char *, uint64_t min, uint64_t max,
 		    uint64_t *, const char **why);
 int		 conf_parse_mode(const char *, mode_t *, const char **why);
+int		 conf_parse_duration(const char *, uint32_t min, uint32_t max,
+		    uint32_t *, const char **why);
 int		 conf_path_covers(const char *outer, const char *inner);
 
 #endif /* SBX_CONF_H */

@@ -38,6 +38,26 @@ conf_fmt_size(uint64_t v, char *buf, size_t len)
 	return snprintf(buf, len, "%" PRIu64, v);
 }
 
+/* The largest unit that divides the duration exactly (d, h, m, s). */
+int
+conf_fmt_duration(uint32_t v, char *buf, size_t len)
+{
+	static const struct {
+		char		 suffix;
+		uint32_t	 unit;
+	} units[] = {
+		{ 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }
+	};
+	size_t	 i;
+
+	for (i = 0; v != 0 && i < nitems(units); i++) {
+		if (v % units[i].unit == 0)
+			return snprintf(buf, len, "%" PRIu32 "%c",
+			    v / units[i].unit, units[i].suffix);
+	}
+	return snprintf(buf, len, "%" PRIu32 "s", v);
+}
+
 static void
 put_quoted(FILE *fp, const char *s)
 {
@@ -184,6 +204,7 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 {
 	const struct conf_allow		*a;
 	const struct conf_profile	*prof;
+	char				 dur[32];
 
 	put_string(fp, "", "socket", conf->socket);
 	fprintf(fp, "socket-mode %04o\n", (unsigned int)conf->socket_mode);
@@ -241,6 +262,13 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 	fprintf(fp, "max-providers %" PRIu32 "\n", conf->max_providers);
 	fprintf(fp, "provider-idle-timeout %" PRIu32 "\n",
 	    conf->provider_idle_timeout);
+	if (conf->changeset_dir != NULL)
+		put_string(fp, "", "changeset-dir", conf->changeset_dir);
+	conf_fmt_duration(conf->changeset_max_age, dur, sizeof(dur));
+	fprintf(fp, "changeset-max-age %s\n", dur);
+	put_size(fp, "", "changeset-max-size", conf->changeset_max_size);
+	fprintf(fp, "changesets-per-peer %" PRIu32 "\n",
+	    conf->changesets_per_peer);
 	TAILQ_FOREACH(prof, &conf->profiles, entry)
 		dump_profile(fp, prof);
 }

@@ -132,6 +132,7 @@ static int	 kw_u32(struct parser *, const struct keyword *);
 static int	 kw_size(struct parser *, const struct keyword *);
 static int	 kw_cpus(struct parser *, const struct keyword *);
 static int	 kw_path(struct parser *, const struct keyword *);
+static int	 kw_duration(struct parser *, const struct keyword *);
 static int	 kw_yesno(struct parser *, const struct keyword *);
 static int	 kw_id(struct parser *, const struct keyword *);
 static int	 kw_socket(struct parser *, const struct keyword *);
@@ -205,6 +206,14 @@ static const struct keyword keywords[] = {
 	    G(max_providers), 1, 4096 },
 	{ "provider-idle-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_idle_timeout), 0, 31536000 },
+	{ "changeset-dir", KW_GLOBAL | KW_ONCE, kw_path, G(changeset_dir),
+	    0, 0 },
+	{ "changeset-max-age", KW_GLOBAL | KW_ONCE, kw_duration,
+	    G(changeset_max_age), CHANGESET_AGE_MIN, CHANGESET_AGE_MAX },
+	{ "changeset-max-size", KW_GLOBAL | KW_ONCE, kw_size,
+	    G(changeset_max_size), CHANGESET_SIZE_MIN, CHANGESET_SIZE_MAX },
+	{ "changesets-per-peer", KW_GLOBAL | KW_ONCE, kw_u32,
+	    G(changesets_per_peer), 1, 4096 },
 	{ "role-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(role_timeout), ROLE_TIMEOUT_MIN, ROLE_TIMEOUT_MAX },
 	{ "sandbox-uid-range", KW_GLOBAL | KW_ONCE, kw_uid_range, 0, 0, 0 },
@@ -784,6 +793,32 @@ kw_size(struct parser *p, const struct keyword *kw)
 		return -1;
 	return size(p, kw->name, v, kw->min, kw->max,
 	    (uint64_t *)field(p, kw));
+}
+
+/* A duration: seconds, or a number with an s, m, h or d suffix. */
+static int
+kw_duration(struct parser *p, const struct keyword *kw)
+{
+	char		 v[SBX_CONF_MAXTOKEN + 1];
+	char		 lo[32], hi[32];
+	const char	*why;
+
+	if (value(p, kw->name, "duration", v, sizeof(v)) == -1)
+		return -1;
+	if (conf_parse_duration(v, (uint32_t)kw->min, (uint32_t)kw->max,
+	    (uint32_t *)field(p, kw), &why) == -1) {
+		if (strncmp(why, "is too ", 7) != 0) {
+			perr(p, p->line, "%s: \"%s\" %s", kw->name,
+			    show(p, v), why);
+			return -1;
+		}
+		conf_fmt_duration((uint32_t)kw->min, lo, sizeof(lo));
+		conf_fmt_duration((uint32_t)kw->max, hi, sizeof(hi));
+		perr(p, p->line, "%s: \"%s\" %s (%s..%s)", kw->name, show(p, v),
+		    why, lo, hi);
+		return -1;
+	}
+	return 0;
 }
 
 /*

@@ -367,6 +367,63 @@ conf_parse_cidr(const char *s, struct conf_cidr *c, const char **why)
 	return 0;
 }
 
+/*
+ * A duration in seconds: digits and an optional s, m, h or d suffix
+ * ("7d", "90m", "3600").
+ */
+int
+conf_parse_duration(const char *s, uint32_t min, uint32_t max, uint32_t *out,
+    const char **why)
+{
+	static const char	*bad = "is not a duration (a number with an "
+				    "optional s, m, h or d suffix)";
+	char			 digits[16];
+	const char		*errstr;
+	size_t			 n;
+	uint64_t		 mult = 1, v;
+
+	n = strspn(s, "0123456789");
+	if (n == 0 || n >= sizeof(digits)) {
+		*why = n == 0 ? bad : "is too large";
+		return -1;
+	}
+	switch (s[n]) {
+	case '\0':
+	case 's':
+		break;
+	case 'm':
+		mult = 60;
+		break;
+	case 'h':
+		mult = 3600;
+		break;
+	case 'd':
+		mult = 86400;
+		break;
+	default:
+		*why = bad;
+		return -1;
+	}
+	if (s[n] != '\0' && s[n + 1] != '\0') {
+		*why = bad;
+		return -1;
+	}
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	v = strtonum(digits, 0, UINT32_MAX, &errstr);
+	if (errstr != NULL || v * mult > max) {
+		*why = "is too large";
+		return -1;
+	}
+	v *= mult;
+	if (v < min) {
+		*why = "is too small";
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 int
 conf_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out,
     const char **why)

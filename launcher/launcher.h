@@ -63,6 +63,7 @@ struct sandbox_io {
 	int		 out;
 	int		 err;
 	int		 workdir;	/* directory fd, or -1 */
+	int		 changes;	/* overlay: stream file, or -1 */
 };
 
 /* How a sandbox ended: SANDBOX_* in proto.h (the monitor reports it). */

@@ -418,6 +418,10 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	io.out = l->fds[LAUNCH_SLOT_STDOUT];
 	io.err = l->fds[LAUNCH_SLOT_STDERR];
 	io.workdir = l->fds[LAUNCH_SLOT_WORKDIR];
+	if (spec.overlay != (l->fds[LAUNCH_SLOT_CHANGES] != -1))
+		fatalx("sandbox %u: changeset descriptor and spec disagree",
+		    l->id);
+	io.changes = l->fds[LAUNCH_SLOT_CHANGES];
 	/*
 	 * The monitor decided the host identity from the peer's
 	 * credentials; idmap_check() refuses host root again here.

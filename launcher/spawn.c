@@ -76,7 +76,7 @@ child_fail(int statusfd, const char *step)
 }
 
 static int
-child_caps(void)
+child_caps(int overlay)
 {
 	struct __user_cap_header_struct	 hdr;
 	struct __user_cap_data_struct	 data[2];
@@ -88,6 +88,19 @@ child_caps(void)
 	for (i = 0; i < nitems(shim_caps); i++) {
 		data[shim_caps[i] / 32].permitted |= 1U << (shim_caps[i] % 32);
 		data[shim_caps[i] / 32].effective |= 1U << (shim_caps[i] % 32);
+	}
+	/*
+	 * An overlay run's workdir: overlayfs makes its work directory
+	 * mode 0 and its temporary files there as the mounter, so the mount
+	 * fails with EACCES without CAP_DAC_OVERRIDE (Linux 6.18, checked).
+	 * In the sandbox's own user namespace only, dropped with the rest
+	 * before the payload exists (shim/capdrop.c).
+	 */
+	if (overlay) {
+		data[CAP_DAC_OVERRIDE / 32].permitted |=
+		    1U << (CAP_DAC_OVERRIDE % 32);
+		data[CAP_DAC_OVERRIDE / 32].effective |=
+		    1U << (CAP_DAC_OVERRIDE % 32);
 	}
 	return (int)syscall(SYS_capset, &hdr, data);
 }
@@ -131,7 +144,7 @@ child_main(const struct spawn_args *c)
 	if (syscall(SYS_setresuid, c->uid, c->uid,
 	    c->keep_suid ? (uid_t)-1 : c->uid) == -1)
 		child_fail(sfd, "setresuid");
-	if (child_caps() == -1)
+	if (child_caps(c->spec != NULL && c->spec->overlay) == -1)
 		child_fail(sfd, "shim capabilities");
 
 	for (i = 0; i < SBX_SHIM_NFDS; i++) {
@@ -216,6 +229,13 @@ check_io(const struct sbx_spec *sp, const struct sandbox_io *io, char *err,
 	    !S_ISDIR(st.st_mode))) {
 		snprintf(err, errlen, "workdir fd %d: not a directory",
 		    io->workdir);
+		return -1;
+	}
+	/* overlay: the changeset's stream file, and only then. */
+	if (sp->overlay != (io->changes != -1) || (io->changes != -1 &&
+	    (fstat(io->changes, &st) == -1 || !S_ISREG(st.st_mode)))) {
+		snprintf(err, errlen, "changes: an overlay needs the "
+		    "changeset's file, and only an overlay gets one");
 		return -1;
 	}
 	return 0;
@@ -388,6 +408,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[SBX_SHIM_FD_STATUS] = spipe[1];
 	c.fds[SBX_SHIM_FD_LIFELINE] = life[0];
 	c.fds[SBX_SHIM_FD_WORKDIR] = io->workdir;
+	c.fds[SBX_SHIM_FD_CHANGES] = io->changes;
 	c.fds[SBX_SHIM_FD_PROXY] = psock[1];
 	c.lifeline_w = life[1];
 	c.uid = conf->sandbox_uid;

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SBX_PROTOCOL_VERSION	1
 #define SBX_SOCKET_DEFAULT	"/run/sbx/sbx.sock"
@@ -52,6 +53,10 @@
 #define SBX_MSG_PROVIDER_UNLOAD	17	/* {provider} */
 #define SBX_MSG_RESIZE		18	/* {sandbox, rows, cols}: a pty's
 					   window size */
+#define SBX_MSG_CHANGES_LIST	19	/* {}: the caller's changesets */
+#define SBX_MSG_CHANGES_OPEN	20	/* {id}: its metadata, and its stream
+					   as a read-only descriptor */
+#define SBX_MSG_CHANGES_DISCARD	21	/* {id} */
 #define SBX_REPLY		0x10000U
 #define SBX_MSG_ERROR		0xffffU	/* {code, message}; see below */
 
@@ -153,6 +158,21 @@ int		 sbx_run(struct sbx_conn *, const char *json,
 		    const int fds[SBX_RUN_NFDS], uint32_t *reqid,
 		    uint32_t *sandbox, char *err, size_t errlen);
 /*
+ * Changesets (sbx_changes_list(3)): the caller's own only; another
+ * user's id gets the unknown-id answer.  0 done; 1 refused, "code:
+ * message" in err; -1 transport failure or a bad argument, reason in err.
+ * list: *json, to free, is {"changesets": [{id, dir, created, last_run,
+ * size, entries, runs}]}.  open: *stream is a read-only descriptor of the
+ * changeset's stream, at its start, and *meta, to free, its metadata
+ * (JSON).  discard: drops it.
+ */
+int		 sbx_changes_list(struct sbx_conn *, char **json, char *err,
+		    size_t errlen);
+int		 sbx_changes_open(struct sbx_conn *, const char *id,
+		    int *stream, char **meta, char *err, size_t errlen);
+int		 sbx_changes_discard(struct sbx_conn *, const char *id,
+		    char *err, size_t errlen);
+/*
  * A pty sandbox's (RUN with "pty": true) new window size, as after
  * SIGWINCH.  Sent, not waited for: its reply comes like any other.
  * 0, or -1 with errno (EINVAL: rows or cols outside 1..65535).
@@ -162,5 +182,70 @@ int		 sbx_resize(struct sbx_conn *, uint32_t sandbox,
 /* From an SBX_MSG_ERROR reply: 0 and code/message, or -1 if malformed. */
 int		 sbx_error(const struct sbx_msg *, char *code, size_t codelen,
 		    char *message, size_t msglen);
+
+/*
+ * Changesets (issue 23): what runs on an overlay changed beneath their
+ * workdir DIR, read from the changeset's stream (a descriptor open on
+ * it, at its start, as SBX_MSG_CHANGES_OPEN passes it).  The stream is
+ * parsed strictly and incrementally: a stream that breaks a rule is
+ * refused with the record, field and rule in err.  sbx_changes(3).
+ */
+struct sbx_change {
+	char		 op;		/* 'A', 'M' or 'D' */
+	char		 kind;		/* 'f', 'l', 'd'; 'w' when deleted */
+	char		 base_kind;	/* what DIR held: 0, 'f', 'l', 'd',
+					   'o' (anything else) */
+	unsigned	 mode;		/* the new entry's permission bits */
+	uint64_t	 size;		/* a file's bytes, a target's length */
+	const char	*path;		/* relative to DIR */
+	const char	*target;	/* a symlink's target, else NULL */
+};
+/*
+ * Each change in path order (a directory that only holds changes is not
+ * one); cb returning non-zero stops the walk and is returned.  0 done,
+ * -1 the stream was refused or unreadable (reason in err).
+ */
+int		 sbx_changes_entries(int stream,
+		    int (*cb)(const struct sbx_change *, void *), void *arg,
+		    char *err, size_t errlen);
+/* DIR as the caller opened it, and the changeset's metadata about it. */
+struct sbx_changes_dir {
+	int		 fd;		/* DIR, O_RDONLY | O_DIRECTORY */
+	uint64_t	 dev;		/* DIR's st_dev and st_ino when the */
+	uint64_t	 ino;		/*   changeset began (0, 0: unchecked) */
+	int64_t		 first_run_start; /* ns since the epoch: T0 */
+};
+/*
+ * A unified diff of the changes (paths: NULL, or a NULL-terminated list
+ * of paths that selects those and what lies beneath them) against what
+ * DIR holds now, in git's form: a/ and b/ prefixes, mode and type
+ * headers, binary files as "GIT binary patch" literals with full index
+ * lines.  0, or -1 with the reason in err.
+ */
+int		 sbx_changes_diff(int stream, const struct sbx_changes_dir *,
+		    const char *const *paths, FILE *out, char *err,
+		    size_t errlen);
+/*
+ * Write the changes into DIR as the calling process: each file by a
+ * temporary file, fsync and rename, every parent opened beneath DIR
+ * without following a symlink.  A path whose content in DIR is no longer
+ * what the changeset started from (or changed after first_run_start) is
+ * a conflict: it is not written, and conflict(path, reason, arg) is
+ * called.  A path that already holds the change is skipped.  With
+ * SBX_APPLY_ALL_OR_NOTHING, nothing is written unless no path conflicts
+ * (the stream must then be seekable: it is read twice).  0 all applied,
+ * 1 conflicts, -1 failed (reason in err; what was written stays).
+ */
+#define SBX_APPLY_ALL_OR_NOTHING	0x1
+int		 sbx_changes_apply(int stream, const struct sbx_changes_dir *,
+		    const char *const *paths, int flags,
+		    void (*conflict)(const char *, const char *, void *),
+		    void *arg, char *err, size_t errlen);
+/*
+ * A path as git shows it: as is, or in double quotes with C escapes when
+ * it holds a control character, '"', '\\' or a byte above 0x7e.
+ * Returns the length it needs (excluding the NUL), like snprintf.
+ */
+size_t		 sbx_changes_quote(const char *path, char *buf, size_t len);
 
 #endif /* SBX_H */

@@ -784,6 +784,7 @@ static const struct ctl_field run_fields[] = {
 	{ "pty", cJSON_True | cJSON_False, 0 },
 	{ "rows", cJSON_Number, 0 },
 	{ "cols", cJSON_Number, 0 },
+	{ "overlay", cJSON_True | cJSON_False, 0 },
 };
 
 /* RUN: its checks and the sandbox are runspec.c's. */
@@ -793,6 +794,11 @@ ctl_run(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
 	(void)fd;
 	runspec_run(c, id, c->uid, c->gid, c->pid, req);
 }
+
+/* CHANGES_OPEN, CHANGES_DISCARD: changesreq.c. */
+static const struct ctl_field changes_fields[] = {
+	{ "id", cJSON_String, 1 },
+};
 
 static const struct ctl_field fd_fields[] = {
 	{ "slot", cJSON_String, 1 },
@@ -1201,6 +1207,12 @@ static const struct ctl_handler {
 	  ctl_gverify },
 	{ SBX_MSG_PROVIDER_UNLOAD, "provider unload", CTL_READY, FD_NO,
 	  pinspect_fields, nitems(pinspect_fields), ctl_punload },
+	{ SBX_MSG_CHANGES_LIST, "changes", CTL_READY, FD_NO, NULL, 0,
+	  ctl_changes_list },
+	{ SBX_MSG_CHANGES_OPEN, "changes open", CTL_READY, FD_NO,
+	  changes_fields, nitems(changes_fields), ctl_changes_open },
+	{ SBX_MSG_CHANGES_DISCARD, "discard", CTL_READY, FD_NO,
+	  changes_fields, nitems(changes_fields), ctl_changes_discard },
 };
 
 /*

@@ -298,15 +298,21 @@ main(int argc, char *argv[])
 			exit(1);
 		cgroups_prepare(monitor_conf->cgroup_root,
 		    monitor_conf->user.id, monitor_conf->user_gid);
+		changes_init(monitor_conf, 1, monitor_conf->user.id,
+		    monitor_conf->user_gid);
 		drop_privileges();
+		changes_open(monitor_conf, 1);
 	} else {
 		make_socket_dir(getuid(), getgid());
 		if (control_open(monitor_conf, (uid_t)-1) == -1)
 			exit(1);
 		/* A user's own delegated cgroup (systemd --user). */
 		cgroups_prepare(monitor_conf->cgroup_root, getuid(), getgid());
+		changes_init(monitor_conf, caps_granted(), getuid(),
+		    getgid());
 	}
 	set_user_name(getuid());
+	changes_expire(monitor_conf);
 	runspec_init();
 	selftest_init();
 	/* The provider launch plan probes node: before any filter. */

@@ -151,6 +151,8 @@ struct ctl_conn {
 struct cJSON;
 void	 reply_send(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
 void	 reply_event(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *);
+void	 reply_send_fd(struct ctl_conn *, uint32_t, uint32_t, struct cJSON *,
+	    int);
 void	 reply_error(struct ctl_conn *, uint32_t, int, const char *,
 	    const char *, ...) SBX_PRINTF(5, 6);
 void	 reply_error_limit(struct ctl_conn *, uint32_t, const char *,
@@ -189,6 +191,9 @@ void		 closer_init(void);
 int		 closer_hand(int, uid_t);
 
 /* ---- sbxtable.c: live sandboxes and the launcher's traffic ------------- */
+int	 msb_changes(struct ctl_conn *, uint32_t, int, const char *,
+	    uint32_t);
+void	 msb_drop(struct ctl_conn *, uint32_t);
 int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t,
 	    const struct sbx_identity *, const struct conf_profile *,
 	    const uint8_t *, size_t, uint32_t, const char *);
@@ -347,6 +352,19 @@ int	 monitor_privs_print(FILE *);
 
 /* ---- main.c ------------------------------------------------------------ */
 extern struct sbx_conf	*monitor_conf;
+
+/* changesreq.c: the changeset store and its requests (issue 23) */
+void	 changes_init(const struct sbx_conf *, int, uid_t, gid_t);
+void	 changes_open(const struct sbx_conf *, int);
+int	 changes_store(char *, size_t);
+void	 changes_expire(const struct sbx_conf *);
+struct cs_meta;
+int	 changes_finish(struct cs_meta *, pid_t);
+int	 changes_begin(struct ctl_conn *, uint32_t, uid_t);
+void	 ctl_changes_list(struct ctl_conn *, uint32_t, struct cJSON *, int);
+void	 ctl_changes_open(struct ctl_conn *, uint32_t, struct cJSON *, int);
+void	 ctl_changes_discard(struct ctl_conn *, uint32_t, struct cJSON *,
+	    int);
 extern time_t		 monitor_started;
 extern char		 monitor_user[64];
 __dead void monitor_shutdown(int);

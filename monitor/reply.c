@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -245,17 +246,32 @@ reply_goodbye(const char *fmt, ...)
 /* ---- replies --------------------------------------------------------- */
 
 static void
+reply_queue_fd(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o,
+    int fd);
+
+static void
 reply_queue(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
+{
+	reply_queue_fd(c, type, id, o, -1);
+}
+
+/* fd, if not -1, goes with the message and is closed once sent. */
+static void
+reply_queue_fd(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o,
+    int fd)
 {
 	struct timeval	 now = { 0, 0 };
 	char		*text;
 	size_t		 qb;
 
-	if (c->doomed)		/* nothing more for a peer we are closing */
+	if (c->doomed) {	/* nothing more for a peer we are closing */
+		if (fd != -1)
+			close(fd);
 		return;
+	}
 	if ((text = cJSON_PrintUnformatted(o)) == NULL)
 		fatalx("%s: out of memory", __func__);
-	if (imsg_compose(&c->ibuf, type, id, 0, -1, text,
+	if (imsg_compose(&c->ibuf, type, id, 0, fd, text,
 	    strlen(text)) == -1)
 		fatal("%s: reply of %zu bytes", __func__, strlen(text));
 	free(text);
@@ -283,6 +299,16 @@ void
 reply_send(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o)
 {
 	reply_queue(c, type | SBX_REPLY, id, o);
+	cJSON_Delete(o);
+	conn_event_add(c);
+}
+
+/* A reply carrying a descriptor (CHANGES_OPEN's stream), which it takes. */
+void
+reply_send_fd(struct ctl_conn *c, uint32_t type, uint32_t id, cJSON *o,
+    int fd)
+{
+	reply_queue_fd(c, type | SBX_REPLY, id, o, fd);
 	cJSON_Delete(o);
 	conn_event_add(c);
 }

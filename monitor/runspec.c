@@ -405,6 +405,17 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		spec.workdir_fd = 1;
 		spec.workdir_noexec = prof->workdir_noexec;
 	}
+	/* --overlay: the workdir is the lower layer, never written; the
+	 * upper layer is a tmpfs of changeset-max-size (shim/mount.c). */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay"))) {
+		if (!workdir) {
+			snprintf(err, errlen, "overlay: needs a workdir "
+			    "(-w DIR)");
+			goto out;
+		}
+		spec.overlay = 1;
+		spec.overlay_size = monitor_conf->changeset_max_size;
+	}
 	spec.ptrace = prof->ptrace;
 	if (add_pty(&spec, req, err, errlen) == -1)
 		goto out;
@@ -418,7 +429,7 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	return rv;
 }
 
-static const char *const slot_names[LAUNCH_NSLOTS] = {
+static const char *const slot_names[LAUNCH_SLOT_CHANGES] = {
 	"stdin", "stdout", "stderr", "workdir"
 };
 
@@ -428,7 +439,7 @@ runspec_slot(const char *name)
 {
 	int	 i;
 
-	for (i = 0; i < LAUNCH_NSLOTS; i++)
+	for (i = 0; i < LAUNCH_SLOT_CHANGES; i++)
 		if (strcmp(slot_names[i], name) == 0)
 			return i;
 	return -1;
@@ -513,6 +524,12 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 		    prof->name, identity_name(ident.mode), ident.uid,
 		    ident.gid, argv0->valuestring);
 	if (msb_new(c, id, uid, pid, &ident, prof, spec, len, mask,
-	    what) == -1)
+	    what) == -1) {
 		identity_release(&ident);
+		return;
+	}
+	/* --overlay: a changeset for the caller (changesreq.c). */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay")) &&
+	    changes_begin(c, id, uid) == -1)
+		msb_drop(c, id);
 }

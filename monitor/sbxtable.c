@@ -11,9 +11,11 @@
  */
 #include <sys/types.h>
 #include <sys/queue.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@
 #include "spec.h"
 #include "libsbx/sbx.h"
 #include "monitor.h"
+#include "csstore.h"
 
 enum msb_state {
 	MSB_COLLECT,		/* waiting for the agent's descriptors */
@@ -58,6 +61,7 @@ struct msb {
 	uint32_t		 tag;		/* the runner's name for it */
 	pid_t			 pid;
 	char			 what[80];	/* for the audit log */
+	struct cs_meta		*cs;		/* overlay: its changeset */
 };
 TAILQ_HEAD(msbs, msb);
 
@@ -117,11 +121,17 @@ msb_owner(uint32_t id, uid_t *uid)
 static void
 msb_free(struct msb *s)
 {
-	int	 i;
+	char	 err[64];
+	int	 i, store;
 
 	for (i = 0; i < LAUNCH_NSLOTS; i++)
 		if (s->fds[i] != -1)
 			close(s->fds[i]);
+	if (s->cs != NULL) {
+		if ((store = changes_store(err, sizeof(err))) != -1)
+			csstore_abandon(store, s->cs->uid, s->cs->id);
+		free(s->cs);
+	}
 	conn_fd_release(s->conn, s->held);
 	if (s->inflight)
 		conn_req_release(s->conn);
@@ -200,6 +210,13 @@ msb_forward(struct msb *s)
 	free(s->spec);
 	s->spec = NULL;
 	s->state = MSB_STARTING;
+	if (s->cs != NULL) {
+		struct timespec	 ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->cs->first_run_start = (int64_t)ts.tv_sec * 1000000000 +
+		    ts.tv_nsec;
+	}
 	proc_event_add(r);
 }
 
@@ -271,6 +288,44 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 	if (expect == 0)
 		msb_forward(s);
 	return 0;
+}
+
+/*
+ * An overlay RUN that msb_new took: its changeset's stream file (the
+ * monitor's descriptor, for the launcher) and id.  0, or -1 when there
+ * is no such sandbox collecting descriptors.
+ */
+int
+msb_changes(struct ctl_conn *c, uint32_t reqid, int fd, const char *id,
+    uint32_t owner)
+{
+	struct msb	*s;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->conn == c && s->reqid == reqid &&
+		    s->state == MSB_COLLECT)
+			break;
+	if (s == NULL)
+		return -1;
+	s->fds[LAUNCH_SLOT_CHANGES] = fd;
+	s->cs = xcalloc(1, sizeof(*s->cs));
+	strlcpy(s->cs->id, id, sizeof(s->cs->id));
+	s->cs->uid = owner;
+	return 0;
+}
+
+/* A RUN that msb_new took but that was refused after (already answered). */
+void
+msb_drop(struct ctl_conn *c, uint32_t reqid)
+{
+	struct msb	*s;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->conn == c && s->reqid == reqid &&
+		    s->state == MSB_COLLECT) {
+			msb_free(s);
+			return;
+		}
 }
 
 /* Tell the runner its sandbox could not start (or ended). */
@@ -413,7 +468,23 @@ msb_fd(struct ctl_conn *c, uint32_t reqid, uint32_t slot, int fd,
 	s->fds[slot] = fd;
 	s->held++;
 	conn_fd_hold(c, 1);
-	for (i = 0; i < LAUNCH_NSLOTS; i++)
+	if (slot == LAUNCH_SLOT_WORKDIR && s->cs != NULL) {
+		struct stat	 st;
+		char		 link[64];
+		ssize_t		 n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		if (fstat(fd, &st) == 0) {
+			s->cs->dev = (uint64_t)st.st_dev;
+			s->cs->ino = (uint64_t)st.st_ino;
+		}
+		if ((n = readlink(link, s->cs->dir,
+		    sizeof(s->cs->dir) - 1)) > 0)
+			s->cs->dir[n] = '\0';
+		else
+			strlcpy(s->cs->dir, "/", sizeof(s->cs->dir));
+	}
+	for (i = 0; i < LAUNCH_SLOT_CHANGES; i++)
 		if (s->fds[i] != -1)
 			got |= 1U << i;
 	if (got == s->expect)
@@ -842,6 +913,8 @@ msb_exited(struct role *r, struct imsg *imsg)
 		msb_limits_json(o, le.limits);
 		if ((lim = limit_name(&le)) != NULL)
 			cJSON_AddStringToObject(o, "limit", lim);
+		if (s->cs != NULL && changes_finish(s->cs, s->peerpid) == 1)
+			cJSON_AddStringToObject(o, "changes", s->cs->id);
 		cJSON_AddStringToObject(o, "message", msg);
 		if (le.reason != SANDBOX_SETUP_FAILED) {
 			cJSON_AddItemToObject(o, "limits_hit",

@@ -35,7 +35,11 @@
 #endif
 
 static const struct sbxctl_cmd cmds[] = {
+	TOOL("apply",	cmd_apply,	cmd_apply_synopsis)
+	TOOL("changes",	cmd_changes,	cmd_changes_synopsis)
+	TOOL("diff",	cmd_diff,	cmd_diff_synopsis)
 	TOOL("digest",	cmd_digest,	cmd_digest_synopsis)
+	TOOL("discard",	cmd_discard,	cmd_discard_synopsis)
 	TOOL("gates",	cmd_gates,	cmd_gates_synopsis)
 	{ "ping",	cmd_ping,	cmd_ping_synopsis },
 	{ "privs",	cmd_privs,	cmd_privs_synopsis },

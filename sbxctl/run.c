@@ -211,6 +211,11 @@ exit_event(struct sbxctl *ctx, struct sbx_msg *m, uint32_t reqid,
 	}
 	if ((ev = cJSON_ParseWithLength(m->json, m->len)) == NULL)
 		fatalx("run: malformed exit event");
+	/* --overlay: what the run changed is kept (issue 23). */
+	if (!ctx->json && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ev,
+	    "changes")))
+		fprintf(stderr, "sbx: changes kept as %s\n",
+		    cJSON_GetObjectItemCaseSensitive(ev, "changes")->valuestring);
 	*status = exit_code(ctx, ev);
 	cJSON_Delete(ev);
 	sbx_msg_free(m);
@@ -285,6 +290,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		{ "pty", no_argument, NULL, 'T' },
 		{ "no-pty", no_argument, NULL, 'N' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "overlay", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sbx_conn		*c;
@@ -298,6 +304,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	long long		 secs;
 	unsigned		 rows, cols;
 	int			 pty = -1;	/* -1: if both are terminals */
+	int			 overlay = 0;
 
 	if ((req = cJSON_CreateObject()) == NULL ||
 	    (env = cJSON_CreateObject()) == NULL)
@@ -344,6 +351,9 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			break;
 		case 'S':
 			ctx->stats = 1;
+			break;
+		case 'O':
+			overlay = 1;
 			break;
 		default:
 			r = out_usage(ctx, "run: unknown option or missing "
@@ -397,6 +407,13 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			cJSON_AddNumberToObject(req, "rows", rows);
 			cJSON_AddNumberToObject(req, "cols", cols);
 		}
+	}
+	if (overlay) {
+		if (wdir == NULL) {
+			r = out_usage(ctx, "run: --overlay: needs -w DIR");
+			goto fail;
+		}
+		cJSON_AddBoolToObject(req, "overlay", 1);
 	}
 	if (cJSON_GetArraySize(env) > 0)
 		cJSON_AddItemToObject(req, "env", env);

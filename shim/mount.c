@@ -168,9 +168,21 @@ open_workdir(const struct sbx_spec *sp)
 	memset(&ma, 0, sizeof(ma));
 	ma.attr_set = ATTR_RW |
 	    (sp->workdir_noexec ? MOUNT_ATTR_NOEXEC : 0);
+	/* overlay: the directory is the lower layer, read-only. */
+	if (sp->overlay)
+		ma.attr_set |= MOUNT_ATTR_RDONLY;
 	if (mount_setattr(workdir.fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma,
 	    sizeof(ma)) == -1)
 		shim_fail(errno, "workdir %s: set mount attributes", path);
+	if (sp->overlay) {
+		int	 lower = workdir.fd;
+
+		workdir.fd = shim_overlay(lower, sp, &workdir_st);
+		close(lower);
+		/* From here on the workdir is the overlay's root. */
+		if (fstat(workdir.fd, &workdir_st) == -1)
+			shim_fail(errno, "workdir %s: fstat overlay", path);
+	}
 	close(SBX_SHIM_FD_WORKDIR);
 }
 

@@ -279,9 +279,13 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 			continue;
 		}
 		while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
+			if (shim_cs_writer_reaped(p, ws))
+				continue;
 			shim_usage_add(&use, &ru);
 			if (p != child)
 				continue;
+			/* overlay: the changes written before the report. */
+			shim_cs_writer_finish();
 			shim_report_exit(ws, limits, &use);
 			_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 			    128 + WTERMSIG(ws));

@@ -188,10 +188,13 @@ shim_pty_relay(pid_t child, uint32_t limits)
 					(void)kill(child, (int)ssi.ssi_signo);
 			}
 			while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
+				if (shim_cs_writer_reaped(p, ws))
+					continue;
 				shim_usage_add(&use, &ru);
 				if (p != child)
 					continue;
 				drain(out, &use);
+				shim_cs_writer_finish();
 				shim_report_exit(ws, limits, &use);
 				_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 				    128 + WTERMSIG(ws));

@@ -126,6 +126,8 @@ shim_main(const struct sbx_spec *sp)
 		shim_fail(errno, "setsid");
 	if (sp->pty)
 		shim_pty_open(sp);
+	/* overlay: the changeset writer, before the capabilities go. */
+	shim_cs_writer_start(sp);
 	shim_drop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == -1)
 		shim_fail(errno, "prctl PR_SET_NO_NEW_PRIVS");

@@ -46,6 +46,19 @@ void	 shim_report_exit(int, uint32_t, const struct shim_usage *);
 struct rusage;
 void	 shim_usage_add(struct shim_usage *, const struct rusage *);
 
+/* overlay.c: sbxctl run --overlay's workdir */
+struct stat;
+int	 shim_overlay(int, const struct sbx_spec *, const struct stat *);
+int	 shim_overlay_upper(void);
+void	 shim_cs_writer_start(const struct sbx_spec *);
+int	 shim_cs_writer_reaped(pid_t, int);
+int	 shim_cs_writer_tasks(void);
+void	 shim_cs_writer_finish(void);
+
+/* cswalk.c: the upper layer's changes as a changeset stream */
+long long shim_cs_walk(int upper, int lower, int out, char *err,
+	    size_t errlen);
+
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);
 const char *shim_workdir(const struct sbx_spec *);

@@ -94,9 +94,11 @@ tasks(void)
 		return 0;
 	num[n] = '\0';
 	v = strtoull(num, &end, 10);
-	if (end == num || v < 2)
+	/* pid 1 and an overlay run's changeset writer are not the
+	 * payload's. */
+	if (end == num || v < 2 + (unsigned long long)shim_cs_writer_tasks())
 		return 0;
-	return v - 1;
+	return v - 1 - (unsigned long long)shim_cs_writer_tasks();
 }
 
 /* The payload runs: from now on its output counts against the limit. */
@@ -396,11 +398,15 @@ shim_relay_loop(pid_t child, uint32_t limits)
 			continue;
 		}
 		while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
+			if (shim_cs_writer_reaped(p, ws))
+				continue;
 			shim_usage_add(&use, &ru);
 			if (p != child)
 				continue;
 			drain(&streams[0]);
 			drain(&streams[1]);
+			/* overlay: the changes written before the report. */
+			shim_cs_writer_finish();
 			shim_report_exit(ws, limits, &use);
 			_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 			    128 + WTERMSIG(ws));

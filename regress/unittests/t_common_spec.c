@@ -225,10 +225,65 @@ ATF_TC_BODY(pty, tc)
 	a.pty_rows = a.pty_cols = 0;
 	len = serialise(&a);
 	/* The size word, then the CPU limits (u64, u32, u32) and the
-	 * output limit (u64) after it. */
-	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 28 }, 4);
-	ATF_CHECK(sbx_spec_parse(&b, wire, len - 28, err, sizeof(err)) == -1);
+	 * output limit (u64) and the overlay size (u64) after it. */
+	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 36 }, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len - 36, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "window size") != NULL);
+}
+
+/* overlay (issue 23): the flag and the upper's size travel, at the end
+ * of the wire form; an overlay needs the workdir fd and a size in range,
+ * and a size without the flag is refused. */
+ATF_TC_WITHOUT_HEAD(overlay);
+ATF_TC_BODY(overlay, tc)
+{
+	struct sbx_spec	 a, b;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 len;
+	uint32_t	 flags;
+
+	full_spec(&a);
+	len = serialise(&a);
+	ATF_REQUIRE(sbx_spec_parse(&b, wire, len, err, sizeof(err)) == 0);
+	ATF_CHECK_EQ(b.overlay, 0);
+	ATF_CHECK_EQ(b.overlay_size, 0);
+
+	a.overlay = 1;
+	a.overlay_size = 3ULL << 20;
+	len = serialise(&a);
+	if (sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1)
+		atf_tc_fail("parse: %s", err);
+	ATF_CHECK_EQ(b.overlay, 1);
+	ATF_CHECK_EQ(b.overlay_size, 3ULL << 20);
+	/* The size is the wire's last field. */
+	ATF_CHECK_EQ(wire[len - 6], 0x30);
+
+	memcpy(&flags, &wire[24], 4);
+	ATF_CHECK(flags & 0x200);
+	flags &= ~0x200U;			/* SPEC_F_OVERLAY off */
+	memcpy(&wire[24], &flags, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1);
+	ATF_CHECK_MSG(strstr(err, "overlay_size 3145728 without overlay") !=
+	    NULL, "%s", err);
+	/* No size word at all: truncated. */
+	len = serialise(&a);
+	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 8 }, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len - 8, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "overlay size: truncated") != NULL);
+
+	a.overlay_size = 4096;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "overlay_size 4096: outside") != NULL);
+	a.overlay_size = 1 << 20;
+	a.workdir_fd = 0;
+	a.workdir = NULL;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK_STREQ(err, "overlay: no workdir directory");
+	a.workdir_fd = 1;
+	a.workdir = "/work";
+	a.overlay = 2;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "overlay 2") != NULL);
 }
 
 ATF_TC_WITHOUT_HEAD(default_spec);
@@ -487,7 +542,7 @@ ATF_TC_BODY(wire_header_refusals, tc)
 	MUT(OFF_RSV0, 1, "reserved");
 	MUT(OFF_RSV1, 1, "reserved");
 	MUT(OFF_RSV2, 1, "reserved");
-	MUT(OFF_FLAGS, 0x200, "unknown flags");
+	MUT(OFF_FLAGS, 0x800, "unknown flags");
 	MUT(OFF_CLASS, 7, "class 7");
 	MUT(OFF_ARGC, 0, "counts");
 	MUT(OFF_ARGC, SBX_SPEC_MAXARGS + 1, "counts");
@@ -663,6 +718,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, roundtrip);
 	ATF_TP_ADD_TC(tp, pty);
+	ATF_TP_ADD_TC(tp, overlay);
 	ATF_TP_ADD_TC(tp, default_spec);
 	ATF_TP_ADD_TC(tp, builder_refusals);
 	ATF_TP_ADD_TC(tp, builder_limits);

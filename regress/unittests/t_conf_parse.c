@@ -1399,6 +1399,119 @@ ATF_TC_BODY(resolve_sandbox_user, tc)
 	conf_free(conf);
 }
 
+/* issue 23's changeset keywords: defaults, values, errors, dump. */
+ATF_TC_WITHOUT_HEAD(changeset_keywords);
+ATF_TC_BODY(changeset_keywords, tc)
+{
+	static const struct {
+		const char	*text;
+		const char	*error;
+	} cbad[] = {
+		{ "changeset-dir var/lib\n", "t.conf:1: changeset-dir: "
+		    "\"var/lib\" is not an absolute path" },
+		{ "changeset-max-age 59\n", "t.conf:1: changeset-max-age: "
+		    "\"59\" is too small (1m..366d)" },
+		{ "changeset-max-age 367d\n", "t.conf:1: changeset-max-age: "
+		    "\"367d\" is too large (1m..366d)" },
+		{ "changeset-max-age 99999999999d\n", "t.conf:1: "
+		    "changeset-max-age: \"99999999999d\" is too large "
+		    "(1m..366d)" },
+		{ "changeset-max-age 1w\n", "t.conf:1: changeset-max-age: "
+		    "\"1w\" is not a duration (a number with an optional s, "
+		    "m, h or d suffix)" },
+		{ "changeset-max-age 1dd\n", "t.conf:1: changeset-max-age: "
+		    "\"1dd\" is not a duration (a number with an optional s, "
+		    "m, h or d suffix)" },
+		{ "changeset-max-age d\n", "t.conf:1: changeset-max-age: "
+		    "\"d\" is not a duration (a number with an optional s, "
+		    "m, h or d suffix)" },
+		{ "changeset-max-size 1023K\n", "t.conf:1: "
+		    "changeset-max-size: \"1023K\" is too small (1M..1024G)" },
+		{ "changeset-max-size 1025G\n", "t.conf:1: "
+		    "changeset-max-size: \"1025G\" is too large (1M..1024G)" },
+		{ "changesets-per-peer 0\n", "t.conf:1: changesets-per-peer: "
+		    "\"0\" is too small (1..4096)" },
+		{ "changesets-per-peer 2\nchangesets-per-peer 3\n",
+		    "t.conf:2: changesets-per-peer: duplicate keyword (first "
+		    "given at t.conf:1)" },
+	};
+	struct sbx_conf		*conf;
+	struct conf_profile	*prof;
+	struct conf_mount	 m;
+	struct errs		 e;
+	const char		*why;
+	uint32_t		 v;
+	char			*d, buf[32];
+	size_t			 i;
+
+	for (i = 0; i < nitems(cbad); i++) {
+		conf = parse_text(cbad[i].text, &e);
+		ATF_CHECK_MSG(conf == NULL, "case %zu accepted: %s", i,
+		    cbad[i].text);
+		conf_free(conf);
+		ATF_CHECK_MSG(strcmp(e.first, cbad[i].error) == 0,
+		    "case %zu: got \"%s\", want \"%s\"", i, e.first,
+		    cbad[i].error);
+	}
+
+	conf = parse_ok("");
+	ATF_CHECK(conf->changeset_dir == NULL);
+	ATF_CHECK_EQ(conf->changeset_max_age, 7 * 86400);
+	ATF_CHECK_EQ(conf->changeset_max_size, 256ULL << 20);
+	ATF_CHECK_EQ(conf->changesets_per_peer, 16);
+	d = dump_string(conf);
+	ATF_CHECK(strstr(d, "changeset-dir") == NULL);
+	ATF_CHECK(strstr(d, "changeset-max-age 7d\nchangeset-max-size 256M\n"
+	    "changesets-per-peer 16\n") != NULL);
+	free(d);
+	conf_free(conf);
+
+	conf = parse_ok("changeset-dir \"/srv/sbx changes\"\n"
+	    "changeset-max-age 90m\nchangeset-max-size 2G\n"
+	    "changesets-per-peer 3\n");
+	ATF_CHECK_STREQ(conf->changeset_dir, "/srv/sbx changes");
+	ATF_CHECK_EQ(conf->changeset_max_age, 5400);
+	ATF_CHECK_EQ(conf->changeset_max_size, 2ULL << 30);
+	ATF_CHECK_EQ(conf->changesets_per_peer, 3);
+	d = dump_string(conf);
+	ATF_CHECK(strstr(d, "changeset-dir \"/srv/sbx changes\"\n"
+	    "changeset-max-age 90m\nchangeset-max-size 2G\n"
+	    "changesets-per-peer 3\n") != NULL);
+	free(d);
+	check_roundtrip(conf);
+
+	/* A mount that would show the store to a payload is named. */
+	prof = conf_profile_new("x");
+	memset(&m, 0, sizeof(m));
+	m.type = CONF_MOUNT_RO;
+	m.path = "/srv";
+	ATF_CHECK_STREQ(conf_exposes(conf, &m), "changeset-dir");
+	m.path = "/srv/other";
+	ATF_CHECK(conf_exposes(conf, &m) == NULL);
+	conf_profile_free(prof);
+	conf_free(conf);
+
+	/* Seconds that are no whole minute print as seconds. */
+	conf = parse_ok("changeset-max-age 3601\n");
+	ATF_CHECK_EQ(conf->changeset_max_age, 3601);
+	check_roundtrip(conf);
+	conf_free(conf);
+
+	ATF_CHECK(conf_parse_duration("7d", 60, 86400 * 366, &v, &why) == 0 &&
+	    v == 604800);
+	ATF_CHECK(conf_parse_duration("120s", 60, 86400, &v, &why) == 0 &&
+	    v == 120);
+	ATF_CHECK(conf_parse_duration("2h", 60, 86400, &v, &why) == 0 &&
+	    v == 7200);
+	ATF_CHECK(conf_parse_duration("", 0, 86400, &v, &why) == -1);
+	ATF_CHECK(conf_parse_duration("-1", 0, 86400, &v, &why) == -1);
+	ATF_CHECK(conf_parse_duration("1 d", 0, 86400, &v, &why) == -1);
+	conf_fmt_duration(0, buf, sizeof(buf));
+	ATF_CHECK_STREQ(buf, "0s");
+	conf_fmt_duration(86400 * 2 + 60, buf, sizeof(buf));
+	ATF_CHECK_STREQ(buf, "2881m");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, bad_snippets);
@@ -1422,5 +1535,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, validators);
 	ATF_TP_ADD_TC(tp, resolve);
 	ATF_TP_ADD_TC(tp, resolve_sandbox_user);
+	ATF_TP_ADD_TC(tp, changeset_keywords);
 	return atf_no_error();
 }

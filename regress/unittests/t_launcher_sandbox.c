@@ -216,6 +216,7 @@ run(struct run *r)
 	io.out = out[1];
 	io.err = err[1];
 	io.workdir = r->workdir;
+	io.changes = -1;
 	if (sandbox_spawn(&r->sb, &r->conf, &r->spec, &io, r->why,
 	    sizeof(r->why)) == -1) {
 		close(out[0]); close(out[1]); close(err[0]); close(err[1]);
@@ -935,6 +936,7 @@ ATF_TC_BODY(proxy_listeners, tc)
 	io.out = op[1];
 	io.err = -1;
 	io.workdir = -1;
+	io.changes = -1;
 	ATF_REQUIRE_MSG(sandbox_spawn(&r.sb, &r.conf, &r.spec, &io, r.why,
 	    sizeof(r.why)) == 0, "%s", r.why);
 	close(op[1]);
@@ -1467,6 +1469,7 @@ ATF_TC_BODY(die_with_parent, tc)
 		io.out = p[1];
 		io.err = -1;
 		io.workdir = -1;
+		io.changes = -1;
 		if (sandbox_spawn(&r.sb, &r.conf, &r.spec, &io, r.why,
 		    sizeof(r.why)) == -1)
 			_exit(1);

@@ -1,0 +1,209 @@
+#! /usr/bin/env atf-sh
+# Copyright (c) 2026 The sbx authors
+# SPDX-License-Identifier: ISC
+#
+# changes.sh: overlay runs (issue 23), `sbxctl run --overlay -w DIR`: the
+# payload works on a copy-on-write view of DIR and DIR is never written,
+# in identity caller and service.  One private monitor for the runs; as
+# root it drops to "nobody", the caller is "sbxtest" and identity service
+# is the sandbox-user "_sbxsandbox" (scripts/check makes both); as an
+# unprivileged user, all of them are that user.
+
+. "$(atf_get_srcdir)/top/regress/monitor.subr"
+
+setup() {
+	sbx_test_paths
+	sbx_test_dir sbxcs
+	if [ "$(id -u)" -eq 0 ]; then
+		id sbxtest >/dev/null 2>&1 || atf_fail "user sbxtest is missing"
+		id _sbxsandbox >/dev/null 2>&1 ||
+		    atf_fail "user _sbxsandbox is missing (scripts/check makes it)"
+		CALLER=sbxtest
+		AS="runuser -u $CALLER --"
+	else
+		CALLER=$(id -un)
+		AS=
+	fi
+	# The caller may not be able to walk to the build tree.
+	cp "$C" "$D/sbxctl"
+	chmod 755 "$D/sbxctl"
+	CU=$D/sbxctl
+	{
+		echo "socket \"$SOCK\""
+		echo "user \"nobody\""
+		echo "sandbox-user \"_sbxsandbox\""
+		echo "allow uid \"$CALLER\""
+		echo "changeset-dir \"$D/cs\""
+		for p in caller service; do
+			echo "profile \"$p\" {"
+			for d in /usr /bin /lib /lib64 /etc; do
+				[ -d "$d" ] && echo "	ro \"$d\""
+			done
+			echo "	identity $p"
+			echo "	tmpfs \"/tmp\" size 1M"
+			echo "	workdir \"/work\""
+			echo "	timeout 120"
+			echo "}"
+		done
+	} > "$D/sbx.conf"
+	chmod 644 "$D/sbx.conf"
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	chmod 711 "$D/run"
+	chmod 666 "$SOCK"
+}
+
+# listing DIR: every entry's type, mode, size, owner, mtime, ctime, link
+# target, and every file's checksum: any write to DIR changes it.
+listing() {
+	(cd "$1" && find . -printf '%p %y %m %s %U %T@ %C@ %l\n' | sort &&
+	    find . -type f -exec sha256sum {} + | sort)
+}
+
+common_cleanup() {
+	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
+	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
+	return 0
+}
+
+atf_test_case overlay_run cleanup
+overlay_run_head() {
+	atf_set "descr" "--overlay: the payload adds, modifies, deletes, renames, chmods, links and writes binary files on a copy-on-write view of DIR and sees them; DIR itself is never written, in identity caller and service"
+}
+overlay_run_body() {
+	setup
+	mkdir -p "$D/proj/sub/deep"
+	echo keep > "$D/proj/mod"
+	echo gone > "$D/proj/del"
+	echo move > "$D/proj/ren"
+	echo '#! /bin/sh' > "$D/proj/exe"
+	echo deep > "$D/proj/sub/deep/f"
+	ln -s mod "$D/proj/oldlink"
+	chmod 755 "$D/proj" "$D/proj/sub" "$D/proj/sub/deep"
+	chmod 644 "$D/proj/mod" "$D/proj/del" "$D/proj/ren" "$D/proj/exe"
+	[ "$(id -u)" -eq 0 ] &&
+	    chown -hR "$CALLER:$(id -gn "$CALLER")" "$D/proj"
+	listing "$D/proj" > before
+
+	atf_check -s exit:0 -e save:run1.err -o inline:"added\nkeep\nmore\nmove\n700\nmod\n0001ff\nyes\nno\n" \
+	    $AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c 'cd /work && echo added > added && echo more >> mod &&
+	    rm del && mv ren ren2 && chmod 700 exe && ln -s mod link &&
+	    printf "\000\001\377" > bin && rm -r sub && mkdir sub &&
+	    cat added mod ren2 && stat -c %a exe && readlink link &&
+	    od -An -tx1 bin | tr -d " \n" && echo &&
+	    { [ -d sub ] && [ ! -e sub/deep ] && [ ! -e del ] &&
+	      echo yes; } && { [ -e /work/ren ] && echo yes || echo no; }'
+	listing "$D/proj" > after
+	atf_check -o empty diff before after
+	# Kept: added, bin, del, exe, link, mod, ren, ren2, sub (made
+	# again) and sub/deep (gone with it).
+	grep -Eq '^sbx: changes kept as [0-9a-f]{12}$' run1.err ||
+	    atf_fail "no changeset line: $(cat run1.err)"
+	id=$(sed 's/.* //' run1.err)
+	atf_check -s exit:0 -e empty \
+	    -o match:"^$id  $D/proj  [0-9]+s  [0-9]+ bytes  10 changed  1 run\$" \
+	    $AS "$CU" -s "$SOCK" changes
+	# A monitor restart keeps it: it is on disk.
+	kill -TERM "$(cat mon.pid)"
+	wait "$(cat mon.pid)" 2>/dev/null
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	chmod 666 "$SOCK"
+	atf_check -s exit:0 -e empty -o match:"^$id  $D/proj  " \
+	    $AS "$CU" -s "$SOCK" changes
+	# Nothing changed: no changeset, not a word on stderr.
+	atf_check -s exit:0 -e empty -o empty $AS "$CU" -s "$SOCK" run \
+	    --overlay -p caller -w "$D/proj" -- /bin/sh -c 'cat /work/mod >/dev/null'
+	atf_check -s exit:0 -e empty -o match:"^$id " \
+	    $AS "$CU" -s "$SOCK" changes
+	[ "$($AS "$CU" -s "$SOCK" changes | wc -l)" -eq 1 ] ||
+	    atf_fail "a run that changed nothing left a changeset"
+
+	# identity service: another user than DIR's owner; what it cannot
+	# write it cannot write, what it writes lands in the upper layer.
+	# As a user, service is that user too and may write DIR's files.
+	chmod 777 "$D/proj"
+	listing "$D/proj" > before
+	want=wrote
+	[ "$(id -u)" -eq 0 ] && want=refused
+	atf_check -s exit:0 -e match:"^sbx: changes kept as " -o inline:"new\n$want\n" \
+	    $AS "$CU" -s "$SOCK" run --overlay -p service -w "$D/proj" -- \
+	    /bin/sh -c 'echo new > /work/new && cat /work/new &&
+	    { echo x 2>/dev/null >> /work/mod && echo wrote ||
+	      echo refused; }'
+	listing "$D/proj" > after
+	atf_check -o empty diff before after
+	[ ! -e "$D/proj/new" ] || atf_fail "the service run wrote DIR"
+}
+overlay_run_cleanup() {
+	common_cleanup
+}
+
+# plant UID ID: a changeset of UID's in the store, as the monitor keeps it.
+plant() {
+	mkdir -p "$D/cs/$1"
+	now=$(date +%s)
+	printf '{"id":"%s","uid":%s,"dir":"%s","dev":"1","ino":"2","created":%s,"last_run":%s,"first_run_start":"%s000000000","runs":2,"size":96,"entries":3}' \
+	    "$2" "$1" "$D/proj" "$now" "$now" "$now" > "$D/cs/$1/$2.meta"
+	: > "$D/cs/$1/$2.cs"
+	chmod 700 "$D/cs/$1"
+	[ "$(id -u)" -eq 0 ] && chown -R nobody "$D/cs/$1"
+	return 0
+}
+
+atf_test_case list_discard cleanup
+list_discard_head() {
+	atf_set "descr" "changes lists the caller's changesets (text and --json) and discard drops one; another user's changeset is neither listed nor discarded, with the unknown-id answer (root only: needs two users)"
+}
+list_discard_body() {
+	setup
+	uid=$(id -u "$CALLER")
+	# The store is made 0700, the service user's.
+	atf_check -o match:"^700 " stat -c '%a %U' "$D/cs"
+	atf_check -s exit:0 -o empty -e empty $AS "$CU" -s "$SOCK" changes
+	plant "$uid" 00000000000a
+	plant "$uid" 0123456789ab
+	atf_check -s exit:0 -e empty \
+	    -o match:"^00000000000a  $D/proj  [0-9]+s  96 bytes  3 changed  2 runs\$" \
+	    -o match:"^0123456789ab  " $AS "$CU" -s "$SOCK" changes
+	atf_check -s exit:0 -e empty \
+	    -o match:'^\{"changesets":\[\{"id":"00000000000a","dir":"[^"]*","created":[0-9]+,"last_run":[0-9]+,"size":96,"entries":3,"runs":2\},\{"id":"0123456789ab"' \
+	    $AS "$CU" -s "$SOCK" --json changes
+	atf_check -s exit:0 -o empty -e empty $AS "$CU" -s "$SOCK" discard 00000000000a
+	[ ! -e "$D/cs/$uid/00000000000a.meta" ] && [ ! -e "$D/cs/$uid/00000000000a.cs" ] ||
+	    atf_fail "discard left files"
+	atf_check -s exit:1 -o empty -e inline:"sbxctl: discard: not-found: discard: no changeset \"00000000000a\"\n" \
+	    $AS "$CU" -s "$SOCK" discard 00000000000a
+	atf_check -s exit:1 -o empty -e match:"not-found" \
+	    $AS "$CU" -s "$SOCK" discard ../../etc
+	if [ "$(id -u)" -ne 0 ]; then
+		atf_skip "another user's changeset: needs root to act as two users"
+	fi
+	# root's own changeset: sbxtest neither sees nor discards it, and is
+	# told exactly what an unknown id gets.
+	plant 0 fedcba987654
+	atf_check -s exit:0 -o not-match:fedcba987654 -e empty \
+	    $AS "$CU" -s "$SOCK" changes
+	atf_check -s exit:1 -o empty -e inline:"sbxctl: discard: not-found: discard: no changeset \"fedcba987654\"\n" \
+	    $AS "$CU" -s "$SOCK" discard fedcba987654
+	[ -e "$D/cs/0/fedcba987654.meta" ] || atf_fail "a stranger discarded it"
+	atf_check -s exit:0 -o match:"^fedcba987654  " "$C" -s "$SOCK" changes
+}
+list_discard_cleanup() {
+	common_cleanup
+}
+
+atf_test_case overlay_needs_workdir
+overlay_needs_workdir_head() {
+	atf_set "descr" "--overlay without -w is a usage error naming -w, before any connection"
+}
+overlay_needs_workdir_body() {
+	sbx_test_paths
+	atf_check -s exit:2 -o empty -e match:"run: --overlay: needs -w DIR" \
+	    "$C" -s /nonexistent/sbx.sock run --overlay -- /bin/true
+}
+
+atf_init_test_cases() {
+	atf_add_test_case overlay_run
+	atf_add_test_case overlay_needs_workdir
+	atf_add_test_case list_discard
+}

@@ -1,0 +1,221 @@
+/*
+ * Copyright (c) 2026 The sbx authors
+ * SPDX-License-Identifier: ISC
+ *
+ * overlay.c: the workdir of an overlay run (sbxctl run --overlay, issue
+ * 23): an overlay whose lower layer is the caller's directory, never
+ * written, and whose upper and work directories are on a tmpfs of the
+ * spec's overlay_size, made here in the sandbox's own user namespace with
+ * the new mount API and never attached anywhere: the payload sees only the
+ * merged view, pid 1 keeps the upper layer's descriptor.  A kernel that
+ * cannot is a refusal naming what is missing, never a live bind.
+ */
+#include <sys/types.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spec.h"
+#include "shim.h"
+
+static int	 upper_root = -1;	/* the tmpfs: "upper", "work" */
+static int	 lower_keep = -1;	/* the lower layer, for the walk */
+static pid_t	 writer = -1;		/* the changeset writer */
+static int	 writer_go = -1;	/* its pipe: closed when it may walk */
+static int	 writer_status = -1;	/* its wait status once reaped */
+static int	 writer_forked;		/* 1: one task of the sandbox is it */
+
+/* Why fsconfig failed, as the kernel logged it on the context, if it did. */
+static const char *
+fs_log(int fsfd, char *buf, size_t len)
+{
+	ssize_t	 n;
+	int	 saved = errno;
+
+	n = read(fsfd, buf, len - 1);
+	errno = saved;
+	if (n <= 0)
+		return "";
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/*
+ * lower: a detached clone of the workdir made in this mount namespace
+ * (open_tree; one opened in the caller's namespace is refused: "failed
+ * to clone lowerpath").  Returns the overlay's detached mount, attrs
+ * (nosuid, nodev, noexec as the profile's workdir) applied.
+ */
+int
+shim_overlay(int lower, const struct sbx_spec *sp, const struct stat *dir)
+{
+	char		 size[32], log[256];
+	unsigned int	 attrs;
+	int		 fs, tmp, upper, work, ovl, mnt;
+
+	if ((fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) == -1)
+		shim_fail(errno, "overlay: fsopen tmpfs (the upper layer)");
+	snprintf(size, sizeof(size), "%llu",
+	    (unsigned long long)sp->overlay_size);
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0700", 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
+		shim_fail(errno, "overlay: the upper layer's tmpfs%s%s",
+		    *fs_log(fs, log, sizeof(log)) ? ": " : "", log);
+	if ((tmp = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV)) == -1)
+		shim_fail(errno, "overlay: fsmount tmpfs");
+	close(fs);
+	/* The merged root shows the upper root's owner and mode: the
+	 * directory's own (its owner is this sandbox's user). */
+	if (mkdirat(tmp, "upper", dir->st_mode & 07777) == -1 ||
+	    mkdirat(tmp, "work", 0700) == -1)
+		shim_fail(errno, "overlay: upper and work directories");
+	if ((upper = openat(tmp, "upper", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1 ||
+	    (work = openat(tmp, "work", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		shim_fail(errno, "overlay: open upper and work");
+	if (fchmodat(tmp, "upper", dir->st_mode & 07777, 0) == -1)
+		shim_fail(errno, "overlay: mode of the upper root");
+
+	/* Layers by descriptor (Linux 6.13: FSCONFIG_SET_FD for overlay),
+	 * user.* xattrs for whiteouts and opaque directories (userxattr:
+	 * an unprivileged user namespace may not set trusted.*). */
+	if ((fs = fsopen("overlay", FSOPEN_CLOEXEC)) == -1)
+		shim_fail(errno, "overlay: this kernel cannot make an overlay "
+		    "in the sandbox's user namespace (fsopen overlay: "
+		    "overlayfs missing or not allowed); --overlay is "
+		    "refused, never a live bind");
+	if (fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, lower) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, upper) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, work) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) == -1)
+		shim_fail(errno, "overlay: this kernel cannot take layers "
+		    "by descriptor with userxattr (Linux 6.13 and later "
+		    "can)%s%s", *fs_log(fs, log, sizeof(log)) ? ": " : "",
+		    log);
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1)
+		shim_fail(errno, "overlay: the kernel refused the overlay "
+		    "in the sandbox's user namespace%s%s",
+		    *fs_log(fs, log, sizeof(log)) ? ": " : "", log);
+	attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	    (sp->workdir_noexec ? MOUNT_ATTR_NOEXEC : 0);
+	if ((mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs)) == -1)
+		shim_fail(errno, "overlay: fsmount overlay");
+	ovl = fs;
+	close(ovl);
+	close(upper);
+	close(work);
+	upper_root = tmp;
+	if ((lower_keep = fcntl(lower, F_DUPFD_CLOEXEC, 0)) == -1)
+		shim_fail(errno, "overlay: keep the lower layer");
+	return mnt;
+}
+
+/* The upper layer's tmpfs (its "upper" directory is the changes), or -1. */
+int
+shim_overlay_upper(void)
+{
+	return upper_root;
+}
+
+/*
+ * The changeset writer: forked at the end of set-up, before the payload
+ * and before pid 1 drops its capabilities, so that it is not bound by
+ * the reaper's table (which opens nothing).  It drops every capability
+ * itself, takes the payload's own filter (command.priv) and stdio of
+ * /dev/null, and waits; once the payload has exited, pid 1 closes the
+ * pipe and it writes the upper layer's changes to the store's file
+ * (SBX_SHIM_FD_CHANGES), which only it holds.  Exit 0 written, 2 nothing
+ * changed, 1 failed (its reason on the status pipe is pid 1's to give).
+ */
+void
+shim_cs_writer_start(const struct sbx_spec *sp)
+{
+	char		 err[256];
+	long long	 n;
+	ssize_t		 r;
+	int		 go[2], up, fd;
+	char		 c;
+
+	if (!sp->overlay)
+		return;
+	if (pipe2(go, O_CLOEXEC) == -1)
+		shim_fail(errno, "changeset writer: pipe2");
+	if ((writer = fork()) == -1)
+		shim_fail(errno, "changeset writer: fork");
+	writer_forked = writer != 0;
+	if (writer == 0) {
+		close(go[1]);
+		close(SBX_SHIM_FD_STATUS);
+		close(SBX_SHIM_FD_LIFELINE);
+		if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+		    dup2(fd, 0) == -1 || dup2(fd, 1) == -1 ||
+		    dup2(fd, 2) == -1)
+			_exit(1);
+		shim_drop_caps();
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == -1 ||
+		    shim_payload_filter(SBX_CLASS_COMMAND, 0) == -1)
+			_exit(1);
+		do {
+			r = read(go[0], &c, 1);
+		} while (r == -1 && errno == EINTR);
+		if ((up = openat(upper_root, "upper", O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			_exit(1);
+		n = shim_cs_walk(up, lower_keep, SBX_SHIM_FD_CHANGES, err,
+		    sizeof(err));
+		_exit(n < 0 ? 1 : n == 0 ? 2 : 0);
+	}
+	close(go[0]);
+	writer_go = go[1];
+	close(SBX_SHIM_FD_CHANGES);
+	close(upper_root);
+	close(lower_keep);
+	upper_root = lower_keep = -1;
+}
+
+/* Tasks that are sbx's own, not the payload's: the writer, if any. */
+int
+shim_cs_writer_tasks(void)
+{
+	return writer_forked;
+}
+
+/* pid 1's reaper: 1 when p was the writer (its status kept), else 0. */
+int
+shim_cs_writer_reaped(pid_t p, int ws)
+{
+	if (writer == -1 || p != writer)
+		return 0;
+	writer_status = ws;
+	writer = -1;
+	return 1;
+}
+
+/* The payload has exited: let the writer walk, and wait until it has. */
+void
+shim_cs_writer_finish(void)
+{
+	int	 ws;
+
+	if (writer_go == -1)
+		return;
+	close(writer_go);
+	writer_go = -1;
+	if (writer != -1) {
+		while (waitpid(writer, &ws, 0) == -1 && errno == EINTR)
+			;
+		writer_status = ws;
+		writer = -1;
+	}
+}
