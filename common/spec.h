@@ -170,6 +170,9 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 					   or the cgroup's usage) */
 #define SBX_LIMIT_CPUS		0x200	/* launcher -> monitor only: the cpu
 					   quota throttled it (cpus) */
+#define SBX_LIMIT_CHANGES	0x400	/* shim -> monitor: an overlay's
+					   upper layer (changeset-max-size)
+					   was full */
 #define SBX_STEP_MAX		160
 
 struct sbx_status {

@@ -630,6 +630,8 @@ limit_name(const struct launch_exit *le)
 		return "memory";
 	if (le->limits & SBX_LIMIT_PIDS)
 		return "pids";
+	if (le->limits & SBX_LIMIT_CHANGES)
+		return "changes";
 	return NULL;
 }
 
@@ -672,6 +674,9 @@ limits_hit(const struct launch_exit *le)
 		hit(a, "pids", "the pids limit refused a fork");
 	if (le->limits & SBX_LIMIT_CPUS)
 		hit(a, "cpu", "the cpus quota throttled the sandbox");
+	if (le->limits & SBX_LIMIT_CHANGES)
+		hit(a, "changes", "the overlay's changes filled "
+		    "changeset-max-size (ENOSPC inside)");
 	return a;
 }
 

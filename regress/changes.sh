@@ -34,6 +34,7 @@ setup() {
 		echo "sandbox-user \"_sbxsandbox\""
 		echo "allow uid \"$CALLER\""
 		echo "changeset-dir \"$D/cs\""
+		echo "changeset-max-size 1M"
 		for p in caller service; do
 			echo "profile \"$p\" {"
 			for d in /usr /bin /lib /lib64 /etc; do
@@ -117,6 +118,13 @@ overlay_run_body() {
 	    $AS "$CU" -s "$SOCK" changes
 	[ "$($AS "$CU" -s "$SOCK" changes | wc -l)" -eq 1 ] ||
 	    atf_fail "a run that changed nothing left a changeset"
+
+	# The size cap: ENOSPC inside, "changes" the limit named.
+	atf_check -s exit:0 -e match:"changes.*changeset-max-size" \
+	    -o inline:"full\n" $AS "$CU" -s "$SOCK" run --overlay -p caller \
+	    -w "$D/proj" -- /bin/sh -c 'head -c 2097152 /dev/zero > /work/big 2>/dev/null || echo full'
+	listing "$D/proj" > after
+	atf_check -o empty diff before after
 
 	# identity service: another user than DIR's owner; what it cannot
 	# write it cannot write, what it writes lands in the upper layer.

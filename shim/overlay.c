@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -140,10 +141,11 @@ shim_overlay_upper(void)
 void
 shim_cs_writer_start(const struct sbx_spec *sp)
 {
+	struct statvfs	 vfs;
 	char		 err[256];
 	long long	 n;
 	ssize_t		 r;
-	int		 go[2], up, fd;
+	int		 go[2], up, fd, full;
 	char		 c;
 
 	if (!sp->overlay)
@@ -172,7 +174,10 @@ shim_cs_writer_start(const struct sbx_spec *sp)
 			_exit(1);
 		n = shim_cs_walk(up, lower_keep, SBX_SHIM_FD_CHANGES, err,
 		    sizeof(err));
-		_exit(n < 0 ? 1 : n == 0 ? 2 : 0);
+		/* 8: the upper layer is full (changeset-max-size). */
+		full = fstatvfs(up, &vfs) == 0 && (vfs.f_bavail == 0 ||
+		    vfs.f_favail == 0) ? 8 : 0;
+		_exit(full | (n < 0 ? 1 : n == 0 ? 2 : 0));
 	}
 	close(go[0]);
 	writer_go = go[1];
@@ -193,14 +198,17 @@ shim_cs_writer_reaped(pid_t p, int ws)
 	return 1;
 }
 
-/* The payload has exited: let the writer walk, and wait until it has. */
-void
+/*
+ * The payload has exited: let the writer walk, and wait until it has.
+ * SBX_LIMIT_CHANGES when the upper layer was full, else 0.
+ */
+uint32_t
 shim_cs_writer_finish(void)
 {
 	int	 ws;
 
 	if (writer_go == -1)
-		return;
+		return 0;
 	close(writer_go);
 	writer_go = -1;
 	if (writer != -1) {
@@ -209,4 +217,6 @@ shim_cs_writer_finish(void)
 		writer_status = ws;
 		writer = -1;
 	}
+	return WIFEXITED(writer_status) && (WEXITSTATUS(writer_status) & 8) ?
+	    SBX_LIMIT_CHANGES : 0;
 }

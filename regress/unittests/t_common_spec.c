@@ -666,6 +666,9 @@ ATF_TC_BODY(status_records, tc)
 	/* The launcher's own bits never come from the shim. */
 	st.limits = SBX_LIMIT_CPU;
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);
+	/* An overlay's full upper layer is the shim's to say. */
+	st.limits = SBX_LIMIT_RLIMIT | SBX_LIMIT_CHANGES;
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
 	st.limits = SBX_LIMIT_RLIMIT;
 	st.utime_us = 1500000;
 	st.maxrss_kb = 4096;
