@@ -75,7 +75,7 @@ CFLAGS :=	-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wpointer-arith \
 LDFLAGS :=	-pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN) $(LDFLAGS_USER)
 # libm for the gate statistics (gates/); --as-needed drops it elsewhere.
 ALL_LIBS :=	$(EVENT_LIBS) $(SECCOMP_LIBS) $(SODIUM_LIBS) $(CJSON_LIBS) \
-		$(YAML_LIBS) $(BSD_LIBS) -lm
+		$(YAML_LIBS) $(MD_LIBS) $(ZLIB_LIBS) $(BSD_LIBS) -lm
 
 # ---- common ----------------------------------------------------------
 COMMON_SRCS :=	$(wildcard common/*.c)
@@ -252,7 +252,7 @@ $(LIBSBX_A): $(LIBSBX_PICOBJS)
 $(LIBSBX_SO): $(LIBSBX_PICOBJS)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libsbx.so.0 -Wl,-z,relro,-z,now $(SAN) \
-	    -o $@ $^ $(CJSON_LIBS) $(BSD_LIBS)
+	    -o $@ $^ $(CJSON_LIBS) $(MD_LIBS) $(ZLIB_LIBS) $(BSD_LIBS)
 
 # sbx.pc of the build tree names the configured directories; `make
 # install` writes the installed one with the directories it installs to.

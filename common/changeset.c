@@ -491,7 +491,11 @@ sbx_cs_write(struct sbx_cs_writer *w, const struct sbx_cs_rec *rec,
 	    order_check(&w->order, rec->path, pathlen, rec->kind, why,
 	    sizeof(why)) == -1)
 		return wfail(w, why);
-	if (rec->kind == SBX_CS_SYMLINK && datafd == -1) {
+	if (rec->kind == SBX_CS_SYMLINK) {
+		/* A target is checked whole: never from a descriptor. */
+		if (datafd != -1)
+			return wfail(w, "data: a symlink's target comes as "
+			    "bytes, not a descriptor");
 		if (data == NULL)
 			data = rec->target;
 		if (memchr(data, '\0', (size_t)rec->size) != NULL)

@@ -87,8 +87,8 @@ struct sbx_cs_writer *sbx_cs_write_begin(int fd, long long count, char *err,
  * One record from rec's fields and path (rec->path_len is ignored: the
  * path's length is taken).  Its data: rec->size bytes copied from datafd
  * if datafd != -1 (a file that is shorter or longer is refused), else
- * from data.  A symlink's data is its target (rec->target when both are
- * -1/NULL).
+ * from data.  A symlink's data is its target, from data or (when data
+ * is NULL) rec->target, never from a descriptor.
  */
 int	 sbx_cs_write(struct sbx_cs_writer *, const struct sbx_cs_rec *,
 	    int datafd, const void *data);

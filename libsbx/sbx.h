@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SBX_PROTOCOL_VERSION	1
 #define SBX_SOCKET_DEFAULT	"/run/sbx/sbx.sock"
@@ -181,5 +182,70 @@ int		 sbx_resize(struct sbx_conn *, uint32_t sandbox,
 /* From an SBX_MSG_ERROR reply: 0 and code/message, or -1 if malformed. */
 int		 sbx_error(const struct sbx_msg *, char *code, size_t codelen,
 		    char *message, size_t msglen);
+
+/*
+ * Changesets (issue 23): what runs on an overlay changed beneath their
+ * workdir DIR, read from the changeset's stream (a descriptor open on
+ * it, at its start, as SBX_MSG_CHANGES_OPEN passes it).  The stream is
+ * parsed strictly and incrementally: a stream that breaks a rule is
+ * refused with the record, field and rule in err.  sbx_changes(3).
+ */
+struct sbx_change {
+	char		 op;		/* 'A', 'M' or 'D' */
+	char		 kind;		/* 'f', 'l', 'd'; 'w' when deleted */
+	char		 base_kind;	/* what DIR held: 0, 'f', 'l', 'd',
+					   'o' (anything else) */
+	unsigned	 mode;		/* the new entry's permission bits */
+	uint64_t	 size;		/* a file's bytes, a target's length */
+	const char	*path;		/* relative to DIR */
+	const char	*target;	/* a symlink's target, else NULL */
+};
+/*
+ * Each change in path order (a directory that only holds changes is not
+ * one); cb returning non-zero stops the walk and is returned.  0 done,
+ * -1 the stream was refused or unreadable (reason in err).
+ */
+int		 sbx_changes_entries(int stream,
+		    int (*cb)(const struct sbx_change *, void *), void *arg,
+		    char *err, size_t errlen);
+/* DIR as the caller opened it, and the changeset's metadata about it. */
+struct sbx_changes_dir {
+	int		 fd;		/* DIR, O_RDONLY | O_DIRECTORY */
+	uint64_t	 dev;		/* DIR's st_dev and st_ino when the */
+	uint64_t	 ino;		/*   changeset began (0, 0: unchecked) */
+	int64_t		 first_run_start; /* ns since the epoch: T0 */
+};
+/*
+ * A unified diff of the changes (paths: NULL, or a NULL-terminated list
+ * of paths that selects those and what lies beneath them) against what
+ * DIR holds now, in git's form: a/ and b/ prefixes, mode and type
+ * headers, binary files as "GIT binary patch" literals with full index
+ * lines.  0, or -1 with the reason in err.
+ */
+int		 sbx_changes_diff(int stream, const struct sbx_changes_dir *,
+		    const char *const *paths, FILE *out, char *err,
+		    size_t errlen);
+/*
+ * Write the changes into DIR as the calling process: each file by a
+ * temporary file, fsync and rename, every parent opened beneath DIR
+ * without following a symlink.  A path whose content in DIR is no longer
+ * what the changeset started from (or changed after first_run_start) is
+ * a conflict: it is not written, and conflict(path, reason, arg) is
+ * called.  A path that already holds the change is skipped.  With
+ * SBX_APPLY_ALL_OR_NOTHING, nothing is written unless no path conflicts
+ * (the stream must then be seekable: it is read twice).  0 all applied,
+ * 1 conflicts, -1 failed (reason in err; what was written stays).
+ */
+#define SBX_APPLY_ALL_OR_NOTHING	0x1
+int		 sbx_changes_apply(int stream, const struct sbx_changes_dir *,
+		    const char *const *paths, int flags,
+		    void (*conflict)(const char *, const char *, void *),
+		    void *arg, char *err, size_t errlen);
+/*
+ * A path as git shows it: as is, or in double quotes with C escapes when
+ * it holds a control character, '"', '\\' or a byte above 0x7e.
+ * Returns the length it needs (excluding the NUL), like snprintf.
+ */
+size_t		 sbx_changes_quote(const char *path, char *buf, size_t len);
 
 #endif /* SBX_H */

@@ -13,7 +13,9 @@
 #include "sbxctl.h"
 
 static const struct sbxctl_cmd cmds[] = {
+	{ "apply",	cmd_apply,	cmd_apply_synopsis },
 	{ "changes",	cmd_changes,	cmd_changes_synopsis },
+	{ "diff",	cmd_diff,	cmd_diff_synopsis },
 	{ "digest",	cmd_digest,	cmd_digest_synopsis },
 	{ "discard",	cmd_discard,	cmd_discard_synopsis },
 	{ "gates",	cmd_gates,	cmd_gates_synopsis },

@@ -19,7 +19,8 @@
 #include "libsbx/sbx.h"
 #include "sbxctl.h"
 
-const char *const cmd_changes_synopsis[] = { "changes [--json]", NULL };
+const char *const cmd_changes_synopsis[] = { "changes [--json] [ID]",
+    NULL };
 const char *const cmd_discard_synopsis[] = { "discard [--json] ID", NULL };
 
 static void
@@ -76,8 +77,10 @@ cmd_changes(struct sbxctl *ctx, int argc, char **argv)
 
 	if ((status = args_operands(ctx, "changes", &argc, &argv)) != 0)
 		return status;
+	if (argc == 1)
+		return cs_changes_id(ctx, argv[0]);	/* csview.c */
 	if (argc != 0)
-		return out_usage(ctx, "changes takes no arguments");
+		return out_usage(ctx, "changes takes at most a changeset ID");
 	if ((c = ctl_connect(ctx, &status)) == NULL)
 		return status;
 	r = sbx_changes_list(c, &json, err, sizeof(err));

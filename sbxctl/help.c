@@ -94,9 +94,20 @@ GATES_DOCS
 "  --accessed-at time   when the holdout was last accessed (ISO 8601)\n" },
 	{ "gates", "seal-upstream",
 "  file                 the upstream metadata to seal\n" },
+	{ "apply", NULL,
+"Write changeset ID's changes into its directory, as you.\n"
+"  PATH ...             only these paths and what lies beneath them\n"
+"  --all-or-nothing     write nothing if any path conflicts\n"
+"A path changed in the directory since is a conflict: named on stderr,\n"
+"not written, exit 4.  A full apply discards the changeset.\n" },
 	{ "changes", NULL,
 "Your changesets (overlay runs' changes): id, directory, age, size,\n"
-"paths changed, runs.\n" },
+"paths changed, runs.\n"
+"  ID                   its changes: A, M or D and the path, one a line\n" },
+	{ "diff", NULL,
+"Changeset ID's changes as a git-style unified diff against its\n"
+"directory (git apply, patch -p1).\n"
+"  PATH ...             only these paths and what lies beneath them\n" },
 	{ "discard", NULL,
 "  ID                   drop the changeset ID\n" },
 	{ "ping", NULL,

@@ -17,6 +17,7 @@
 #define SBXCTL_EXIT_ERROR	1	/* failed; one line says why */
 #define SBXCTL_EXIT_USAGE	2	/* the command line is wrong */
 #define SBXCTL_EXIT_UNREACHABLE	3	/* the monitor is unreachable */
+#define SBXCTL_EXIT_CONFLICT	4	/* apply: some paths conflicted */
 /* run: the payload's own status, 128+N for signal N, or one of these. */
 #define SBXCTL_EXIT_TIMEOUT	124	/* the sandbox's timeout killed it */
 #define SBXCTL_EXIT_SBX		125	/* sbx could not run it (the reason
@@ -164,5 +165,23 @@ extern const char *const cmd_discard_synopsis[];
 /* run.c */
 int	 cmd_run(struct sbxctl *, int, char **);
 extern const char *const cmd_run_synopsis[];
+
+/*
+ * csview.c: a changeset's entries, diff and apply from its open stream
+ * (issue 23); each returns an SBXCTL_EXIT_* status and has printed.
+ */
+struct sbx_changes_dir;
+int	 cs_entries_out(struct sbxctl *, int);
+int	 cs_dir_open(struct sbxctl *, const char *, uint64_t, uint64_t,
+	    int64_t, struct sbx_changes_dir *);
+int	 cs_diff_out(struct sbxctl *, int, const struct sbx_changes_dir *,
+	    char *const *);
+int	 cs_apply_run(struct sbxctl *, int, const struct sbx_changes_dir *,
+	    char *const *, int);
+int	 cs_changes_id(struct sbxctl *, const char *);
+int	 cmd_diff(struct sbxctl *, int, char **);
+int	 cmd_apply(struct sbxctl *, int, char **);
+extern const char *const cmd_diff_synopsis[];
+extern const char *const cmd_apply_synopsis[];
 
 #endif /* SBXCTL_H */

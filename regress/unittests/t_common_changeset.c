@@ -259,6 +259,12 @@ ATF_TC_BODY(writer_refuses, tc)
 	FIELD_CASE((rec.kind = 'l', rec.size = 4096),
 	    "size: a symlink's target");
 	FIELD_CASE((rec.kind = 'l', rec.size = 2), "target holds a NUL");
+	ATF_REQUIRE((w = sbx_cs_write_begin(fd, -1, err, sizeof(err))) !=
+	    NULL);
+	rec_init(&rec, 'l', "a", 1);
+	ATF_CHECK(sbx_cs_write(w, &rec, fd, NULL) == -1);
+	ATF_CHECK(strstr(sbx_cs_werror(w), "not a descriptor") != NULL);
+	sbx_cs_write_free(w);
 	FIELD_CASE(rec.base_ino = 3, "base: fields must be 0");
 	FIELD_CASE(rec.base_kind = 'x', "base_kind: 0x78");
 	FIELD_CASE(rec_base(&rec, 'f', S_IFDIR | 0755),
