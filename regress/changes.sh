@@ -104,6 +104,9 @@ overlay_run_body() {
 	atf_check -s exit:0 -e empty \
 	    -o match:"^$id  $D/proj  [0-9]+s  [0-9]+ bytes  10 changed  1 run\$" \
 	    $AS "$CU" -s "$SOCK" changes
+	# Its entries, as cs-tools' changes ID shows them.
+	atf_check -s exit:0 -e empty -o inline:"A added\nA bin\nD del\nM exe\nA link\nM mod\nD ren\nA ren2\nD sub/deep\n" \
+	    $AS "$CU" -s "$SOCK" changes "$id"
 	# A monitor restart keeps it: it is on disk.
 	kill -TERM "$(cat mon.pid)"
 	wait "$(cat mon.pid)" 2>/dev/null
@@ -125,6 +128,15 @@ overlay_run_body() {
 	    -w "$D/proj" -- /bin/sh -c 'head -c 2097152 /dev/zero > /work/big 2>/dev/null || echo full'
 	listing "$D/proj" > after
 	atf_check -o empty diff before after
+
+	# Applied as the caller: DIR gets the changes, the changeset goes.
+	atf_check -s exit:0 -e empty -o ignore $AS "$CU" -s "$SOCK" apply "$id"
+	atf_check -o inline:"added\n" cat "$D/proj/added"
+	[ ! -e "$D/proj/del" ] && [ ! -e "$D/proj/sub/deep" ] &&
+	    [ "$(readlink "$D/proj/link")" = mod ] ||
+	    atf_fail "apply left DIR otherwise than the run did"
+	atf_check -s exit:1 -o empty -e match:"not-found" \
+	    $AS "$CU" -s "$SOCK" discard "$id"
 
 	# identity service: another user than DIR's owner; what it cannot
 	# write it cannot write, what it writes lands in the upper layer.
