@@ -129,10 +129,28 @@ overlay_run_body() {
 	listing "$D/proj" > after
 	atf_check -o empty diff before after
 
+	# A further run on top of it: it sees the earlier run's work, and
+	# the changeset becomes both runs' (added undone, again new).
+	atf_check -s exit:0 -e inline:"sbx: changes kept as $id\n" \
+	    -o inline:"added\nmore\n" $AS "$CU" -s "$SOCK" run --overlay-into "$id" \
+	    -p caller -w "$D/proj" -- /bin/sh -c 'cd /work && cat added &&
+	    tail -1 mod && [ ! -e del ] && echo again > again && rm added'
+	atf_check -s exit:0 -e empty -o inline:"A again\nA bin\nD del\nM exe\nA link\nM mod\nD ren\nA ren2\nD sub/deep\n" \
+	    $AS "$CU" -s "$SOCK" changes "$id"
+	atf_check -s exit:0 -e empty -o match:"^$id  .*  2 runs\$" \
+	    $AS "$CU" -s "$SOCK" changes
+	listing "$D/proj" > after
+	atf_check -o empty diff before after
+	# Only on the same directory.
+	mkdir "$D/other"
+	[ "$(id -u)" -eq 0 ] && chown "$CALLER" "$D/other"
+	atf_check -s exit:125 -o empty -e match:"--overlay-into: -w is not changeset $id's directory" \
+	    $AS "$CU" -s "$SOCK" run --overlay-into "$id" -p caller -w "$D/other" -- /bin/true
+
 	# Applied as the caller: DIR gets the changes, the changeset goes.
 	atf_check -s exit:0 -e empty -o ignore $AS "$CU" -s "$SOCK" apply "$id"
-	atf_check -o inline:"added\n" cat "$D/proj/added"
-	[ ! -e "$D/proj/del" ] && [ ! -e "$D/proj/sub/deep" ] &&
+	atf_check -o inline:"again\n" cat "$D/proj/again"
+	[ ! -e "$D/proj/added" ] && [ ! -e "$D/proj/del" ] && [ ! -e "$D/proj/sub/deep" ] &&
 	    [ "$(readlink "$D/proj/link")" = mod ] ||
 	    atf_fail "apply left DIR otherwise than the run did"
 	atf_check -s exit:1 -o empty -e match:"not-found" \

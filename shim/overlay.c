@@ -86,6 +86,20 @@ shim_overlay(int lower, const struct sbx_spec *sp, const struct stat *dir)
 		shim_fail(errno, "overlay: open upper and work");
 	if (fchmodat(tmp, "upper", dir->st_mode & 07777, 0) == -1)
 		shim_fail(errno, "overlay: mode of the upper root");
+	/* --overlay-into: the stored changeset's upper layer first. */
+	if (sp->overlay_into) {
+		char	 why[256];
+		int	 ud;
+
+		if ((ud = openat(tmp, "upper", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1)
+			shim_fail(errno, "overlay: open upper");
+		if (shim_cs_rebuild(ud, lower, SBX_SHIM_FD_CSBASE, why,
+		    sizeof(why)) == -1)
+			shim_fail(EINVAL, "overlay into: %s", why);
+		close(ud);
+		close(SBX_SHIM_FD_CSBASE);
+	}
 
 	/* Layers by descriptor (Linux 6.13: FSCONFIG_SET_FD for overlay),
 	 * user.* xattrs for whiteouts and opaque directories (userxattr:

@@ -52,6 +52,8 @@ uint32_t shim_cs_writer_finish(void);
 /* cswalk.c: the upper layer's changes as a changeset stream */
 long long shim_cs_walk(int upper, int lower, int out, char *err,
 	    size_t errlen);
+int	 shim_cs_rebuild(int upper, int lower, int in, char *err,
+	    size_t errlen);
 
 /* mount.c */
 void	 shim_mounts(const struct sbx_spec *);
