@@ -27,7 +27,8 @@
 #include "monitor.h"
 
 static int	 store = -1;
-static char	 store_err[PATH_MAX + 128] = "changesets: the store is not open";
+static char	 store_err[PATH_MAX + 128] =
+    "changesets: the store is not open";
 
 /*
  * At start, as root when started so: make the store its user's; then,

@@ -198,7 +198,8 @@ exit_event(struct sbxctl *ctx, struct sbx_msg *m, uint32_t reqid,
 	if (!ctx->json && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ev,
 	    "changes")))
 		fprintf(stderr, "sbx: changes kept as %s\n",
-		    cJSON_GetObjectItemCaseSensitive(ev, "changes")->valuestring);
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev,
+		    "changes")));
 	*status = exit_code(ctx, ev);
 	cJSON_Delete(ev);
 	sbx_msg_free(m);
