@@ -634,6 +634,30 @@ rget(struct sbx_cs_reader *r, void *p, size_t n, const char *what)
 	return 0;
 }
 
+int
+sbx_cs_failure(int fd, char *why, size_t whylen)
+{
+	char	 buf[SBX_CS_FAIL_MAX];
+	size_t	 mark = sizeof(SBX_CS_FAIL_MARK) - 1, i, o = 0;
+	ssize_t	 n;
+
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		return -1;
+	do {
+		n = read(fd, buf, sizeof(buf));
+	} while (n == -1 && errno == EINTR);
+	if (n == -1 || lseek(fd, 0, SEEK_SET) == -1)
+		return -1;
+	if ((size_t)n < mark || memcmp(buf, SBX_CS_FAIL_MARK, mark) != 0)
+		return 0;
+	/* The reason names paths the payload chose: printable only. */
+	for (i = mark; i < (size_t)n && o + 1 < whylen; i++)
+		why[o++] = buf[i] >= 0x20 && buf[i] < 0x7f ? buf[i] : '?';
+	if (whylen > 0)
+		why[o] = '\0';
+	return 1;
+}
+
 struct sbx_cs_reader *
 sbx_cs_open(int fd, char *err, size_t errlen)
 {

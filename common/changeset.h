@@ -122,6 +122,19 @@ void	 sbx_cs_close(struct sbx_cs_reader *);
 int	 sbx_cs_rec_check(const struct sbx_cs_rec *, size_t pathlen,
 	    char *err, size_t errlen);
 
+/*
+ * A stream's writer that failed replaces what it wrote with this mark and
+ * its reason (at most SBX_CS_FAIL_MAX bytes in all), so the reader tells
+ * "the changes are lost, and why" from "nothing changed" (an empty file).
+ * sbx_cs_failure: 1 and the reason (printable ASCII, others as '?') when
+ * fd holds such a mark, 0 when it does not, -1 on a read error; reads
+ * from the start and leaves the descriptor there (lseek, read: no pread,
+ * which the monitor's filter does not allow).
+ */
+#define SBX_CS_FAIL_MARK	"SBXCS-FAILED\n"
+#define SBX_CS_FAIL_MAX		256
+int	 sbx_cs_failure(int fd, char *why, size_t whylen);
+
 /* err (when not NULL) from a format: every error message is made so. */
 void	 sbx_cs_seterr(char *err, size_t errlen, const char *fmt, ...)
 	    __attribute__((__format__(printf, 3, 4)));

@@ -332,7 +332,9 @@ struct selftest_result {
 #define LAUNCH_SLOT_WORKDIR	3
 #define LAUNCH_SLOT_CHANGES	4	/* the monitor's, never an agent's:
 					   an overlay run's stream file */
-#define LAUNCH_NSLOTS		5
+#define LAUNCH_SLOT_CSBASE	5	/* the monitor's: overlay into's
+					   stored stream */
+#define LAUNCH_NSLOTS		6
 
 struct launch_fd {
 	uint32_t	 slot;		/* LAUNCH_SLOT_* */

@@ -26,7 +26,7 @@ sbx_status_check(const struct sbx_status *st)
 	if (st->type != SBX_STATUS_SETUP && st->type != SBX_STATUS_EXIT)
 		return -1;
 	if ((st->limits & ~(SBX_LIMIT_CGROUP | SBX_LIMIT_RLIMIT |
-	    SBX_LIMIT_OUTPUT)) != 0)
+	    SBX_LIMIT_OUTPUT | SBX_LIMIT_CHANGES)) != 0)
 		return -1;
 	if (memchr(st->step, '\0', sizeof(st->step)) == NULL)
 		return -1;

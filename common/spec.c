@@ -44,11 +44,13 @@
 #define SPEC_F_PTY		0x80
 #define SPEC_F_NO_LOOPBACK	0x100
 #define SPEC_F_OVERLAY		0x200
+#define SPEC_F_OVERLAY_INTO	0x400
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
 				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
 				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_PTRACE | \
 				    SPEC_F_WORKDIR_SAME | SPEC_F_PTY | \
-				    SPEC_F_NO_LOOPBACK | SPEC_F_OVERLAY)
+				    SPEC_F_NO_LOOPBACK | SPEC_F_OVERLAY | \
+				    SPEC_F_OVERLAY_INTO)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -645,6 +647,12 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 		seterr(err, errlen, "overlay %d: not 0 or 1", sp->overlay);
 		return -1;
 	}
+	if ((sp->overlay_into != 0 && sp->overlay_into != 1) ||
+	    (sp->overlay_into && !sp->overlay)) {
+		seterr(err, errlen, "overlay_into %d: not 0, or 1 with "
+		    "overlay", sp->overlay_into);
+		return -1;
+	}
 	if (sp->overlay && !sp->workdir_fd) {
 		seterr(err, errlen, "overlay: no workdir directory");
 		return -1;
@@ -753,6 +761,8 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_PTY;
 	if (sp->overlay)
 		flags |= SPEC_F_OVERLAY;
+	if (sp->overlay_into)
+		flags |= SPEC_F_OVERLAY_INTO;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -937,6 +947,7 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->ptrace = (flags & SPEC_F_PTRACE) != 0;
 	sp->workdir_same = (flags & SPEC_F_WORKDIR_SAME) != 0;
 	sp->overlay = (flags & SPEC_F_OVERLAY) != 0;
+	sp->overlay_into = (flags & SPEC_F_OVERLAY_INTO) != 0;
 	if (argc == 0 || argc > SBX_SPEC_MAXARGS || envc > SBX_SPEC_MAXENV ||
 	    nm > SBX_SPEC_MAXMOUNTS) {
 		seterr(err, errlen, "spec: counts argc %u envc %u mounts %u "

@@ -119,6 +119,9 @@ struct sbx_spec {
 					   upper layer a tmpfs of overlay_size
 					   (sbxctl run --overlay) */
 	uint64_t	 overlay_size;	/* bytes; 0 without overlay */
+	int		 overlay_into;	/* 1: the upper layer starts as a
+					   stored changeset's (its stream
+					   on SBX_SHIM_FD_CSBASE) */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);
@@ -150,7 +153,9 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 					   listeners go out on, shim -> launcher */
 #define SBX_SHIM_FD_CHANGES	7	/* overlay: the changeset stream's
 					   file in the store, write-only */
-#define SBX_SHIM_NFDS		8
+#define SBX_SHIM_FD_CSBASE	8	/* overlay into: the stored stream,
+					   read-only */
+#define SBX_SHIM_NFDS		9
 
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */
@@ -173,6 +178,9 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 					   or the cgroup's usage) */
 #define SBX_LIMIT_CPUS		0x200	/* launcher -> monitor only: the cpu
 					   quota throttled it (cpus) */
+#define SBX_LIMIT_CHANGES	0x400	/* shim -> monitor: an overlay's
+					   upper layer (changeset-max-size)
+					   was full */
 #define SBX_STEP_MAX		160
 
 struct sbx_status {

@@ -64,6 +64,7 @@ struct sandbox_io {
 	int		 err;
 	int		 workdir;	/* directory fd, or -1 */
 	int		 changes;	/* overlay: stream file, or -1 */
+	int		 csbase;	/* overlay into: stored stream, or -1 */
 };
 
 /* How a sandbox ended: SANDBOX_* in proto.h (the monitor reports it). */

@@ -422,6 +422,7 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 		fatalx("sandbox %u: changeset descriptor and spec disagree",
 		    l->id);
 	io.changes = l->fds[LAUNCH_SLOT_CHANGES];
+	io.csbase = l->fds[LAUNCH_SLOT_CSBASE];
 	/*
 	 * The monitor decided the host identity from the peer's
 	 * credentials; idmap_check() refuses host root again here.

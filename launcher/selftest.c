@@ -160,6 +160,7 @@ selftest_run(const struct launcher_conf *lc, const struct selftest_req *rq,
 	io.err = -1;
 	io.workdir = -1;
 	io.changes = -1;
+	io.csbase = -1;
 	if (sandbox_spawn(&sb, lc, &spec, &io, err, sizeof(err)) == -1) {
 		close(p[0]);
 		close(p[1]);

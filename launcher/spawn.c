@@ -238,6 +238,11 @@ check_io(const struct sbx_spec *sp, const struct sandbox_io *io, char *err,
 		    "changeset's file, and only an overlay gets one");
 		return -1;
 	}
+	if (sp->overlay_into != (io->csbase != -1)) {
+		snprintf(err, errlen, "changes: overlay into needs the stored "
+		    "stream, and only it gets one");
+		return -1;
+	}
 	return 0;
 }
 
@@ -409,6 +414,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[SBX_SHIM_FD_LIFELINE] = life[0];
 	c.fds[SBX_SHIM_FD_WORKDIR] = io->workdir;
 	c.fds[SBX_SHIM_FD_CHANGES] = io->changes;
+	c.fds[SBX_SHIM_FD_CSBASE] = io->csbase;
 	c.fds[SBX_SHIM_FD_PROXY] = psock[1];
 	c.lifeline_w = life[1];
 	c.uid = conf->sandbox_uid;

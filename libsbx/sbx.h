@@ -33,7 +33,8 @@
 #define SBX_MSG_STATUS		3	/* {} */
 #define SBX_MSG_PRIVS		4	/* {name?} */
 #define SBX_MSG_RUN		5	/* {argv, profile?, timeout?, env?, fds?,
-					   pty?, rows?, cols?} */
+					   pty?, rows?, cols?, overlay?,
+					   overlay_into?} */
 #define SBX_MSG_FD		6	/* {slot}, with the descriptor */
 #define SBX_MSG_SIGNAL		7	/* {sandbox, signal} */
 #define SBX_MSG_EXIT		8	/* event: how a sandbox ended */

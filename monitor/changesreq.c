@@ -27,7 +27,8 @@
 #include "monitor.h"
 
 static int	 store = -1;
-static char	 store_err[PATH_MAX + 128] = "changesets: the store is not open";
+static char	 store_err[PATH_MAX + 128] =
+    "changesets: the store is not open";
 
 /*
  * At start, as root when started so: make the store its user's; then,
@@ -214,10 +215,11 @@ ctl_changes_discard(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
  * sandbox.  0, or -1 with the error sent.
  */
 int
-changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid)
+changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid, const char *into)
 {
-	char	 cs[CS_ID_LEN + 1], err[PATH_MAX + 128];
-	int	 n, fd;
+	struct cs_meta	 m;
+	char		 cs[CS_ID_LEN + 1], err[PATH_MAX + 128], name[32];
+	int		 n, fd, base = -1;
 
 	if (changes_store(err, sizeof(err)) == -1) {
 		reply_error(c, id, 0, SBX_E_UNAVAILABLE, "run: --overlay: %s",
@@ -225,6 +227,37 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid)
 		return -1;
 	}
 	changes_expire(monitor_conf);
+	memset(&m, 0, sizeof(m));
+	if (into != NULL) {
+		/* A further run on the caller's changeset: its stream is
+		 * the new upper layer's start, its metadata carries on. */
+		if (csstore_get(store, (uint32_t)uid, into, &m) == -1) {
+			reply_error(c, id, 0, SBX_E_NOT_FOUND, "run: "
+			    "--overlay-into: no changeset \"%.16s\"", into);
+			return -1;
+		}
+		snprintf(name, sizeof(name), "%u/%s.cs", (unsigned)uid, m.id);
+		if ((base = openat(store, name, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1) {
+			reply_error(c, id, 0, SBX_E_NOT_FOUND, "run: "
+			    "--overlay-into: no changeset \"%.16s\"", into);
+			return -1;
+		}
+		if ((fd = csstore_create(store, (uint32_t)uid, m.id)) == -1) {
+			close(base);
+			reply_error(c, id, 0, SBX_E_LIMIT, "run: "
+			    "--overlay-into: changeset %s: another run on it "
+			    "is going on", m.id);
+			return -1;
+		}
+		if (msb_changes(c, id, fd, base, &m) == -1) {
+			close(fd);
+			close(base);
+			csstore_abandon(store, (uint32_t)uid, m.id);
+			return -1;
+		}
+		return 0;
+	}
 	if ((n = csstore_count(store, (uint32_t)uid)) == -1) {
 		reply_error(c, id, 0, SBX_E_INTERNAL, "run: --overlay: the "
 		    "changeset store: %s", strerror(errno));
@@ -243,7 +276,9 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid)
 		    "changeset store: %s", strerror(errno));
 		return -1;
 	}
-	if (msb_changes(c, id, fd, cs, (uint32_t)uid) == -1) {
+	strlcpy(m.id, cs, sizeof(m.id));
+	m.uid = (uint32_t)uid;
+	if (msb_changes(c, id, fd, -1, &m) == -1) {
 		close(fd);
 		csstore_abandon(store, (uint32_t)uid, cs);
 		return -1;
@@ -251,18 +286,24 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid)
 	return 0;
 }
 
-/* The overlay run ended: 1 its changeset is kept, else 0. */
+/* The overlay run ended: 1 its changeset is kept, 0 nothing changed,
+ * -1 the stream was refused (why in err: the run's changes are lost). */
 int
-changes_finish(struct cs_meta *m, pid_t peerpid)
+changes_finish(struct cs_meta *m, pid_t peerpid, char *err, size_t errlen)
 {
-	char	 err[256];
 	int	 r;
 
 	if (store == -1)
 		return 0;
-	m->created = m->last_run = (int64_t)time(NULL);
-	m->runs = 1;
-	if ((r = csstore_finish(store, m, err, sizeof(err))) == -1)
+	m->last_run = (int64_t)time(NULL);
+	if (m->runs == 0)
+		m->created = m->last_run;
+	m->runs++;
+	r = csstore_finish(store, m, err, errlen);
+	/* A further run that undid everything: nothing is left to keep. */
+	if (r == 0 && m->runs > 1)
+		(void)csstore_discard(store, m->uid, m->id);
+	if (r == -1)
 		audit("changes-refused", m->uid, peerpid, "changeset %s: %s",
 		    m->id, err);
 	else if (r == 1)
@@ -270,5 +311,5 @@ changes_finish(struct cs_meta *m, pid_t peerpid)
 		    "paths, %llu bytes, of %s", m->id,
 		    (unsigned long long)m->entries,
 		    (unsigned long long)m->size, m->dir);
-	return r == 1;
+	return r;
 }

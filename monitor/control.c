@@ -785,6 +785,7 @@ static const struct ctl_field run_fields[] = {
 	{ "rows", cJSON_Number, 0 },
 	{ "cols", cJSON_Number, 0 },
 	{ "overlay", cJSON_True | cJSON_False, 0 },
+	{ "overlay_into", cJSON_String, 0 },
 };
 
 /* RUN: its checks and the sandbox are runspec.c's. */

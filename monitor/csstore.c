@@ -565,6 +565,7 @@ csstore_finish(int store, struct cs_meta *m, char *err, size_t errlen)
 	struct sbx_cs_rec	*rec;
 	struct stat		 st;
 	char			 tmp[CS_ID_LEN + 8], name[CS_ID_LEN + 8];
+	char			 why[SBX_CS_FAIL_MAX];
 	uint64_t		 n = 0;
 	int			 dir, fd, got, rv = -1;
 
@@ -583,6 +584,11 @@ csstore_finish(int store, struct cs_meta *m, char *err, size_t errlen)
 	}
 	if (st.st_size == 0) {
 		rv = 0;
+		goto out;
+	}
+	if ((got = sbx_cs_failure(fd, why, sizeof(why))) != 0) {
+		snprintf(err, errlen, "changeset %s: %s", m->id, got == 1 ?
+		    why : strerror(errno));
 		goto out;
 	}
 	rec = xmalloc(sizeof(*rec));

@@ -191,8 +191,9 @@ void		 closer_init(void);
 int		 closer_hand(int, uid_t);
 
 /* ---- sbxtable.c: live sandboxes and the launcher's traffic ------------- */
-int	 msb_changes(struct ctl_conn *, uint32_t, int, const char *,
-	    uint32_t);
+struct cs_meta;
+int	 msb_changes(struct ctl_conn *, uint32_t, int, int,
+	    const struct cs_meta *);
 void	 msb_drop(struct ctl_conn *, uint32_t);
 int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t,
 	    const struct sbx_identity *, const struct conf_profile *,
@@ -354,13 +355,14 @@ int	 monitor_privs_print(FILE *);
 extern struct sbx_conf	*monitor_conf;
 
 /* changesreq.c: the changeset store and its requests (issue 23) */
+struct cs_meta;
 void	 changes_init(const struct sbx_conf *, int, uid_t, gid_t);
 void	 changes_open(const struct sbx_conf *, int);
 int	 changes_store(char *, size_t);
 void	 changes_expire(const struct sbx_conf *);
 struct cs_meta;
-int	 changes_finish(struct cs_meta *, pid_t);
-int	 changes_begin(struct ctl_conn *, uint32_t, uid_t);
+int	 changes_finish(struct cs_meta *, pid_t, char *, size_t);
+int	 changes_begin(struct ctl_conn *, uint32_t, uid_t, const char *);
 void	 ctl_changes_list(struct ctl_conn *, uint32_t, struct cJSON *, int);
 void	 ctl_changes_open(struct ctl_conn *, uint32_t, struct cJSON *, int);
 void	 ctl_changes_discard(struct ctl_conn *, uint32_t, struct cJSON *,

@@ -407,13 +407,16 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 	}
 	/* --overlay: the workdir is the lower layer, never written; the
 	 * upper layer is a tmpfs of changeset-max-size (shim/mount.c). */
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay"))) {
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay")) ||
+	    cJSON_GetObjectItemCaseSensitive(req, "overlay_into") != NULL) {
 		if (!workdir) {
 			snprintf(err, errlen, "overlay: needs a workdir "
 			    "(-w DIR)");
 			goto out;
 		}
 		spec.overlay = 1;
+		spec.overlay_into = cJSON_GetObjectItemCaseSensitive(req,
+		    "overlay_into") != NULL;
 		spec.overlay_size = monitor_conf->changeset_max_size;
 	}
 	spec.ptrace = prof->ptrace;
@@ -529,7 +532,9 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 		return;
 	}
 	/* --overlay: a changeset for the caller (changesreq.c). */
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay")) &&
-	    changes_begin(c, id, uid) == -1)
+	if ((cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay")) ||
+	    cJSON_GetObjectItemCaseSensitive(req, "overlay_into") != NULL) &&
+	    changes_begin(c, id, uid, cJSON_GetStringValue(
+	    cJSON_GetObjectItemCaseSensitive(req, "overlay_into"))) == -1)
 		msb_drop(c, id);
 }

@@ -210,7 +210,7 @@ msb_forward(struct msb *s)
 	free(s->spec);
 	s->spec = NULL;
 	s->state = MSB_STARTING;
-	if (s->cs != NULL) {
+	if (s->cs != NULL && s->cs->runs == 0) {
 		struct timespec	 ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -296,8 +296,8 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
  * is no such sandbox collecting descriptors.
  */
 int
-msb_changes(struct ctl_conn *c, uint32_t reqid, int fd, const char *id,
-    uint32_t owner)
+msb_changes(struct ctl_conn *c, uint32_t reqid, int fd, int base,
+    const struct cs_meta *m)
 {
 	struct msb	*s;
 
@@ -308,9 +308,9 @@ msb_changes(struct ctl_conn *c, uint32_t reqid, int fd, const char *id,
 	if (s == NULL)
 		return -1;
 	s->fds[LAUNCH_SLOT_CHANGES] = fd;
-	s->cs = xcalloc(1, sizeof(*s->cs));
-	strlcpy(s->cs->id, id, sizeof(s->cs->id));
-	s->cs->uid = owner;
+	s->fds[LAUNCH_SLOT_CSBASE] = base;
+	s->cs = xmalloc(sizeof(*s->cs));
+	*s->cs = *m;
 	return 0;
 }
 
@@ -468,7 +468,22 @@ msb_fd(struct ctl_conn *c, uint32_t reqid, uint32_t slot, int fd,
 	s->fds[slot] = fd;
 	s->held++;
 	conn_fd_hold(c, 1);
-	if (slot == LAUNCH_SLOT_WORKDIR && s->cs != NULL) {
+	if (slot == LAUNCH_SLOT_WORKDIR && s->cs != NULL &&
+	    s->cs->runs > 0) {
+		struct stat	 st;
+
+		/* --overlay-into: the same directory, by dev and ino. */
+		if (fstat(fd, &st) == -1 || (uint64_t)st.st_dev !=
+		    s->cs->dev || (uint64_t)st.st_ino != s->cs->ino) {
+			s->fds[slot] = -1;
+			s->held--;
+			conn_fd_release(c, 1);
+			snprintf(why, whylen, "--overlay-into: -w is not "
+			    "changeset %s's directory %s", s->cs->id,
+			    s->cs->dir);
+			return -1;
+		}
+	} else if (slot == LAUNCH_SLOT_WORKDIR && s->cs != NULL) {
 		struct stat	 st;
 		char		 link[64];
 		ssize_t		 n;
@@ -487,6 +502,7 @@ msb_fd(struct ctl_conn *c, uint32_t reqid, uint32_t slot, int fd,
 	for (i = 0; i < LAUNCH_SLOT_CHANGES; i++)
 		if (s->fds[i] != -1)
 			got |= 1U << i;
+	/* LAUNCH_SLOT_CHANGES and _CSBASE are the monitor's, not counted. */
 	if (got == s->expect)
 		msb_forward(s);
 	return 0;
@@ -635,6 +651,8 @@ limit_name(const struct launch_exit *le)
 		return "memory";
 	if (le->limits & SBX_LIMIT_PIDS)
 		return "pids";
+	if (le->limits & SBX_LIMIT_CHANGES)
+		return "changes";
 	return NULL;
 }
 
@@ -684,6 +702,9 @@ limits_hit(const struct launch_exit *le)
 		hit(a, "pids", "the pids limit refused a fork");
 	if (le->limits & SBX_LIMIT_CPUS)
 		hit(a, "cpu", "the cpus quota throttled the sandbox");
+	if (le->limits & SBX_LIMIT_CHANGES)
+		hit(a, "changes", "the overlay's changes filled "
+		    "changeset-max-size (ENOSPC inside)");
 	return a;
 }
 
@@ -821,8 +842,9 @@ msb_exited(struct role *r, struct imsg *imsg)
 	struct launch_exit	 le;
 	struct msb		*s;
 	const char		*reason, *lim;
-	char			 msg[256];
+	char			 msg[256], cserr[256];
 	cJSON			*o, *a;
+	int			 kept;
 
 	(void)r;
 	if (imsg_get_data(imsg, &le, sizeof(le)) == -1)
@@ -913,8 +935,17 @@ msb_exited(struct role *r, struct imsg *imsg)
 		msb_limits_json(o, le.limits);
 		if ((lim = limit_name(&le)) != NULL)
 			cJSON_AddStringToObject(o, "limit", lim);
-		if (s->cs != NULL && changes_finish(s->cs, s->peerpid) == 1)
-			cJSON_AddStringToObject(o, "changes", s->cs->id);
+		if (s->cs != NULL) {
+			kept = changes_finish(s->cs, s->peerpid, cserr,
+			    sizeof(cserr));
+			if (kept == 1)
+				cJSON_AddStringToObject(o, "changes",
+				    s->cs->id);
+			/* Never lost without a word. */
+			else if (kept == -1)
+				cJSON_AddStringToObject(o, "changes_error",
+				    cserr);
+		}
 		cJSON_AddStringToObject(o, "message", msg);
 		if (le.reason != SANDBOX_SETUP_FAILED) {
 			cJSON_AddItemToObject(o, "limits_hit",

@@ -25,15 +25,14 @@ setup() {
 		AS=
 	fi
 	# The caller may not be able to walk to the build tree.
-	cp "$C" "$D/sbxctl"
-	chmod 755 "$D/sbxctl"
-	CU=$D/sbxctl
+	sbx_client_copy "$D/c"
 	{
 		echo "socket \"$SOCK\""
 		echo "user \"nobody\""
 		echo "sandbox-user \"_sbxsandbox\""
 		echo "allow uid \"$CALLER\""
 		echo "changeset-dir \"$D/cs\""
+		echo "changeset-max-size 1M"
 		for p in caller service; do
 			echo "profile \"$p\" {"
 			for d in /usr /bin /lib /lib64 /etc; do
@@ -103,6 +102,9 @@ overlay_run_body() {
 	atf_check -s exit:0 -e empty \
 	    -o match:"^$id  $D/proj  [0-9]+s  [0-9]+ bytes  10 changed  1 run\$" \
 	    $AS "$CU" -s "$SOCK" changes
+	# Its entries, as cs-tools' changes ID shows them.
+	atf_check -s exit:0 -e empty -o inline:"A added\nA bin\nD del\nM exe\nA link\nM mod\nD ren\nA ren2\nD sub/deep\n" \
+	    $AS "$CU" -s "$SOCK" changes "$id"
 	# A monitor restart keeps it: it is on disk.
 	kill -TERM "$(cat mon.pid)"
 	wait "$(cat mon.pid)" 2>/dev/null
@@ -117,6 +119,40 @@ overlay_run_body() {
 	    $AS "$CU" -s "$SOCK" changes
 	[ "$($AS "$CU" -s "$SOCK" changes | wc -l)" -eq 1 ] ||
 	    atf_fail "a run that changed nothing left a changeset"
+
+	# The size cap: ENOSPC inside, "changes" the limit named.
+	atf_check -s exit:0 -e match:"changes.*changeset-max-size" \
+	    -o inline:"full\n" $AS "$CU" -s "$SOCK" run --overlay -p caller \
+	    -w "$D/proj" -- /bin/sh -c 'head -c 2097152 /dev/zero > /work/big 2>/dev/null || echo full'
+	listing "$D/proj" > after
+	atf_check -o empty diff before after
+
+	# A further run on top of it: it sees the earlier run's work, and
+	# the changeset becomes both runs' (added undone, again new).
+	atf_check -s exit:0 -e inline:"sbx: changes kept as $id\n" \
+	    -o inline:"added\nmore\n" $AS "$CU" -s "$SOCK" run --overlay-into "$id" \
+	    -p caller -w "$D/proj" -- /bin/sh -c 'cd /work && cat added &&
+	    tail -1 mod && [ ! -e del ] && echo again > again && rm added'
+	atf_check -s exit:0 -e empty -o inline:"A again\nA bin\nD del\nM exe\nA link\nM mod\nD ren\nA ren2\nD sub/deep\n" \
+	    $AS "$CU" -s "$SOCK" changes "$id"
+	atf_check -s exit:0 -e empty -o match:"^$id  .*  2 runs\$" \
+	    $AS "$CU" -s "$SOCK" changes
+	listing "$D/proj" > after
+	atf_check -o empty diff before after
+	# Only on the same directory.
+	mkdir "$D/other"
+	[ "$(id -u)" -eq 0 ] && chown "$CALLER" "$D/other"
+	atf_check -s exit:125 -o empty -e match:"--overlay-into: -w is not changeset $id's directory" \
+	    $AS "$CU" -s "$SOCK" run --overlay-into "$id" -p caller -w "$D/other" -- /bin/true
+
+	# Applied as the caller: DIR gets the changes, the changeset goes.
+	atf_check -s exit:0 -e empty -o ignore $AS "$CU" -s "$SOCK" apply "$id"
+	atf_check -o inline:"again\n" cat "$D/proj/again"
+	[ ! -e "$D/proj/added" ] && [ ! -e "$D/proj/del" ] && [ ! -e "$D/proj/sub/deep" ] &&
+	    [ "$(readlink "$D/proj/link")" = mod ] ||
+	    atf_fail "apply left DIR otherwise than the run did"
+	atf_check -s exit:1 -o empty -e match:"not-found" \
+	    $AS "$CU" -s "$SOCK" discard "$id"
 
 	# identity service: another user than DIR's owner; what it cannot
 	# write it cannot write, what it writes lands in the upper layer.
@@ -192,6 +228,28 @@ list_discard_cleanup() {
 	common_cleanup
 }
 
+atf_test_case background cleanup
+background_head() {
+	atf_set "descr" "what the payload leaves running in the background is stopped while its changes are written: a file it keeps growing is kept as it was, not the run's changes lost"
+}
+background_body() {
+	setup
+	mkdir "$D/proj"
+	[ "$(id -u)" -eq 0 ] && chown "$CALLER" "$D/proj"
+	atf_check -s exit:0 -e save:bg.err -o empty \
+	    $AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c 'cd /work && { while :; do echo x >> grow; done; } \
+	    > /dev/null 2>&1 & sleep 0.3; echo fg > /work/fg'
+	grep -Eq '^sbx: changes kept as [0-9a-f]{12}$' bg.err ||
+	    atf_fail "the changes were not kept: $(cat bg.err)"
+	atf_check -s exit:0 -e empty -o inline:"A fg\nA grow\n" \
+	    $AS "$CU" -s "$SOCK" changes "$(sed 's/.* //' bg.err)"
+	[ -z "$(ls -A "$D/proj")" ] || atf_fail "the run wrote DIR"
+}
+background_cleanup() {
+	common_cleanup
+}
+
 atf_test_case overlay_needs_workdir
 overlay_needs_workdir_head() {
 	atf_set "descr" "--overlay without -w is a usage error naming -w, before any connection"
@@ -204,6 +262,7 @@ overlay_needs_workdir_body() {
 
 atf_init_test_cases() {
 	atf_add_test_case overlay_run
+	atf_add_test_case background
 	atf_add_test_case overlay_needs_workdir
 	atf_add_test_case list_discard
 }

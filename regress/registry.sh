@@ -42,16 +42,8 @@ rg_load() {
 }
 
 # rg_open: the socket and a copy of sbxctl usable by the second user.
-# sbxctl hands the provider commands to sbxctl-tools, which it finds at
-# SBX_BIN_ROLEDIR from its own directory: both are copied, laid out so.
 rg_open() {
-	_r=$(sed -n 's/^SBX_BIN_ROLEDIR=[[:space:]]*//p' \
-	    "$(atf_get_srcdir)/top/config.mk")
-	mkdir -p "$D/c/bin" && mkdir -p "$D/c/bin/$_r" || atf_fail "mkdir"
-	cp "$C" "$D/c/bin/sbxctl"
-	cp "${C%/*}/$_r/sbxctl-tools" "$D/c/bin/$_r/"
-	chmod -R go+rX "$D/c"
-	CU=$D/c/bin/sbxctl
+	sbx_client_copy "$D/c"
 	chmod 777 "$D/run"
 	chmod 666 "$SOCK"
 }

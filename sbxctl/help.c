@@ -133,6 +133,9 @@ GATES_DOCS
 "  -p profile           the sbx.conf profile to run under\n"
 "  -t seconds           kill the sandbox after this long (exit 124)\n"
 "  -w dir               the work directory, writable in the sandbox\n"
+"  --overlay           with -w: work on a copy-on-write view of dir and\n"
+"                       keep the changes as a changeset\n"
+"  --overlay-into ID    with -w: a further run on changeset ID\n"
 "  -e name[=value]      pass an environment variable (repeatable)\n"
 "  -- command [arg...]  the command; sbxctl exits with its status\n" },
 };

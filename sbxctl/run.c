@@ -215,7 +215,13 @@ exit_event(struct sbxctl *ctx, struct sbx_msg *m, uint32_t reqid,
 	if (!ctx->json && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ev,
 	    "changes")))
 		fprintf(stderr, "sbx: changes kept as %s\n",
-		    cJSON_GetObjectItemCaseSensitive(ev, "changes")->valuestring);
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev,
+		    "changes")));
+	if (!ctx->json && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ev,
+	    "changes_error")))
+		fprintf(stderr, "sbx: changes not kept: %s\n",
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev,
+		    "changes_error")));
 	*status = exit_code(ctx, ev);
 	cJSON_Delete(ev);
 	sbx_msg_free(m);
@@ -291,6 +297,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 		{ "no-pty", no_argument, NULL, 'N' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "overlay", no_argument, NULL, 'O' },
+		{ "overlay-into", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sbx_conn		*c;
@@ -305,6 +312,7 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 	unsigned		 rows, cols;
 	int			 pty = -1;	/* -1: if both are terminals */
 	int			 overlay = 0;
+	const char		*into = NULL;
 
 	if ((req = cJSON_CreateObject()) == NULL ||
 	    (env = cJSON_CreateObject()) == NULL)
@@ -354,6 +362,9 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			break;
 		case 'O':
 			overlay = 1;
+			break;
+		case 'I':
+			into = optarg;
 			break;
 		default:
 			r = out_usage(ctx, "run: unknown option or missing "
@@ -408,12 +419,21 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			cJSON_AddNumberToObject(req, "cols", cols);
 		}
 	}
-	if (overlay) {
+	if (overlay || into != NULL) {
 		if (wdir == NULL) {
-			r = out_usage(ctx, "run: --overlay: needs -w DIR");
+			r = out_usage(ctx, "run: %s: needs -w DIR", overlay ?
+			    "--overlay" : "--overlay-into");
 			goto fail;
 		}
-		cJSON_AddBoolToObject(req, "overlay", 1);
+		if (overlay && into != NULL) {
+			r = out_usage(ctx, "run: --overlay or --overlay-into, "
+			    "not both");
+			goto fail;
+		}
+		if (overlay)
+			cJSON_AddBoolToObject(req, "overlay", 1);
+		else
+			cJSON_AddStringToObject(req, "overlay_into", into);
 	}
 	if (cJSON_GetArraySize(env) > 0)
 		cJSON_AddItemToObject(req, "env", env);

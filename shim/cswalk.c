@@ -410,3 +410,117 @@ shim_cs_walk(int upper, int lower, int out, char *err, size_t errlen)
 	free(w.items);
 	return rv;
 }
+
+/*
+ * parent directories of path in upper, made as the lower layer has them
+ * (the merged view shows an upper directory's mode), 0755 where the lower
+ * layer has none.
+ */
+static int
+make_parents(int upper, int lower, const char *path)
+{
+	char		 buf[SBX_CS_PATH_MAX + 1], *slash;
+	struct stat	 st;
+	mode_t		 mode;
+
+	strlcpy(buf, path, sizeof(buf));
+	for (slash = buf; (slash = strchr(slash, '/')) != NULL; slash++) {
+		*slash = '\0';
+		mode = 0755;
+		if (fstatat(lower, buf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			mode = st.st_mode & 07777;
+		if (mkdirat(upper, buf, mode) == -1 && errno != EEXIST)
+			return -1;
+		if (fstatat(upper, buf, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			return -1;
+		if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			return -1;
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
+/*
+ * sbxctl run --overlay-into: the upper layer as a stored changeset left
+ * it, from its stream (in, parsed strictly), before the overlay is made:
+ * directories, files, symlinks, and whiteouts (character devices 0/0,
+ * which need no CAP_MKNOD).  A directory made again by the earlier run
+ * comes back as a directory with whiteouts for what it no longer holds,
+ * which overlayfs shows the same.  0, or -1 with the reason in err.
+ */
+int
+shim_cs_rebuild(int upper, int lower, int in, char *err, size_t errlen)
+{
+	struct sbx_cs_reader	*r;
+	struct sbx_cs_rec	*rec;
+	unsigned char		 buf[65536];
+	ssize_t			 n;
+	int			 fd, got, rv = -1;
+
+	if ((rec = malloc(sizeof(*rec))) == NULL) {
+		snprintf(err, errlen, "rebuild: %s", strerror(errno));
+		return -1;
+	}
+	if ((r = sbx_cs_open(in, err, errlen)) == NULL) {
+		free(rec);
+		return -1;
+	}
+	while ((got = sbx_cs_next(r, rec)) == 1) {
+		if (make_parents(upper, lower, rec->path) == -1)
+			goto fail;
+		switch (rec->kind) {
+		case SBX_CS_DIR:
+			if (mkdirat(upper, rec->path, rec->mode) == -1 &&
+			    errno != EEXIST)
+				goto fail;
+			if (fchmodat(upper, rec->path, rec->mode, 0) == -1)
+				goto fail;
+			break;
+		case SBX_CS_SYMLINK:
+			if (symlinkat(rec->target, upper, rec->path) == -1)
+				goto fail;
+			break;
+		case SBX_CS_WHITEOUT:
+			if (mknodat(upper, rec->path, S_IFCHR | 0,
+			    makedev(0, 0)) == -1)
+				goto fail;
+			break;
+		case SBX_CS_FILE:
+			if ((fd = openat(upper, rec->path, O_WRONLY |
+			    O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600)) == -1)
+				goto fail;
+			while ((n = sbx_cs_read(r, buf, sizeof(buf))) > 0)
+				if (write(fd, buf, (size_t)n) != n) {
+					close(fd);
+					goto fail;
+				}
+			if (n == -1 || fchmod(fd, rec->mode) == -1) {
+				close(fd);
+				if (n == -1) {
+					snprintf(err, errlen, "%s",
+					    sbx_cs_error(r));
+					goto out;
+				}
+				goto fail;
+			}
+			close(fd);
+			break;
+		}
+	}
+	if (got == -1) {
+		snprintf(err, errlen, "%s", sbx_cs_error(r));
+		goto out;
+	}
+	rv = 0;
+	goto out;
+ fail:
+	snprintf(err, errlen, "rebuild %s: %s", rec->path, strerror(errno));
+ out:
+	sbx_cs_close(r);
+	free(rec);
+	return rv;
+}

@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "changeset.h"
 #include "spec.h"
 #include "shim.h"
 
@@ -86,6 +88,20 @@ shim_overlay(int lower, const struct sbx_spec *sp, const struct stat *dir)
 		shim_fail(errno, "overlay: open upper and work");
 	if (fchmodat(tmp, "upper", dir->st_mode & 07777, 0) == -1)
 		shim_fail(errno, "overlay: mode of the upper root");
+	/* --overlay-into: the stored changeset's upper layer first. */
+	if (sp->overlay_into) {
+		char	 why[256];
+		int	 ud;
+
+		if ((ud = openat(tmp, "upper", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1)
+			shim_fail(errno, "overlay: open upper");
+		if (shim_cs_rebuild(ud, lower, SBX_SHIM_FD_CSBASE, why,
+		    sizeof(why)) == -1)
+			shim_fail(EINVAL, "overlay into: %s", why);
+		close(ud);
+		close(SBX_SHIM_FD_CSBASE);
+	}
 
 	/* Layers by descriptor (Linux 6.13: FSCONFIG_SET_FD for overlay),
 	 * user.* xattrs for whiteouts and opaque directories (userxattr:
@@ -138,13 +154,36 @@ shim_overlay_upper(void)
  * (SBX_SHIM_FD_CHANGES), which only it holds.  Exit 0 written, 2 nothing
  * changed, 1 failed (its reason on the status pipe is pid 1's to give).
  */
+/*
+ * In the writer: what it wrote so far is replaced by the failure mark
+ * and its reason, so the monitor says why the run's changes are lost
+ * instead of taking an empty file for "nothing changed"
+ * (sbx_cs_failure, common/changeset.h).
+ */
+static __dead void
+writer_failed(const char *what, const char *why)
+{
+	char	 buf[SBX_CS_FAIL_MAX];
+	int	 n;
+
+	n = snprintf(buf, sizeof(buf), "%s%s%s%s", SBX_CS_FAIL_MARK, what,
+	    why != NULL ? ": " : "", why != NULL ? why : "");
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		n = (int)sizeof(buf) - 1;
+	/* 3: not even the mark; the stream as it stands is then refused
+	 * by the monitor, which still says the changes are lost. */
+	_exit(ftruncate(SBX_SHIM_FD_CHANGES, 0) == 0 &&
+	    pwrite(SBX_SHIM_FD_CHANGES, buf, (size_t)n, 0) == n ? 1 : 3);
+}
+
 void
 shim_cs_writer_start(const struct sbx_spec *sp)
 {
+	struct statvfs	 vfs;
 	char		 err[256];
 	long long	 n;
 	ssize_t		 r;
-	int		 go[2], up, fd;
+	int		 go[2], up, fd, full;
 	char		 c;
 
 	if (!sp->overlay)
@@ -171,10 +210,15 @@ shim_cs_writer_start(const struct sbx_spec *sp)
 		} while (r == -1 && errno == EINTR);
 		if ((up = openat(upper_root, "upper", O_RDONLY |
 		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-			_exit(1);
+			writer_failed("the upper layer", strerror(errno));
 		n = shim_cs_walk(up, lower_keep, SBX_SHIM_FD_CHANGES, err,
 		    sizeof(err));
-		_exit(n < 0 ? 1 : n == 0 ? 2 : 0);
+		if (n < 0)
+			writer_failed(err, NULL);
+		/* 8: the upper layer is full (changeset-max-size). */
+		full = fstatvfs(up, &vfs) == 0 && (vfs.f_bavail == 0 ||
+		    vfs.f_favail == 0) ? 8 : 0;
+		_exit(full | (n < 0 ? 1 : n == 0 ? 2 : 0));
 	}
 	close(go[0]);
 	writer_go = go[1];
@@ -202,14 +246,28 @@ shim_cs_writer_reaped(pid_t p, int ws)
 	return 1;
 }
 
-/* The payload has exited: let the writer walk, and wait until it has. */
-void
+/*
+ * The payload has exited: let the writer walk, and wait until it has.
+ * SBX_LIMIT_CHANGES when the upper layer was full, else 0.
+ */
+uint32_t
 shim_cs_writer_finish(void)
 {
 	int	 ws;
 
 	if (writer_go == -1)
-		return;
+		return 0;
+	/*
+	 * What the payload left running in the background (a daemon, a
+	 * build server) must not change the upper layer while the writer
+	 * walks it: the writer refuses a file that changes under it, and
+	 * the run's changes would be lost.  Every process of the namespace
+	 * but pid 1 stops, the writer goes on; all die with pid 1.
+	 */
+	if (writer != -1) {
+		(void)kill(-1, SIGSTOP);
+		(void)kill(writer, SIGCONT);
+	}
 	close(writer_go);
 	writer_go = -1;
 	if (writer != -1) {
@@ -218,4 +276,6 @@ shim_cs_writer_finish(void)
 		writer_status = ws;
 		writer = -1;
 	}
+	return WIFEXITED(writer_status) && (WEXITSTATUS(writer_status) & 8) ?
+	    SBX_LIMIT_CHANGES : 0;
 }

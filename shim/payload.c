@@ -285,7 +285,7 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 			if (p != child)
 				continue;
 			/* overlay: the changes written before the report. */
-			shim_cs_writer_finish();
+			limits |= shim_cs_writer_finish();
 			shim_report_exit(ws, limits, &use);
 			_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 			    128 + WTERMSIG(ws));

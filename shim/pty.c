@@ -194,7 +194,7 @@ shim_pty_relay(pid_t child, uint32_t limits)
 				if (p != child)
 					continue;
 				drain(out, &use);
-				shim_cs_writer_finish();
+				limits |= shim_cs_writer_finish();
 				shim_report_exit(ws, limits, &use);
 				_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 				    128 + WTERMSIG(ws));

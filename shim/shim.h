@@ -53,10 +53,12 @@ int	 shim_overlay_upper(void);
 void	 shim_cs_writer_start(const struct sbx_spec *);
 int	 shim_cs_writer_reaped(pid_t, int);
 int	 shim_cs_writer_tasks(void);
-void	 shim_cs_writer_finish(void);
+uint32_t shim_cs_writer_finish(void);
 
 /* cswalk.c: the upper layer's changes as a changeset stream */
 long long shim_cs_walk(int upper, int lower, int out, char *err,
+	    size_t errlen);
+int	 shim_cs_rebuild(int upper, int lower, int in, char *err,
 	    size_t errlen);
 
 /* mount.c */

@@ -406,7 +406,7 @@ shim_relay_loop(pid_t child, uint32_t limits)
 			drain(&streams[0]);
 			drain(&streams[1]);
 			/* overlay: the changes written before the report. */
-			shim_cs_writer_finish();
+			limits |= shim_cs_writer_finish();
 			shim_report_exit(ws, limits, &use);
 			_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
 			    128 + WTERMSIG(ws));

@@ -46,6 +46,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int			 in, fd, rc;
 
 	in = memfd_with(data, size);
+	/* What the monitor asks first: a failed writer's mark? */
+	if (sbx_cs_failure(in, err, sizeof(err)) == -1)
+		abort();
 	if ((r = sbx_cs_open(in, err, sizeof(err))) == NULL) {
 		if (err[0] == '\0')
 			abort();

@@ -597,6 +597,32 @@ ATF_TC_BODY(nesting, tc)
 	close(fd);
 }
 
+/* A failed writer's mark is told from a stream and from nothing. */
+ATF_TC_WITHOUT_HEAD(failure_mark);
+ATF_TC_BODY(failure_mark, tc)
+{
+	char	 why[64];
+	int	 fd;
+
+	fd = memfd_create("t", 0);
+	ATF_REQUIRE(fd != -1);
+	/* Empty, and a stream's magic: not a mark. */
+	ATF_CHECK_EQ(sbx_cs_failure(fd, why, sizeof(why)), 0);
+	ATF_REQUIRE(write(fd, SBX_CS_MAGIC, 8) == 8);
+	ATF_CHECK_EQ(sbx_cs_failure(fd, why, sizeof(why)), 0);
+	ATF_CHECK_EQ(lseek(fd, 0, SEEK_CUR), 0);
+	/* A mark: its reason, non-printable bytes as '?', bounded, and the
+	 * descriptor left at its start. */
+	ATF_REQUIRE(ftruncate(fd, 0) == 0);
+	ATF_REQUIRE(write(fd, SBX_CS_FAIL_MARK "a/\033b: grew\n", 24) == 24);
+	ATF_CHECK_EQ(sbx_cs_failure(fd, why, sizeof(why)), 1);
+	ATF_CHECK_STREQ(why, "a/?b: grew?");
+	ATF_CHECK_EQ(lseek(fd, 0, SEEK_CUR), 0);
+	ATF_CHECK_EQ(sbx_cs_failure(fd, why, 4), 1);
+	ATF_CHECK_STREQ(why, "a/?");
+	close(fd);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, round_trip);
@@ -605,5 +631,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, parser_rejects);
 	ATF_TP_ADD_TC(tp, limits);
 	ATF_TP_ADD_TC(tp, nesting);
+	ATF_TP_ADD_TC(tp, failure_mark);
 	return 0;
 }

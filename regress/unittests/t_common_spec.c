@@ -284,6 +284,21 @@ ATF_TC_BODY(overlay, tc)
 	a.overlay = 2;
 	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "overlay 2") != NULL);
+
+	/* overlay_into (0x400): only with overlay, and it travels. */
+	a.overlay = 0;
+	a.overlay_size = 0;
+	a.overlay_into = 1;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "overlay_into 1") != NULL);
+	a.overlay = 1;
+	a.overlay_size = 1 << 20;
+	len = serialise(&a);
+	memcpy(&flags, &wire[24], 4);
+	ATF_CHECK((flags & 0x600) == 0x600);
+	if (sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1)
+		atf_tc_fail("parse: %s", err);
+	ATF_CHECK_EQ(b.overlay_into, 1);
 }
 
 ATF_TC_WITHOUT_HEAD(default_spec);
@@ -672,6 +687,9 @@ ATF_TC_BODY(status_records, tc)
 	ATF_CHECK_EQ(sbx_status_check(&st), -1);
 	/* pid 1 itself ends a run past its output limit. */
 	st.limits = SBX_LIMIT_RLIMIT | SBX_LIMIT_OUTPUT;
+	ATF_CHECK_EQ(sbx_status_check(&st), 0);
+	/* An overlay's full upper layer is the shim's to say. */
+	st.limits = SBX_LIMIT_RLIMIT | SBX_LIMIT_CHANGES;
 	ATF_CHECK_EQ(sbx_status_check(&st), 0);
 	st.limits = SBX_LIMIT_RLIMIT;
 	st.utime_us = 1500000;

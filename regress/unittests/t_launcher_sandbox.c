@@ -217,6 +217,7 @@ run(struct run *r)
 	io.err = err[1];
 	io.workdir = r->workdir;
 	io.changes = -1;
+	io.csbase = -1;
 	if (sandbox_spawn(&r->sb, &r->conf, &r->spec, &io, r->why,
 	    sizeof(r->why)) == -1) {
 		close(out[0]); close(out[1]); close(err[0]); close(err[1]);
@@ -937,6 +938,7 @@ ATF_TC_BODY(proxy_listeners, tc)
 	io.err = -1;
 	io.workdir = -1;
 	io.changes = -1;
+	io.csbase = -1;
 	ATF_REQUIRE_MSG(sandbox_spawn(&r.sb, &r.conf, &r.spec, &io, r.why,
 	    sizeof(r.why)) == 0, "%s", r.why);
 	close(op[1]);
@@ -1470,6 +1472,7 @@ ATF_TC_BODY(die_with_parent, tc)
 		io.err = -1;
 		io.workdir = -1;
 		io.changes = -1;
+		io.csbase = -1;
 		if (sandbox_spawn(&r.sb, &r.conf, &r.spec, &io, r.why,
 		    sizeof(r.why)) == -1)
 			_exit(1);

@@ -57,7 +57,7 @@ environment_setup(int argc, char *argv[], char *envp[])
 {
 	struct launcher_conf	 c;
 	struct sbx_spec		 sp;
-	struct sandbox_io	 io = { -1, -1, -1, -1, -1 };
+	struct sandbox_io	 io = { -1, -1, -1, -1, -1, -1 };
 	struct sandbox		 sb;
 	struct sandbox_exit	 ex;
 	char			 err[SANDBOX_ERRLEN] = "";
@@ -101,7 +101,7 @@ ATF_TC_BODY(spawn_refusals, tc)
 {
 	struct launcher_conf	 c;
 	struct sbx_spec		 sp;
-	struct sandbox_io	 io = { -1, -1, -1, -1, -1 };
+	struct sandbox_io	 io = { -1, -1, -1, -1, -1, -1 };
 	int			 dirfd, filefd;
 
 	conf_init(&c);
@@ -187,7 +187,7 @@ ATF_TC_BODY(refusal_leaks_nothing, tc)
 {
 	struct launcher_conf	 c;
 	struct sbx_spec		 sp;
-	struct sandbox_io	 io = { -1, -1, -1, -1, -1 };
+	struct sandbox_io	 io = { -1, -1, -1, -1, -1, -1 };
 	struct sandbox		 sb;
 	char			 err[SANDBOX_ERRLEN];
 	int			 before, after, i;
@@ -276,7 +276,7 @@ ATF_TC_BODY(missing_namespace, tc)
 {
 	struct launcher_conf	 c;
 	struct sbx_spec		 sp;
-	struct sandbox_io	 io = { -1, -1, -1, -1, -1 };
+	struct sandbox_io	 io = { -1, -1, -1, -1, -1, -1 };
 	struct sandbox		 sb;
 	char			 err[SANDBOX_ERRLEN] = "", map[64];
 	uid_t			 uid = geteuid();
