@@ -207,9 +207,8 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 	struct sigaction	 sa;
 	siginfo_t		 si;
 	sigset_t		 set;
-	struct rusage		 ru;
 	struct shim_usage	 use;
-	pid_t			 child, p;
+	pid_t			 child;
 	ssize_t			 n;
 	int			 ep[2], ws;
 
@@ -272,23 +271,9 @@ shim_run(const struct sbx_spec *sp, uint32_t limits)
 				continue;
 			shim_fail(errno, "sigwaitinfo");
 		}
-		if (si.si_signo != SIGCHLD) {
-			/* The group; the payload itself if it left it. */
-			if (kill(-child, si.si_signo) == -1)
-				(void)kill(child, si.si_signo);
-			continue;
-		}
-		while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
-			if (shim_cs_writer_reaped(p, ws))
-				continue;
-			shim_usage_add(&use, &ru);
-			if (p != child)
-				continue;
-			/* overlay: the changes written before the report. */
-			limits |= shim_cs_writer_finish();
-			shim_report_exit(ws, limits, &use);
-			_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
-			    128 + WTERMSIG(ws));
-		}
+		if (si.si_signo != SIGCHLD)
+			shim_forward(child, si.si_signo);
+		else if (shim_reap(child, &use, &ws))
+			shim_end(ws, limits, &use);
 	}
 }

@@ -157,12 +157,10 @@ shim_pty_relay(pid_t child, uint32_t limits)
 {
 	struct signalfd_siginfo	 ssi;
 	struct pollfd		 pfd[4];
-	struct rusage		 ru;
 	struct shim_usage	 use;
 	char			 buf[RELAY_BUFSZ], inbuf[RELAY_BUFSZ];
 	size_t			 inlen = 0, inoff = 0;
 	ssize_t			 n;
-	pid_t			 p;
 	int			 in = 0, out = 1, life = SBX_SHIM_FD_LIFELINE;
 	int			 mfd = ptm, ws;
 
@@ -183,21 +181,11 @@ shim_pty_relay(pid_t child, uint32_t limits)
 		}
 		if (pfd[0].revents & POLLIN &&
 		    read(sigfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi)) {
-			if (ssi.ssi_signo != SIGCHLD) {
-				if (kill(-child, (int)ssi.ssi_signo) == -1)
-					(void)kill(child, (int)ssi.ssi_signo);
-			}
-			while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
-				if (shim_cs_writer_reaped(p, ws))
-					continue;
-				shim_usage_add(&use, &ru);
-				if (p != child)
-					continue;
+			if (ssi.ssi_signo != SIGCHLD)
+				shim_forward(child, (int)ssi.ssi_signo);
+			if (shim_reap(child, &use, &ws)) {
 				drain(out, &use);
-				limits |= shim_cs_writer_finish();
-				shim_report_exit(ws, limits, &use);
-				_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
-				    128 + WTERMSIG(ws));
+				shim_end(ws, limits, &use);
 			}
 		}
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -45,6 +45,9 @@ struct shim_usage {
 void	 shim_report_exit(int, uint32_t, const struct shim_usage *);
 struct rusage;
 void	 shim_usage_add(struct shim_usage *, const struct rusage *);
+void	 shim_forward(pid_t, int);
+int	 shim_reap(pid_t, struct shim_usage *, int *);
+__dead void shim_end(int, uint32_t, const struct shim_usage *);
 
 /* overlay.c: sbxctl run --overlay's workdir */
 struct stat;

@@ -8,8 +8,10 @@
  */
 #include <sys/types.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,4 +85,47 @@ shim_usage_add(struct shim_usage *u, const struct rusage *ru)
 	    (uint64_t)ru->ru_stime.tv_usec;
 	if ((uint64_t)ru->ru_maxrss > u->maxrss_kb)
 		u->maxrss_kb = (uint64_t)ru->ru_maxrss;
+}
+
+/* A signal for the payload: its process group's, or its own if it left
+ * the group. */
+void
+shim_forward(pid_t child, int sig)
+{
+	if (kill(-child, sig) == -1)
+		(void)kill(child, sig);
+}
+
+/*
+ * Reap what has exited: 1 when the payload was among it (its wait status
+ * in *ws), else 0.  Everything reaped counts toward u but the overlay's
+ * changeset writer, which is sbx's own.
+ */
+int
+shim_reap(pid_t child, struct shim_usage *u, int *ws)
+{
+	struct rusage	 ru;
+	pid_t		 p;
+	int		 st;
+
+	while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
+		if (shim_cs_writer_reaped(p, st))
+			continue;
+		shim_usage_add(u, &ru);
+		if (p == child) {
+			*ws = st;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The payload was reaped: an overlay's changes written, then the report
+ * and pid 1's end, which ends the sandbox. */
+void
+shim_end(int ws, uint32_t limits, const struct shim_usage *u)
+{
+	limits |= shim_cs_writer_finish();
+	shim_report_exit(ws, limits, u);
+	_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws));
 }

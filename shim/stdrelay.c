@@ -347,11 +347,9 @@ shim_relay_loop(pid_t child, uint32_t limits)
 {
 	struct signalfd_siginfo	 ssi;
 	struct pollfd		 pfd[3];
-	struct rusage		 ru;
 	struct shim_usage	 use;
 	struct stream		*s;
 	ssize_t			 n;
-	pid_t			 p;
 	int			 i, np, at[2], ws;
 
 	memset(&use, 0, sizeof(use));
@@ -391,25 +389,12 @@ shim_relay_loop(pid_t child, uint32_t limits)
 		if (!(pfd[0].revents & POLLIN) ||
 		    read(sigfd, &ssi, sizeof(ssi)) != (ssize_t)sizeof(ssi))
 			continue;
-		if (ssi.ssi_signo != SIGCHLD) {
-			/* The group; the payload itself if it left it. */
-			if (kill(-child, (int)ssi.ssi_signo) == -1)
-				(void)kill(child, (int)ssi.ssi_signo);
-			continue;
-		}
-		while ((p = wait4(-1, &ws, WNOHANG, &ru)) > 0) {
-			if (shim_cs_writer_reaped(p, ws))
-				continue;
-			shim_usage_add(&use, &ru);
-			if (p != child)
-				continue;
+		if (ssi.ssi_signo != SIGCHLD)
+			shim_forward(child, (int)ssi.ssi_signo);
+		else if (shim_reap(child, &use, &ws)) {
 			drain(&streams[0]);
 			drain(&streams[1]);
-			/* overlay: the changes written before the report. */
-			limits |= shim_cs_writer_finish();
-			shim_report_exit(ws, limits, &use);
-			_exit(WIFEXITED(ws) ? WEXITSTATUS(ws) :
-			    128 + WTERMSIG(ws));
+			shim_end(ws, limits, &use);
 		}
 	}
 }
