@@ -32,8 +32,9 @@
 #include "sbxctl.h"
 
 const char *const cmd_run_synopsis[] = {
-	"run [-T | --no-pty] [--stats] [-p profile] [-t seconds] [-w dir] "
-	    "[-e name[=value]] -- command [argument ...]",
+	"run [-T | --no-pty] [--overlay | --overlay-into ID] [--stats] "
+	    "[-p profile] [-t seconds] [-w dir] [-e name[=value]] -- command "
+	    "[argument ...]",
 	NULL
 };
 
