@@ -209,7 +209,10 @@ apply_body()
 	atf_check "$CS" mk u/cs u/dir u/new
 	chmod 644 u/cs
 	t0=$("$CS" now)
-	atf_check runuser -u sbxtest -- "$CS" apply u/cs u/dir "$t0"
+	# sbxtest may not be able to walk to the build tree (a clone made
+	# with mktemp -d is 0700): its own copy of the helper.
+	cp "$CS" u/cstool && chmod 755 u/cstool
+	atf_check runuser -u sbxtest -- u/cstool apply u/cs u/dir "$t0"
 	bad=$(find u/dir ! -user sbxtest | head -3)
 	[ -z "$bad" ] || atf_fail "not owned by sbxtest: $bad"
 	chmod 755 u/dir
