@@ -48,14 +48,23 @@ static const struct sbxctl_cmd cmds[] = {
 	{ "status",	cmd_status,	cmd_status_synopsis },
 };
 
+#ifdef SBXCTL_LEAN
 static char	**cmdline;	/* sbxctl's argv as given */
+#endif
 
 /* Called first thing: the command line sbxctl-tools gets. */
 void
 cmd_keep(int argc, char **argv)
 {
+#ifdef SBXCTL_LEAN
+	/* A copy: a command's getopt_long() permutes argv in place. */
 	cmdline = xreallocarray(NULL, argc + 1, sizeof(*argv));
 	memcpy(cmdline, argv, (argc + 1) * sizeof(*argv));
+#else
+	/* sbxctl-tools execs nothing: keeping a copy would only leak it. */
+	(void)argc;
+	(void)argv;
+#endif
 }
 
 /*
