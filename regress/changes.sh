@@ -33,6 +33,7 @@ setup() {
 		echo "allow uid \"$CALLER\""
 		echo "changeset-dir \"$D/cs\""
 		echo "changeset-max-size 1M"
+		[ -n "${EXTRA_CONF:-}" ] && echo "$EXTRA_CONF"
 		for p in caller service; do
 			echo "profile \"$p\" {"
 			for d in /usr /bin /lib /lib64 /etc; do
@@ -174,10 +175,11 @@ overlay_run_cleanup() {
 	common_cleanup
 }
 
-# plant UID ID: a changeset of UID's in the store, as the monitor keeps it.
+# plant UID ID [AGE]: a changeset of UID's in the store, as the monitor
+# keeps it, last run AGE seconds ago (default 0).
 plant() {
 	mkdir -p "$D/cs/$1"
-	now=$(date +%s)
+	now=$(($(date +%s) - ${3:-0}))
 	printf '{"id":"%s","uid":%s,"dir":"%s","dev":"1","ino":"2","created":%s,"last_run":%s,"first_run_start":"%s000000000","runs":2,"size":96,"entries":3}' \
 	    "$2" "$1" "$D/proj" "$now" "$now" "$now" > "$D/cs/$1/$2.meta"
 	: > "$D/cs/$1/$2.cs"
@@ -221,6 +223,10 @@ list_discard_body() {
 	    $AS "$CU" -s "$SOCK" changes
 	atf_check -s exit:1 -o empty -e inline:"sbxctl: discard: not-found: discard: no changeset \"fedcba987654\"\n" \
 	    $AS "$CU" -s "$SOCK" discard fedcba987654
+	for c in changes diff apply; do
+		atf_check -s exit:1 -o empty -e match:"^sbxctl: $c: not-found" \
+		    $AS "$CU" -s "$SOCK" $c fedcba987654
+	done
 	[ -e "$D/cs/0/fedcba987654.meta" ] || atf_fail "a stranger discarded it"
 	atf_check -s exit:0 -o match:"^fedcba987654  " "$C" -s "$SOCK" changes
 }
@@ -250,6 +256,121 @@ background_cleanup() {
 	common_cleanup
 }
 
+atf_test_case expiry cleanup
+expiry_head() {
+	atf_set "descr" "changesets whose last run is older than changeset-max-age are removed when the service starts and before an overlay run, with an audit line; newer ones stay"
+}
+expiry_body() {
+	EXTRA_CONF='changeset-max-age 1m'
+	setup
+	uid=$(id -u "$CALLER")
+	plant "$uid" 00000000000a 30
+	plant "$uid" 00000000000b 61
+	# A restart: the one past its age goes, the other stays.
+	kill -TERM "$(cat mon.pid)"
+	wait "$(cat mon.pid)" 2>/dev/null
+	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	chmod 666 "$SOCK"
+	atf_check -s exit:0 -e empty -o match:"^00000000000a  " \
+	    -o not-match:00000000000b $AS "$CU" -s "$SOCK" changes
+	[ ! -e "$D/cs/$uid/00000000000b.meta" ] &&
+	    [ ! -e "$D/cs/$uid/00000000000b.cs" ] ||
+	    atf_fail "an expired changeset's files stayed"
+	grep -q 'audit: changes-expired .*1 changeset older than changeset-max-age 60 s' mon.log ||
+	    atf_fail "no changes-expired audit line at start: $(tail -5 mon.log)"
+	# Before an overlay run: one that aged meanwhile goes too.
+	plant "$uid" 00000000000c 3600
+	mkdir "$D/proj"
+	[ "$(id -u)" -eq 0 ] && chown "$CALLER" "$D/proj"
+	atf_check -s exit:0 -e empty -o empty $AS "$CU" -s "$SOCK" run \
+	    --overlay -p caller -w "$D/proj" -- /bin/true
+	atf_check -s exit:0 -e empty -o match:"^00000000000a  " \
+	    -o not-match:00000000000c $AS "$CU" -s "$SOCK" changes
+	[ ! -e "$D/cs/$uid/00000000000c.meta" ] ||
+	    atf_fail "the changeset that aged was not removed before the run"
+}
+expiry_cleanup() {
+	common_cleanup
+}
+
+atf_test_case nested_build cleanup
+nested_build_head() {
+	atf_set "descr" "./configure && make in an overlay run on a project in a 0700 home: changes lists the products, the diff (a binary among it) passes git apply on a clean copy, a file changed on the host is a conflict (nothing written with --all-or-nothing, the rest applied without it), applied files are the caller's and the built program runs on the host"
+	atf_set "require.progs" "git make cc"
+}
+nested_build_body() {
+	setup
+	# A home only its owner can enter; the project inside.
+	mkdir -m 700 "$D/home"
+	P=$D/home/proj
+	mkdir "$P"
+	{
+		echo '#! /bin/sh'
+		echo '# A configure script in miniature: config.h and a Makefile.'
+		echo 'echo "#define GREETING \"built in a sandbox\"" > config.h'
+		echo 'printf "CFLAGS = -pipe -O0\\n" > Makefile'
+		echo 'printf "hello: hello.o\\n\\t\$(CC) \$(CFLAGS) -o hello hello.o\\n" >> Makefile'
+		echo 'printf "hello.o: hello.c config.h\\n\\t\$(CC) \$(CFLAGS) -c hello.c\\n" >> Makefile'
+	} > "$P/configure"
+	{
+		echo '#include <stdio.h>'
+		echo '#include "config.h"'
+		echo 'int main(void) { puts(GREETING); return 0; }'
+	} > "$P/hello.c"
+	echo "first" > "$P/NOTES"
+	chmod 755 "$P" "$P/configure"
+	chmod 644 "$P/hello.c" "$P/NOTES"
+	[ "$(id -u)" -eq 0 ] && chown -R "$CALLER:$(id -gn "$CALLER")" "$D/home"
+	listing "$D/home" > before
+
+	atf_check -s exit:0 -e save:run.err -o inline:"built in a sandbox\n" \
+	    $AS "$CU" -s "$SOCK" run --overlay -p caller -w "$P" -- \
+	    /bin/sh -c './configure && make -s CC=cc && ./hello &&
+	    echo built >> NOTES'
+	listing "$D/home" > after
+	atf_check -o empty diff before after
+	grep -Eq '^sbx: changes kept as [0-9a-f]{12}$' run.err ||
+	    atf_fail "no changeset line: $(cat run.err)"
+	id=$(sed -n 's/^sbx: changes kept as //p' run.err)
+	atf_check -s exit:0 -e empty \
+	    -o inline:"A Makefile\nM NOTES\nA config.h\nA hello\nA hello.o\n" \
+	    $AS "$CU" -s "$SOCK" changes "$id"
+
+	# The diff, a binary program among it, applies to a clean copy.
+	atf_check -s exit:0 -e empty -o save:d.patch \
+	    $AS "$CU" -s "$SOCK" diff "$id"
+	grep -q '^GIT binary patch$' d.patch ||
+	    atf_fail "hello is not a git binary patch"
+	cp -a "$P" clean
+	(cd clean && atf_check -o empty -e empty git apply --check ../d.patch &&
+	    atf_check -o empty -e empty git apply ../d.patch)
+	atf_check -o inline:"built in a sandbox\n" ./clean/hello
+
+	# NOTES changes on the host meanwhile: a conflict.
+	echo "host" >> "$P/NOTES"
+	listing "$D/home" > before
+	atf_check -s exit:4 -o empty -e match:"^sbxctl: conflict: NOTES: " \
+	    $AS "$CU" -s "$SOCK" apply "$id" --all-or-nothing
+	listing "$D/home" > after
+	atf_check -o empty diff before after
+	atf_check -s exit:4 -o empty -e match:"^sbxctl: conflict: NOTES: " \
+	    -e not-match:"conflict: (Makefile|config.h|hello)" \
+	    $AS "$CU" -s "$SOCK" apply "$id"
+	atf_check -o inline:"first\nhost\n" cat "$P/NOTES"
+	atf_check -o inline:"built in a sandbox\n" "$P/hello"
+	atf_check -o inline:"$(id -u "$CALLER") 755\n" stat -c '%u %a' "$P/hello"
+	atf_check -o inline:"$(id -u "$CALLER") 644\n" stat -c '%u %a' "$P/config.h"
+	cmp "$P/Makefile" clean/Makefile || atf_fail "the applied Makefile differs"
+	# What conflicted is kept; discard drops it.
+	atf_check -s exit:0 -e empty -o match:"^$id  $P  " \
+	    $AS "$CU" -s "$SOCK" changes
+	atf_check -s exit:0 -e empty -o empty $AS "$CU" -s "$SOCK" discard "$id"
+	atf_check -s exit:0 -e empty -o empty $AS "$CU" -s "$SOCK" changes
+}
+nested_build_cleanup() {
+	common_cleanup
+}
+
 atf_test_case overlay_needs_workdir
 overlay_needs_workdir_head() {
 	atf_set "descr" "--overlay without -w is a usage error naming -w, before any connection"
@@ -265,4 +386,6 @@ atf_init_test_cases() {
 	atf_add_test_case background
 	atf_add_test_case overlay_needs_workdir
 	atf_add_test_case list_discard
+	atf_add_test_case expiry
+	atf_add_test_case nested_build
 }
