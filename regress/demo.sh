@@ -13,7 +13,7 @@
 
 atf_test_case demo
 demo_head() {
-	atf_set "descr" "make demo's script runs to the end and shows each step's result in one line, the logs in files, and leaves nothing running"
+	atf_set "descr" "make demo's script runs to the end and shows each step's result in one line (an overlay run, its changes, diff and apply among them), the logs in files, and leaves nothing running"
 	atf_set "timeout" "300"
 }
 demo_body() {
@@ -27,7 +27,7 @@ demo_body() {
 	atf_check -o match:'^demo: done$' cat demo.out
 	# A few readable lines: a header, one line a step, "done"; nothing
 	# on stderr, no log line.
-	atf_check -o match:'^1[0-4]$' sh -c 'wc -l < demo.out'
+	atf_check -o match:'^1[0-9]$' sh -c 'wc -l < demo.out'
 	atf_check -s exit:1 grep -q 'audit:' demo.out
 	atf_check -o empty cat demo.err
 	atf_check -o match:"logs in $L\$" head -n 1 demo.out	# not under top
@@ -36,6 +36,12 @@ demo_body() {
 	    -o match:'^  run --stats +wall_ms=[0-9]+ user_ms=[0-9]+ sys_ms=[0-9]+ peak_memory=[1-9][0-9]* peak_source=(cgroup|rusage) tasks=[1-9][0-9]* stdout_bytes=[1-9][0-9]* stderr_bytes=[0-9]+$' \
 	    cat demo.out
 	atf_check -o match:'^  build profile +cc hello.c && ./hello as .*: "hello from a build", hello owned by ' \
+	    cat demo.out
+	# The overlay run, reviewed and applied.
+	atf_check -o match:'^  overlay run +"hello from an overlay"; the project unchanged; changes kept as [0-9a-f]{12}$' \
+	    -o match:'^  changes +changes [0-9a-f]{12}: M hello; M hello.c$' \
+	    -o match:'^  diff +diff [0-9a-f]{12}: [0-9]+ lines \(hello as a git binary patch\); -int main.*"hello from a build".* \+int main.*"hello from an overlay"' \
+	    -o match:'^  apply +apply [0-9a-f]{12} as .*: ./hello prints "hello from an overlay", hello.c owned by .*; changeset gone$' \
 	    cat demo.out
 	# Through sbx-proxy: the allowed fetch, then two refusals.
 	# The allowed one in the demo's own profile; the example's fetch
@@ -90,6 +96,7 @@ failing_step_body() {
 	grep -q '^profile "fetch-renamed"' t/etc/sbx.conf ||
 	    atf_fail "etc/sbx.conf has no fetch profile to rename"
 	ln -s "$top/regress/fixtures" t/regress/fixtures
+	ln -s "$top/config.mk" t/config.mk
 	L=$(pwd)/logs
 	atf_check -s exit:1 -o save:demo.out -e save:demo.err \
 	    sh -c "cd t && sh scripts/demo '$BD' '$L'"
