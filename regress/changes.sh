@@ -125,6 +125,13 @@ overlay_run_body() {
 	atf_check -s exit:0 -e match:"changes.*changeset-max-size" \
 	    -o inline:"full\n" $AS "$CU" -s "$SOCK" run --overlay -p caller \
 	    -w "$D/proj" -- /bin/sh -c 'head -c 2097152 /dev/zero > /work/big 2>/dev/null || echo full'
+	atf_check -s exit:0 -e save:cap.err -o ignore $AS "$CU" -s "$SOCK" \
+	    --json run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c 'head -c 2097152 /dev/zero > /work/big 2>/dev/null; :'
+	# What was written up to the cap is kept, the EXIT event says why.
+	grep -q '"limit":"changes","changes":"[0-9a-f]\{12\}"' cap.err ||
+	    atf_fail "no limit changes in the EXIT event: $(cat cap.err)"
+	$AS "$CU" -s "$SOCK" discard "$(sed -n 's/.*"changes":"\([0-9a-f]*\)".*/\1/p' cap.err)"
 	listing "$D/proj" > after
 	atf_check -o empty diff before after
 
