@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,18 @@
 #include "sha256.h"
 #include "shim.h"
 
+/*
+ * A record kept until the walk is sorted: its fixed fields as the record
+ * has them (everything before path), then its path and, for a symlink,
+ * its target, each NUL-terminated, in as many bytes as they take.  A
+ * whole struct sbx_cs_rec is 8 KiB of mostly empty path and target, and
+ * the walk runs in the sandbox, charged to its memory limit: a build's
+ * tens of thousands of products would cost hundreds of MiB.
+ */
+#define CS_HEAD		offsetof(struct sbx_cs_rec, path)
 struct cs_item {
-	struct sbx_cs_rec	 rec;	/* path and target inline */
+	unsigned char	 head[CS_HEAD];
+	char		 str[];		/* path NUL [target NUL] */
 };
 
 struct cs_walk {
@@ -120,7 +131,8 @@ set_base(struct cs_walk *w, struct sbx_cs_rec *rec, int ldir,
 static int
 add(struct cs_walk *w, const struct sbx_cs_rec *rec)
 {
-	struct cs_item	**n;
+	struct cs_item	**n, *it;
+	size_t		 plen, tlen;
 
 	if (w->n == SBX_CS_MAX_RECORDS)
 		return walk_fail(w, EFBIG, "more than the stream's records at",
@@ -131,11 +143,29 @@ add(struct cs_walk *w, const struct sbx_cs_rec *rec)
 			return walk_fail(w, errno, "records at", rec->path);
 		w->items = n;
 	}
-	if ((w->items[w->n] = malloc(sizeof(struct cs_item))) == NULL)
+	plen = strlen(rec->path) + 1;
+	tlen = rec->kind == SBX_CS_SYMLINK ? strlen(rec->target) + 1 : 0;
+	if ((it = malloc(sizeof(*it) + plen + tlen)) == NULL)
 		return walk_fail(w, errno, "record", rec->path);
-	memcpy(&w->items[w->n]->rec, rec, sizeof(*rec));
-	w->n++;
+	memcpy(it->head, rec, CS_HEAD);
+	memcpy(it->str, rec->path, plen);
+	memcpy(it->str + plen, rec->target, tlen);
+	w->items[w->n++] = it;
 	return 0;
+}
+
+/* The whole record of it, in rec. */
+static void
+item_rec(const struct cs_item *it, struct sbx_cs_rec *rec)
+{
+	size_t	 plen = strlen(it->str) + 1;
+
+	memcpy(rec, it->head, CS_HEAD);
+	memcpy(rec->path, it->str, plen);
+	if (rec->kind == SBX_CS_SYMLINK)
+		memcpy(rec->target, it->str + plen, strlen(it->str + plen) + 1);
+	else
+		rec->target[0] = '\0';
 }
 
 static int
@@ -349,7 +379,7 @@ cmp_items(const void *a, const void *b)
 	const struct cs_item	*x = *(const struct cs_item *const *)a;
 	const struct cs_item	*y = *(const struct cs_item *const *)b;
 
-	return strcmp(x->rec.path, y->rec.path);
+	return strcmp(x->str, y->str);
 }
 
 /*
@@ -362,6 +392,7 @@ shim_cs_walk(int upper, int lower, int out, char *err, size_t errlen)
 {
 	struct cs_walk		 w;
 	struct sbx_cs_writer	*wr = NULL;
+	struct sbx_cs_rec	*rec = NULL;
 	size_t			 i;
 	long long		 rv = -1;
 	int			 fd;
@@ -376,12 +407,15 @@ shim_cs_walk(int upper, int lower, int out, char *err, size_t errlen)
 		goto out;
 	}
 	qsort(w.items, w.n, sizeof(*w.items), cmp_items);
+	if ((rec = malloc(sizeof(*rec))) == NULL) {
+		walk_fail(&w, errno, "record", "");
+		goto out;
+	}
 	if ((wr = sbx_cs_write_begin(out, (long long)w.n, err,
 	    errlen)) == NULL)
 		goto out;
 	for (i = 0; i < w.n; i++) {
-		const struct sbx_cs_rec	*rec = &w.items[i]->rec;
-
+		item_rec(w.items[i], rec);
 		fd = -1;
 		if (rec->kind == SBX_CS_FILE && (fd = open_below(upper,
 		    rec->path)) == -1) {
@@ -405,6 +439,7 @@ shim_cs_walk(int upper, int lower, int out, char *err, size_t errlen)
  out:
 	if (wr != NULL)
 		sbx_cs_write_free(wr);
+	free(rec);
 	for (i = 0; i < w.n; i++)
 		free(w.items[i]);
 	free(w.items);
