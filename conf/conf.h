@@ -197,6 +197,7 @@ struct sbx_conf {
 	uint32_t		 peer_fds_max;
 	char			*log_file;	/* NULL: no audit log */
 	char			*cgroup_root;	/* NULL: discovered (cgroups.c) */
+	int			 cgroup_favordynmods;	/* cgroups.c */
 	int			 bundle_providers;
 	char			*provider_allowlist;	/* also gates floors */
 	char			*gate_packs;	/* NULL: shipped packs only */

@@ -245,6 +245,8 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 		put_string(fp, "", "log-file", conf->log_file);
 	if (conf->cgroup_root != NULL)
 		put_string(fp, "", "cgroup-root", conf->cgroup_root);
+	fprintf(fp, "cgroup-favordynmods %s\n",
+	    conf->cgroup_favordynmods ? "yes" : "no");
 	fprintf(fp, "bundle-providers %s\n",
 	    conf->bundle_providers ? "yes" : "no");
 	put_string(fp, "", "provider-allowlist", conf->provider_allowlist);

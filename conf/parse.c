@@ -187,6 +187,8 @@ static const struct keyword keywords[] = {
 	{ "cgroup-root", KW_GLOBAL | KW_ONCE, kw_path, G(cgroup_root), 0, 0 },
 	{ "bundle-providers", KW_GLOBAL | KW_ONCE, kw_yesno,
 	    G(bundle_providers), 0, 0 },
+	{ "cgroup-favordynmods", KW_GLOBAL | KW_ONCE, kw_yesno,
+	    G(cgroup_favordynmods), 0, 0 },
 	{ "provider-allowlist", KW_GLOBAL | KW_ONCE, kw_path,
 	    G(provider_allowlist), 0, 0 },
 	{ "gate-packs", KW_GLOBAL | KW_ONCE, kw_path, G(gate_packs), 0, 0 },

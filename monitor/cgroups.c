@@ -35,6 +35,7 @@
  * report say which mechanism is in force.
  */
 #include <sys/types.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
@@ -58,11 +59,62 @@
 
 static const char *const want[] = { "memory", "pids" };
 static const char	*mechanism = "rlimit";
+static int		 favor_mnt = -1;	/* cgroup-favordynmods */
 
 const char *
 cgroups_mechanism(void)
 {
 	return mechanism;
+}
+
+/* 1: the favordynmods hierarchy is held (cgroup-favordynmods yes). */
+int
+cgroups_favordynmods(void)
+{
+	return favor_mnt != -1;
+}
+
+/*
+ * cgroup-favordynmods (cgroup v1).  Moving a process into a cgroup, as
+ * the launcher does with each sandbox's pid 1, takes the kernel's global
+ * threadgroup rwsem for writing, and that waits for an RCU grace period
+ * (7 to 15 ms on these machines) unless a cgroup hierarchy mounted with
+ * favordynmods (Linux 6.0) keeps the rwsem in its slow-reader mode.  It
+ * is a hierarchy of our own with no controller, made with the new mount
+ * API and never attached anywhere, so no mount table shows it; this
+ * descriptor holds it for the service's life.  Host-wide, hence the
+ * operator's choice: every migration is fast, every fork and exit a
+ * little slower.  Asked for and impossible ends the start.
+ */
+static void
+favor_dynmods(void)
+{
+	char	 log[256];
+	ssize_t	 n;
+	int	 fs, e;
+
+	if ((fs = fsopen("cgroup", FSOPEN_CLOEXEC)) == -1)
+		fatal("cgroup-favordynmods: fsopen cgroup");
+	if (fsconfig(fs, FSCONFIG_SET_FLAG, "none", NULL, 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_STRING, "name", "sbx.favordynmods",
+	    0) == -1 ||
+	    fsconfig(fs, FSCONFIG_SET_FLAG, "favordynmods", NULL, 0) == -1 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1) {
+		e = errno;
+		/* The kernel's reason, as it logged it on the context. */
+		if ((n = read(fs, log, sizeof(log) - 1)) <= 0)
+			n = 0;
+		log[n] = '\0';
+		log[strcspn(log, "\n")] = '\0';
+		fatalx("cgroup-favordynmods: a cgroup v1 hierarchy with "
+		    "favordynmods (Linux 6.0 or later): %s%s%s", strerror(e),
+		    *log ? ": " : "", log);
+	}
+	if ((favor_mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) == -1)
+		fatal("cgroup-favordynmods: fsmount");
+	close(fs);
+	log_info("cgroups: favordynmods held (cgroup-favordynmods): moving "
+	    "a sandbox into its cgroups waits for no RCU grace period");
 }
 
 static int
@@ -266,8 +318,8 @@ cgroups_v2_discover(const char *mountinfo, const char *cgfile, char *base,
  * for it); a discovered one that cannot is logged, and v1 or rlimits
  * follow.
  */
-void
-cgroups_prepare(const char *root, uid_t uid, gid_t gid)
+static void
+prepare(const char *root, uid_t uid, gid_t gid)
 {
 	char	 base[PATH_MAX], err[512];
 
@@ -316,4 +368,23 @@ cgroups_prepare(const char *root, uid_t uid, gid_t gid)
 	else
 		log_info("cgroups: no v1 cpu hierarchy: profiles with cpus "
 		    "are refused");
+}
+
+void
+cgroups_prepare(const char *root, int favordynmods, uid_t uid, gid_t gid)
+{
+	prepare(root, uid, gid);
+	if (!favordynmods)
+		return;
+	if (strcmp(mechanism, "cgroup v1") == 0)
+		favor_dynmods();
+	else if (strcmp(mechanism, "cgroup v2") == 0)
+		/* A cgroup2 mount of our own would reapply its options to
+		 * the host's one hierarchy (nsdelegate among them). */
+		log_warnx("cgroup-favordynmods: not done on cgroup v2; the "
+		    "host's cgroup2 mount takes it (mount -o "
+		    "remount,favordynmods /sys/fs/cgroup)");
+	else
+		log_info("cgroup-favordynmods: nothing to do: the caps are "
+		    "rlimits, nothing moves between cgroups");
 }

@@ -119,6 +119,10 @@ monitor_reload(void)
 		log_warnx("reload: cgroup-root changed; the sandboxes' cgroups "
 		    "stay where they are (%s) until restart",
 		    cgroups_mechanism());
+	if (nconf->cgroup_favordynmods != monitor_conf->cgroup_favordynmods)
+		log_warnx("reload: cgroup-favordynmods changed; it stays %s "
+		    "until restart", cgroups_favordynmods() ? "held" :
+		    "not held");
 	control_conf(nconf);
 	conf_free(monitor_conf);
 	monitor_conf = nconf;
@@ -297,7 +301,8 @@ main(int argc, char *argv[])
 		if (control_open(monitor_conf, monitor_conf->user.id) == -1)
 			exit(1);
 		cgroups_prepare(monitor_conf->cgroup_root,
-		    monitor_conf->user.id, monitor_conf->user_gid);
+		    monitor_conf->cgroup_favordynmods, monitor_conf->user.id,
+		    monitor_conf->user_gid);
 		changes_init(monitor_conf, 1, monitor_conf->user.id,
 		    monitor_conf->user_gid);
 		drop_privileges();
@@ -307,7 +312,8 @@ main(int argc, char *argv[])
 		if (control_open(monitor_conf, (uid_t)-1) == -1)
 			exit(1);
 		/* A user's own delegated cgroup (systemd --user). */
-		cgroups_prepare(monitor_conf->cgroup_root, getuid(), getgid());
+		cgroups_prepare(monitor_conf->cgroup_root,
+		    monitor_conf->cgroup_favordynmods, getuid(), getgid());
 		changes_init(monitor_conf, caps_granted(), getuid(),
 		    getgid());
 	}

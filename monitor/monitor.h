@@ -72,7 +72,8 @@ void	 caps_drop(void);
 int	 caps_granted(void);
 
 /* ---- cgroups.c: the launcher's cgroup subtree (v2, else v1) ---------- */
-void	 cgroups_prepare(const char *root, uid_t, gid_t);
+void	 cgroups_prepare(const char *root, int favordynmods, uid_t, gid_t);
+int	 cgroups_favordynmods(void);
 int	 cgroups_v2_setup(const char *base, uid_t, gid_t, int flags,
 	    char *err, size_t errlen);
 int	 cgroups_v2_discover(const char *mountinfo, const char *cgfile,

@@ -110,6 +110,9 @@ status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 		msb_limits_json(o, SBX_LIMIT_CGROUP |
 		    (strcmp(cgroups_mechanism(), "cgroup v2") == 0 ?
 		    SBX_LIMIT_CGV2 : 0));
+	/* cgroup-favordynmods held: no grace period per cgroup move. */
+	if (cgroups_favordynmods())
+		cJSON_AddBoolToObject(o, "favordynmods", 1);
 	/* What the sandboxes of each peer uid cost, summed since start. */
 	cJSON_AddItemToObject(o, "usage", msb_usage_json(all, c->uid));
 	cJSON_AddItemToObject(o, "selftest", selftest_json());

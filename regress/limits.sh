@@ -207,8 +207,57 @@ cgroup_root_refused_cleanup() {
 	cleanup
 }
 
+atf_test_case favordynmods cleanup
+favordynmods_head() {
+	atf_set "descr" "cgroup-favordynmods yes: as root on cgroup v1 the monitor holds a favordynmods hierarchy no mount table shows, status says so, sandboxes still get their cgroups and two services share it; as a user it says there is nothing to do; a value other than yes or no is refused"
+}
+favordynmods_body() {
+	setup
+	cp "$D/sbx.conf" "$D/base.conf"
+	{ cat "$D/base.conf"; echo "cgroup-favordynmods maybe"; } > "$D/sbx.conf"
+	atf_check -s exit:1 -o empty \
+	    -e match:'cgroup-favordynmods: "maybe" is not yes or no' \
+	    "$M" -n -f "$D/sbx.conf"
+	{ cat "$D/base.conf"; echo "cgroup-favordynmods yes"; } > "$D/sbx.conf"
+	start_monitor
+	if [ -z "$CG" ]; then
+		atf_check -o not-match:favordynmods -o match:"limits by rlimit" \
+		    "$C" -s "$SOCK" status
+		atf_check -o match:"cgroup-favordynmods: nothing to do" cat mon.log
+		return 0
+	fi
+	atf_check -o match:"limits by cgroup v1, favordynmods\$" \
+	    "$C" -s "$SOCK" status
+	atf_check -o match:'"favordynmods":true' "$C" -s "$SOCK" --json status
+	atf_check -o match:"cgroups: favordynmods held" cat mon.log
+	# Never attached: neither the host's nor the monitor's mount table
+	# has it.
+	mpid=$(cat mon.pid)
+	atf_check -s exit:1 grep -q sbx.favordynmods /proc/self/mountinfo \
+	    "/proc/$mpid/mountinfo"
+	# A sandbox still lands in its own cgroups: the cap on all of its
+	# processes together holds (RLIMIT_AS would kill none of them).
+	atf_check -s exit:0 -o match:"^[1-9] killed\$" \
+	    -e match:"^sbxctl: limit memory: " \
+	    "$C" -s "$SOCK" run -p small -- /usr/bin/python3 -c "$BOMB"
+	# A second service asks for the same hierarchy and shares it.
+	S2=$D/run2/sbx.sock
+	sed "s|$SOCK|$S2|" "$D/sbx.conf" > "$D/sbx2.conf"
+	sbx_monitor_start "$M" "$C" "$D/sbx2.conf" "$S2" mon2.log ||
+	    atf_fail "a second service with cgroup-favordynmods: $(cat mon2.log)"
+	echo "$sbx_monitor_pid" > mon2.pid
+	atf_check -o match:"favordynmods\$" "$C" -s "$S2" status
+	kill -TERM "$(cat mon2.pid)"
+	stop_monitor
+}
+favordynmods_cleanup() {
+	[ -f mon2.pid ] && kill -9 "$(cat mon2.pid)" 2>/dev/null
+	cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case cgroup_root_refused
+	atf_add_test_case favordynmods
 	atf_add_test_case memory
 	atf_add_test_case pids
 	atf_add_test_case timeout

@@ -204,12 +204,13 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 			/* A peer other than root sees its own only. */
 			own = strcmp(str(o, "scope"), "own") == 0;
 			printf("connections %.0f, sandboxes %.0f%s, memory and "
-			    "pids limits by %s%s%s\n", num(o, "connections"),
+			    "pids limits by %s%s%s%s\n", num(o, "connections"),
 			    num(o, "sandboxes"), own ? " (yours)" : "",
 			    str(o, "limits"),
 			    cJSON_HasObjectItem(o, "cgroup") ? " " : "",
 			    cJSON_HasObjectItem(o, "cgroup") ? str(o, "cgroup") :
-			    "");
+			    "", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o,
+			    "favordynmods")) ? ", favordynmods" : "");
 			st = cJSON_GetObjectItemCaseSensitive(o,
 			    "provider_pool");
 			if (num(st, "size") > 0)

@@ -118,6 +118,7 @@ user "nobody"
 log-file "$D/audit.jsonl"
 changeset-dir "$D/cs"
 changesets-per-peer 4096
+$( [ "${SBX_BENCH_FAVOR:-yes}" = yes ] && echo "cgroup-favordynmods yes")
 profile "net" {
 	network proxy
 	ro "/usr"
