@@ -31,6 +31,12 @@ cgroups() {
 	    grep "^sbx\.$LPID\." | sort -u
 }
 
+# with LINE: sbx.conf as setup made it (kept as base.conf) and LINE.
+with() {
+	[ -f "$D/base.conf" ] || cp "$D/sbx.conf" "$D/base.conf"
+	{ cat "$D/base.conf"; echo "$1"; } > "$D/sbx.conf"
+}
+
 cleanup() {
 	[ -f mon.pid ] && kill -9 "$(cat mon.pid)" 2>/dev/null
 	[ -f tmpdir ] && rm -rf "$(cat tmpdir)"
@@ -180,8 +186,7 @@ cgroup_root_refused_head() {
 }
 cgroup_root_refused_body() {
 	setup
-	cp "$D/sbx.conf" "$D/base.conf"
-	{ cat "$D/base.conf"; echo "cgroup-root \"$D\""; } > "$D/sbx.conf"
+	with "cgroup-root \"$D\""
 	atf_check -s exit:1 -o ignore \
 	    -e match:"cgroup-root: cgroup $D: not a cgroup v2 directory" \
 	    "$M" -d -f "$D/sbx.conf"
@@ -196,7 +201,7 @@ cgroup_root_refused_body() {
 		echo " $have " | grep -q " $c " || miss="$miss${miss:+ }$c"
 	done
 	[ -n "$miss" ] || return 0
-	{ cat "$D/base.conf"; echo "cgroup-root \"$MNT\""; } > "$D/sbx.conf"
+	with "cgroup-root \"$MNT\""
 	atf_check -s exit:1 -o ignore \
 	    -e match:"cgroup $MNT: controllers not available \(cgroup.controllers lacks\): $miss" \
 	    "$M" -d -f "$D/sbx.conf"
@@ -213,12 +218,11 @@ favordynmods_head() {
 }
 favordynmods_body() {
 	setup
-	cp "$D/sbx.conf" "$D/base.conf"
-	{ cat "$D/base.conf"; echo "cgroup-favordynmods maybe"; } > "$D/sbx.conf"
+	with "cgroup-favordynmods maybe"
 	atf_check -s exit:1 -o empty \
 	    -e match:'cgroup-favordynmods: "maybe" is not yes or no' \
 	    "$M" -n -f "$D/sbx.conf"
-	{ cat "$D/base.conf"; echo "cgroup-favordynmods yes"; } > "$D/sbx.conf"
+	with "cgroup-favordynmods yes"
 	start_monitor
 	if [ -z "$CG" ]; then
 		atf_check -o not-match:favordynmods -o match:"limits by rlimit" \
