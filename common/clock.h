@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The sbx authors
  * SPDX-License-Identifier: ISC
  *
- * clock.h: clock.c -- the monotonic clock, in milliseconds.
+ * clock.h: clock.c -- the monotonic clock, in milliseconds, and the
+ * real-time clocks file times are stamped from, in nanoseconds.
  */
 #ifndef SBX_CLOCK_H
 #define SBX_CLOCK_H
@@ -10,5 +11,6 @@
 #include <stdint.h>
 
 uint64_t monotonic_ms(void);
+int64_t	 realtime_ns(int);
 
 #endif /* SBX_CLOCK_H */

@@ -19,6 +19,7 @@
  *	u64 cpu_time, u32 cpus_milli, u32 reserved (0)
  *	u64 output
  *	u64 overlay_size (0 without the overlay flag)
+ *	u64 overlay_t0 (a changeset's first run only; else 0)
  *
  * A string is a u32 length followed by that many bytes; a non-empty string
  * ends in its only NUL, so the parsed spec can point into the buffer and
@@ -665,6 +666,13 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 	if (sp->overlay && check_range("overlay_size", sp->overlay_size,
 	    1 << 20, SPEC_SIZE_MAX, err, errlen) == -1)
 		return -1;
+	/* A T0 for, and only for, a changeset's first run. */
+	if (sp->overlay_t0 < 0 || (sp->overlay_t0 != 0) !=
+	    (sp->overlay && !sp->overlay_into)) {
+		seterr(err, errlen, "overlay_t0 %lld: a time for the first "
+		    "overlay run of a changeset only", (long long)sp->overlay_t0);
+		return -1;
+	}
 	if (sp->user != NULL && sbx_spec_user_ok(sp->user) == 0) {
 		seterr(err, errlen, "user \"%.40s\": not 1 to %d of "
 		    "[A-Za-z0-9._-], starting with a letter, digit or _",
@@ -802,6 +810,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 	r |= put_u32(&w, 0);
 	r |= put_u64(&w, sp->output);
 	r |= put_u64(&w, sp->overlay_size);
+	r |= put_u64(&w, (uint64_t)sp->overlay_t0);
 	if (r != 0) {
 		seterr(err, errlen, "spec: does not fit in %zu bytes", buflen);
 		return -1;
@@ -892,6 +901,7 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	struct rbuf	 r;
 	uint32_t	 magic, version, total, rsv[4], flags, argc, envc, nm;
 	uint32_t	 kind, winsz;
+	uint64_t	 t0;
 	size_t		 i;
 
 	memset(sp, 0, sizeof(*sp));
@@ -1009,6 +1019,16 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 		seterr(err, errlen, "spec: overlay size: truncated");
 		return -1;
 	}
+	if (get_u64(&r, &t0) == -1) {
+		seterr(err, errlen, "spec: overlay t0: truncated");
+		return -1;
+	}
+	if (t0 > INT64_MAX) {
+		seterr(err, errlen, "spec: overlay t0 %llu: out of range",
+		    (unsigned long long)t0);
+		return -1;
+	}
+	sp->overlay_t0 = (int64_t)t0;
 	if (r.off != r.len) {
 		seterr(err, errlen, "spec: %zu trailing bytes", r.len - r.off);
 		return -1;

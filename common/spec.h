@@ -21,7 +21,7 @@
  * serialisation into whatever the caller built it from.
  */
 #define SBX_SPEC_MAGIC		0x53425853U	/* "SBXS" */
-#define SBX_SPEC_VERSION	1
+#define SBX_SPEC_VERSION	2
 #define SBX_SPEC_WIRE_MAX	65536		/* whole serialised spec */
 #define SBX_SPEC_MAXARGS	256
 #define SBX_SPEC_MAXENV		128
@@ -122,6 +122,10 @@ struct sbx_spec {
 	int		 overlay_into;	/* 1: the upper layer starts as a
 					   stored changeset's (its stream
 					   on SBX_SHIM_FD_CSBASE) */
+	int64_t		 overlay_t0;	/* a changeset's first run: its T0
+					   (realtime_ns(0)); the payload
+					   starts once the coarse clock is
+					   past it.  0 otherwise */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);

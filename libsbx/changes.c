@@ -669,7 +669,6 @@ sbx_changes_apply(int stream, const struct sbx_changes_dir *dir,
     char *err, size_t errlen)
 {
 	struct apply	*a;
-	struct timespec	 res;
 	off_t		 start = 0;
 	int		 rc;
 
@@ -689,14 +688,15 @@ sbx_changes_apply(int stream, const struct sbx_changes_dir *dir,
 	a->d.fd = -1;
 	a->dir = dir;
 	/*
-	 * File times come from the coarse clock, which lags the precise one
-	 * T0 was read from by up to its resolution: a host change just after
-	 * T0 can carry a ctime just before it.  Earlier by that much still
-	 * counts as during the run (a conflict too many, never one missed).
+	 * T0 is read from the precise clock, and the first run's payload
+	 * started only once the coarse clock file times are stamped from
+	 * had passed it (monitor/runspec.c, shim/overlay.c): a host change
+	 * while a run went on has a ctime after T0, one made before T0 at
+	 * or before it.  (One tick of slack instead both missed changes,
+	 * when the coarse clock lagged by more than a tick on a loaded
+	 * machine, and blamed edits made just before the run.)
 	 */
 	a->t0 = dir->first_run_start;
-	if (clock_getres(CLOCK_REALTIME_COARSE, &res) == 0)
-		a->t0 -= ns(&res);
 	a->conflict = conflict;
 	a->arg = arg;
 	a->err = err;

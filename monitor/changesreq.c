@@ -215,7 +215,8 @@ ctl_changes_discard(struct ctl_conn *c, uint32_t id, cJSON *req, int fd)
  * sandbox.  0, or -1 with the error sent.
  */
 int
-changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid, const char *into)
+changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid, const char *into,
+    int64_t t0)
 {
 	struct cs_meta	 m;
 	char		 cs[CS_ID_LEN + 1], err[PATH_MAX + 128], name[32];
@@ -278,6 +279,8 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid, const char *into)
 	}
 	strlcpy(m.id, cs, sizeof(m.id));
 	m.uid = (uint32_t)uid;
+	/* The T0 the run's spec carries (runspec.c). */
+	m.first_run_start = t0;
 	if (msb_changes(c, id, fd, -1, &m) == -1) {
 		close(fd);
 		csstore_abandon(store, (uint32_t)uid, cs);

@@ -330,7 +330,8 @@ uint32_t provider_pool_size(void);
 
 /* ---- runspec.c: a RUN request and a profile make a sandbox spec ------- */
 int	 runspec_build(const struct conf_profile *, const struct cJSON *, int,
-	    const char *, uid_t, uint8_t *, size_t, size_t *, char *, size_t);
+	    const char *, uid_t, int64_t, uint8_t *, size_t, size_t *, char *,
+	    size_t);
 int	 runspec_slot(const char *);
 int	 runspec_winsize(const struct cJSON *);
 void	 runspec_run(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
@@ -363,7 +364,8 @@ int	 changes_store(char *, size_t);
 void	 changes_expire(const struct sbx_conf *);
 struct cs_meta;
 int	 changes_finish(struct cs_meta *, pid_t, char *, size_t);
-int	 changes_begin(struct ctl_conn *, uint32_t, uid_t, const char *);
+int	 changes_begin(struct ctl_conn *, uint32_t, uid_t, const char *,
+	    int64_t);
 void	 ctl_changes_list(struct ctl_conn *, uint32_t, struct cJSON *, int);
 void	 ctl_changes_open(struct ctl_conn *, uint32_t, struct cJSON *, int);
 void	 ctl_changes_discard(struct ctl_conn *, uint32_t, struct cJSON *,

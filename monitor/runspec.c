@@ -21,6 +21,7 @@
 #include <cJSON.h>
 
 #include "common.h"
+#include "clock.h"
 #include "spec.h"
 #include "libsbx/sbx.h"
 #include "monitor.h"
@@ -250,8 +251,8 @@ add_pty(struct sbx_spec *sp, const cJSON *req, char *err, size_t errlen)
 
 int
 runspec_build(const struct conf_profile *prof, const cJSON *req,
-    int workdir, const char *user, uid_t caller, uint8_t *buf, size_t buflen,
-    size_t *len, char *err, size_t errlen)
+    int workdir, const char *user, uid_t caller, int64_t t0, uint8_t *buf,
+    size_t buflen, size_t *len, char *err, size_t errlen)
 {
 	struct sbx_spec		 spec;
 	struct stat		 st;
@@ -418,6 +419,8 @@ runspec_build(const struct conf_profile *prof, const cJSON *req,
 		spec.overlay_into = cJSON_GetObjectItemCaseSensitive(req,
 		    "overlay_into") != NULL;
 		spec.overlay_size = monitor_conf->changeset_max_size;
+		if (!spec.overlay_into)
+			spec.overlay_t0 = t0;
 	}
 	spec.ptrace = prof->ptrace;
 	if (add_pty(&spec, req, err, errlen) == -1)
@@ -465,6 +468,7 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 	char				 user[SBX_SPEC_USERMAX + 1];
 	uint32_t			 mask = 0;
 	size_t				 len;
+	int64_t				 t0;
 	int				 slot;
 
 	/* Fail closed: no sandbox unless the self-test passed. */
@@ -509,10 +513,17 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 		reply_error(c, id, 0, SBX_E_REFUSED, "run: %s", err);
 		return;
 	}
+	/*
+	 * A changeset's T0, as early as the request allows: the payload
+	 * waits until the file clock has passed it (shim/overlay.c), and
+	 * the later it is read the likelier that wait.
+	 */
+	if ((t0 = realtime_ns(0)) == -1)
+		fatal("clock_gettime CLOCK_REALTIME");
 	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1,
 	    identity_user_name(prof, &ident, uid, user, sizeof(user)),
-	    caps_granted() ? uid : getuid(), spec, sizeof(spec), &len, err,
-	    sizeof(err)) == -1) {
+	    caps_granted() ? uid : getuid(), t0, spec, sizeof(spec), &len,
+	    err, sizeof(err)) == -1) {
 		identity_release(&ident);
 		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
 		return;
@@ -535,6 +546,6 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 	if ((cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "overlay")) ||
 	    cJSON_GetObjectItemCaseSensitive(req, "overlay_into") != NULL) &&
 	    changes_begin(c, id, uid, cJSON_GetStringValue(
-	    cJSON_GetObjectItemCaseSensitive(req, "overlay_into"))) == -1)
+	    cJSON_GetObjectItemCaseSensitive(req, "overlay_into")), t0) == -1)
 		msb_drop(c, id);
 }

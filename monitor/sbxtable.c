@@ -210,13 +210,6 @@ msb_forward(struct msb *s)
 	free(s->spec);
 	s->spec = NULL;
 	s->state = MSB_STARTING;
-	if (s->cs != NULL && s->cs->runs == 0) {
-		struct timespec	 ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		s->cs->first_run_start = (int64_t)ts.tv_sec * 1000000000 +
-		    ts.tv_nsec;
-	}
 	proc_event_add(r);
 }
 

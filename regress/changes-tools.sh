@@ -231,7 +231,14 @@ conflicts_body()
 {
 	cs
 	trees
+	# Edited just before the run asked: no conflict.
+	echo edited > dir/src/edited
+	cp dir/src/edited new/src/edited
+	echo run >> new/src/edited
 	t0=$("$CS" now)
+	# The payload starts once the coarse clock file times are stamped
+	# from has passed T0 (shim/overlay.c): a tick is 1 to 10 ms.
+	sleep 0.05
 	# Changed while the run was going on: after T0, before the stream.
 	touch dir/keep/k
 	echo changed > new/keep/k
@@ -248,8 +255,9 @@ conflicts_body()
 	[ "$(wc -l < err)" = 2 ] || atf_fail "conflicts: $(cat err)"
 	tail -1 dir/src/a.c | grep -qx host || atf_fail "src/a.c overwritten"
 	grep -qx k dir/keep/k || atf_fail "keep/k overwritten"
-	# The others applied.
+	# The others applied, the file edited just before the run too.
 	atf_check -o empty diff -r dir/nd new/nd
+	atf_check -o empty diff dir/src/edited new/src/edited
 	[ -e dir/gone ] && atf_fail "gone is still there"
 	# A path the host deleted since is a conflict too.
 	rm -rf dir2 new2 && mkdir dir2 && echo a > dir2/a && cp -a dir2 new2

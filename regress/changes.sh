@@ -325,22 +325,25 @@ nested_build_body() {
 		echo 'int main(void) { puts(GREETING); return 0; }'
 	} > "$P/hello.c"
 	echo "first" > "$P/NOTES"
+	echo 1 > "$P/VERSION"
 	chmod 755 "$P" "$P/configure"
-	chmod 644 "$P/hello.c" "$P/NOTES"
+	chmod 644 "$P/hello.c" "$P/NOTES" "$P/VERSION"
 	[ "$(id -u)" -eq 0 ] && chown -R "$CALLER:$(id -gn "$CALLER")" "$D/home"
+	# An edit just before the run, which the run changes again: the
+	# run started from it, so it is no conflict.
+	$AS sh -c "echo 2 > '$P/VERSION'"
 	listing "$D/home" > before
-
 	atf_check -s exit:0 -e save:run.err -o inline:"built in a sandbox\n" \
 	    $AS "$CU" -s "$SOCK" run --overlay -p caller -w "$P" -- \
 	    /bin/sh -c './configure && make -s CC=cc && ./hello &&
-	    echo built >> NOTES'
+	    echo built >> NOTES && echo 3 > VERSION'
 	listing "$D/home" > after
 	atf_check -o empty diff before after
 	grep -Eq '^sbx: changes kept as [0-9a-f]{12}$' run.err ||
 	    atf_fail "no changeset line: $(cat run.err)"
 	id=$(sed -n 's/^sbx: changes kept as //p' run.err)
 	atf_check -s exit:0 -e empty \
-	    -o inline:"A Makefile\nM NOTES\nA config.h\nA hello\nA hello.o\n" \
+	    -o inline:"A Makefile\nM NOTES\nM VERSION\nA config.h\nA hello\nA hello.o\n" \
 	    $AS "$CU" -s "$SOCK" changes "$id"
 
 	# The diff, a binary program among it, applies to a clean copy.
@@ -361,9 +364,10 @@ nested_build_body() {
 	listing "$D/home" > after
 	atf_check -o empty diff before after
 	atf_check -s exit:4 -o empty -e match:"^sbxctl: conflict: NOTES: " \
-	    -e not-match:"conflict: (Makefile|config.h|hello)" \
+	    -e not-match:"conflict: (Makefile|VERSION|config.h|hello)" \
 	    $AS "$CU" -s "$SOCK" apply "$id"
 	atf_check -o inline:"first\nhost\n" cat "$P/NOTES"
+	atf_check -o inline:"3\n" cat "$P/VERSION"
 	atf_check -o inline:"built in a sandbox\n" "$P/hello"
 	atf_check -o inline:"$(id -u "$CALLER") 755\n" stat -c '%u %a' "$P/hello"
 	atf_check -o inline:"$(id -u "$CALLER") 644\n" stat -c '%u %a' "$P/config.h"
@@ -375,6 +379,43 @@ nested_build_body() {
 	atf_check -s exit:0 -e empty -o empty $AS "$CU" -s "$SOCK" changes
 }
 nested_build_cleanup() {
+	common_cleanup
+}
+
+atf_test_case during_run cleanup
+during_run_head() {
+	atf_set "descr" "a file the host changes while an overlay run goes on is a conflict on apply, even where the run's view and DIR agree by then; the run's other changes apply"
+}
+during_run_body() {
+	setup
+	mkdir "$D/proj"
+	echo base > "$D/proj/shared"
+	[ "$(id -u)" -eq 0 ] &&
+	    chown -R "$CALLER:$(id -gn "$CALLER")" "$D/proj"
+	# The payload says it has started, then waits for the host's
+	# change (it sees it through the lower layer) and makes its own.
+	$AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c 'echo started; i=0; while ! grep -q host shared &&
+	    [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done;
+	    echo run >> shared; echo new > other' > run.out 2> run.err &
+	bg=$!
+	i=0
+	while ! grep -q started run.out && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	grep -q started run.out || atf_fail "the payload did not start: $(cat run.err)"
+	$AS sh -c "echo host >> '$D/proj/shared'"
+	wait $bg || atf_fail "the run failed: $(cat run.err)"
+	id=$(sed -n 's/^sbx: changes kept as //p' run.err)
+	[ -n "$id" ] || atf_fail "no changeset: $(cat run.err)"
+	atf_check -s exit:4 -o empty \
+	    -e inline:"sbxctl: conflict: shared: changed in DIR while a run was going on\n" \
+	    $AS "$CU" -s "$SOCK" apply "$id"
+	atf_check -o inline:"base\nhost\n" cat "$D/proj/shared"
+	atf_check -o inline:"new\n" cat "$D/proj/other"
+}
+during_run_cleanup() {
 	common_cleanup
 }
 
@@ -395,4 +436,5 @@ atf_init_test_cases() {
 	atf_add_test_case list_discard
 	atf_add_test_case expiry
 	atf_add_test_case nested_build
+	atf_add_test_case during_run
 }

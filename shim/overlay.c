@@ -19,11 +19,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "changeset.h"
+#include "clock.h"
 #include "spec.h"
 #include "shim.h"
 
@@ -278,4 +280,37 @@ shim_cs_writer_finish(void)
 	}
 	return WIFEXITED(writer_status) && (WEXITSTATUS(writer_status) & 8) ?
 	    SBX_LIMIT_CHANGES : 0;
+}
+
+/*
+ * A changeset's first run: the payload starts only once the coarse
+ * clock, which file times are stamped from, has passed the T0 the
+ * monitor read on the precise one.  A change the host makes while the
+ * payload runs then has a ctime after T0, and apply calls it a conflict;
+ * one made before T0 -- an agent's edit just before it asks for the run
+ * -- has one at or before it (coarse stamps lag the precise clock,
+ * fine-grained ones are read from it), and is not.  Without the wait a
+ * change in T0's own tick got a coarse stamp before T0 and was missed.
+ * The monitor reads T0 when the request comes, so the set-up has often
+ * outlasted the tick by now; on a loaded machine whose ticks come late
+ * the wait is longer, never shorter.
+ */
+void
+shim_cs_t0_wait(const struct sbx_spec *sp)
+{
+	int64_t	 now;
+	int	 ms;
+
+	if (sp->overlay_t0 == 0)
+		return;
+	for (;;) {
+		if ((now = realtime_ns(1)) == -1)
+			shim_fail(errno, "clock_gettime CLOCK_REALTIME_COARSE");
+		if (now > sp->overlay_t0)
+			return;
+		/* Past T0 by a millisecond, then look again. */
+		ms = (int)((sp->overlay_t0 - now) / 1000000) + 1;
+		if (poll(NULL, 0, ms) == -1 && errno != EINTR)
+			shim_fail(errno, "poll (waiting for the file clock)");
+	}
 }

@@ -133,5 +133,6 @@ shim_main(const struct sbx_spec *sp)
 		shim_fail(errno, "prctl PR_SET_NO_NEW_PRIVS");
 	shim_landlock(sp);
 	limits = shim_limits(sp);
+	shim_cs_t0_wait(sp);
 	shim_run(sp, limits);
 }

@@ -57,6 +57,7 @@ void	 shim_cs_writer_start(const struct sbx_spec *);
 int	 shim_cs_writer_reaped(pid_t, int);
 int	 shim_cs_writer_tasks(void);
 uint32_t shim_cs_writer_finish(void);
+void	 shim_cs_t0_wait(const struct sbx_spec *);
 
 /* cswalk.c: the upper layer's changes as a changeset stream */
 long long shim_cs_walk(int upper, int lower, int out, char *err,

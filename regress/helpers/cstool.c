@@ -333,6 +333,7 @@ main(int argc, char **argv)
 	if (argc < 2)
 		goto usage;
 	if (strcmp(argv[1], "now") == 0) {
+		/* As the monitor reads T0 (monitor/runspec.c). */
 		clock_gettime(CLOCK_REALTIME, &ts);
 		printf("%lld\n", (long long)ts.tv_sec * 1000000000LL +
 		    ts.tv_nsec);

@@ -11,7 +11,10 @@
 #include <sys/wait.h>
 
 #include <atf-c.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,15 +228,16 @@ ATF_TC_BODY(pty, tc)
 	a.pty_rows = a.pty_cols = 0;
 	len = serialise(&a);
 	/* The size word, then the CPU limits (u64, u32, u32) and the
-	 * output limit (u64) and the overlay size (u64) after it. */
-	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 36 }, 4);
-	ATF_CHECK(sbx_spec_parse(&b, wire, len - 36, err, sizeof(err)) == -1);
+	 * output limit (u64), the overlay size and T0 (u64s) after it. */
+	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 44 }, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len - 44, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "window size") != NULL);
 }
 
-/* overlay (issue 23): the flag and the upper's size travel, at the end
- * of the wire form; an overlay needs the workdir fd and a size in range,
- * and a size without the flag is refused. */
+/* overlay (issue 23): the flag, the upper's size and a first run's T0
+ * travel, at the end of the wire form; an overlay needs the workdir fd
+ * and a size in range, a size without the flag is refused, and a T0 goes
+ * with a changeset's first run and nothing else. */
 ATF_TC_WITHOUT_HEAD(overlay);
 ATF_TC_BODY(overlay, tc)
 {
@@ -250,14 +254,30 @@ ATF_TC_BODY(overlay, tc)
 
 	a.overlay = 1;
 	a.overlay_size = 3ULL << 20;
+	/* A first run without its T0, or with a negative one. */
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK_MSG(strstr(err, "overlay_t0 0: a time for the first overlay "
+	    "run of a changeset only") != NULL, "%s", err);
+	a.overlay_t0 = -5;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "overlay_t0 -5") != NULL);
+	a.overlay_t0 = 1796300000123456789LL;
 	len = serialise(&a);
 	if (sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1)
 		atf_tc_fail("parse: %s", err);
 	ATF_CHECK_EQ(b.overlay, 1);
 	ATF_CHECK_EQ(b.overlay_size, 3ULL << 20);
-	/* The size is the wire's last field. */
-	ATF_CHECK_EQ(wire[len - 6], 0x30);
+	ATF_CHECK_EQ(b.overlay_t0, 1796300000123456789LL);
+	/* The size, then T0: the wire's last fields. */
+	ATF_CHECK_EQ(wire[len - 14], 0x30);
+	ATF_CHECK(memcmp(&wire[len - 8], &a.overlay_t0, 8) == 0);
+	/* A T0 above INT64_MAX on the wire. */
+	memset(&wire[len - 8], 0xff, 8);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1);
+	ATF_CHECK_MSG(strstr(err, "overlay t0 18446744073709551615: out of "
+	    "range") != NULL, "%s", err);
 
+	len = serialise(&a);
 	memcpy(&flags, &wire[24], 4);
 	ATF_CHECK(flags & 0x200);
 	flags &= ~0x200U;			/* SPEC_F_OVERLAY off */
@@ -265,10 +285,13 @@ ATF_TC_BODY(overlay, tc)
 	ATF_CHECK(sbx_spec_parse(&b, wire, len, err, sizeof(err)) == -1);
 	ATF_CHECK_MSG(strstr(err, "overlay_size 3145728 without overlay") !=
 	    NULL, "%s", err);
-	/* No size word at all: truncated. */
+	/* No T0 word, then no size word either: truncated. */
 	len = serialise(&a);
 	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 8 }, 4);
 	ATF_CHECK(sbx_spec_parse(&b, wire, len - 8, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "overlay t0: truncated") != NULL);
+	memcpy(&wire[8], &(uint32_t){ (uint32_t)len - 16 }, 4);
+	ATF_CHECK(sbx_spec_parse(&b, wire, len - 16, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "overlay size: truncated") != NULL);
 
 	a.overlay_size = 4096;
@@ -285,14 +308,20 @@ ATF_TC_BODY(overlay, tc)
 	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "overlay 2") != NULL);
 
-	/* overlay_into (0x400): only with overlay, and it travels. */
+	/* overlay_into (0x400): only with overlay, and it travels; a
+	 * further run has no T0 of its own (the changeset keeps its first). */
 	a.overlay = 0;
 	a.overlay_size = 0;
+	a.overlay_t0 = 0;
 	a.overlay_into = 1;
 	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
 	ATF_CHECK(strstr(err, "overlay_into 1") != NULL);
 	a.overlay = 1;
 	a.overlay_size = 1 << 20;
+	a.overlay_t0 = 7;
+	ATF_CHECK(sbx_spec_check(&a, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "overlay_t0 7") != NULL);
+	a.overlay_t0 = 0;
 	len = serialise(&a);
 	memcpy(&flags, &wire[24], 4);
 	ATF_CHECK((flags & 0x600) == 0x600);
@@ -552,7 +581,8 @@ ATF_TC_BODY(wire_header_refusals, tc)
 	refuse_wire(copy, len, (want));					\
 } while (0)
 	MUT(OFF_MAGIC, 0x12345678, "magic");
-	MUT(OFF_VERSION, 2, "version 2");
+	MUT(OFF_VERSION, 1, "version 1");	/* before overlay_t0 */
+	MUT(OFF_VERSION, 3, "version 3");
 	MUT(OFF_TOTAL, (uint32_t)len + 1, "header says");
 	MUT(OFF_RSV0, 1, "reserved");
 	MUT(OFF_RSV1, 1, "reserved");
@@ -732,6 +762,41 @@ ATF_TC_BODY(status_records, tc)
 	ATF_CHECK_STREQ(sbx_errname(9999), "errno 9999");
 }
 
+/* The fuzz target's seeds are specs the parser accepts: a seed the wire
+ * form has outgrown only teaches the fuzzer about the truncation error
+ * (they had, by the overlay size, until issue 23's T0 made it noticed). */
+ATF_TC_WITHOUT_HEAD(corpus_seeds_parse);
+ATF_TC_BODY(corpus_seeds_parse, tc)
+{
+	static uint8_t	 buf[SBX_SPEC_WIRE_MAX];
+	struct sbx_spec	 sp;
+	struct dirent	*de;
+	DIR		*d;
+	FILE		*fp;
+	char		 dir[PATH_MAX], path[PATH_MAX + 256];
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 n;
+	int		 seeds = 0;
+
+	snprintf(dir, sizeof(dir), "%s/../top/regress/fuzz/corpus/fuzz_spec",
+	    atf_tc_get_config_var(tc, "srcdir"));
+	if ((d = opendir(dir)) == NULL)
+		atf_tc_fail("%s: %s", dir, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		ATF_REQUIRE((fp = fopen(path, "rb")) != NULL);
+		n = fread(buf, 1, sizeof(buf), fp);
+		fclose(fp);
+		ATF_CHECK_MSG(sbx_spec_parse(&sp, buf, n, err, sizeof(err)) == 0,
+		    "seed %s: %s", de->d_name, err);
+		seeds++;
+	}
+	closedir(d);
+	ATF_CHECK_MSG(seeds >= 7, "%d seeds in %s", seeds, dir);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, roundtrip);
@@ -745,5 +810,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, wire_mutations);
 	ATF_TP_ADD_TC(tp, serialise_small_buffer);
 	ATF_TP_ADD_TC(tp, status_records);
+	ATF_TP_ADD_TC(tp, corpus_seeds_parse);
 	return atf_no_error();
 }
