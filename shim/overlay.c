@@ -298,8 +298,10 @@ shim_cs_writer_finish(void)
 void
 shim_cs_t0_wait(const struct sbx_spec *sp)
 {
-	int64_t	 now;
-	int	 ms;
+	/* Short naps: the tick's moment is not known, and every 0.2 ms of
+	 * a nap past it is the run's. */
+	const struct timespec	 nap = { 0, 200 * 1000 };
+	int64_t			 now;
 
 	if (sp->overlay_t0 == 0)
 		return;
@@ -308,9 +310,7 @@ shim_cs_t0_wait(const struct sbx_spec *sp)
 			shim_fail(errno, "clock_gettime CLOCK_REALTIME_COARSE");
 		if (now > sp->overlay_t0)
 			return;
-		/* Past T0 by a millisecond, then look again. */
-		ms = (int)((sp->overlay_t0 - now) / 1000000) + 1;
-		if (poll(NULL, 0, ms) == -1 && errno != EINTR)
-			shim_fail(errno, "poll (waiting for the file clock)");
+		if (ppoll(NULL, 0, &nap, NULL) == -1 && errno != EINTR)
+			shim_fail(errno, "ppoll (waiting for the file clock)");
 	}
 }
