@@ -670,7 +670,8 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 	if (sp->overlay_t0 < 0 || (sp->overlay_t0 != 0) !=
 	    (sp->overlay && !sp->overlay_into)) {
 		seterr(err, errlen, "overlay_t0 %lld: a time for the first "
-		    "overlay run of a changeset only", (long long)sp->overlay_t0);
+		    "overlay run of a changeset only",
+		    (long long)sp->overlay_t0);
 		return -1;
 	}
 	if (sp->user != NULL && sbx_spec_user_ok(sp->user) == 0) {

@@ -264,7 +264,11 @@ shim_cs_writer_finish(void)
 	 * build server) must not change the upper layer while the writer
 	 * walks it: the writer refuses a file that changes under it, and
 	 * the run's changes would be lost.  Every process of the namespace
-	 * but pid 1 stops, the writer goes on; all die with pid 1.
+	 * but pid 1 stops, the writer goes on; all die with pid 1.  (The
+	 * writer changed its credentials, so neither signal reaches it
+	 * today: kill(-1) skips it, the SIGCONT gets EPERM.  Both follow
+	 * the same permission rule, so if one ever reaches it the other
+	 * does too.)
 	 */
 	if (writer != -1) {
 		(void)kill(-1, SIGSTOP);

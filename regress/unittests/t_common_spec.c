@@ -789,8 +789,8 @@ ATF_TC_BODY(corpus_seeds_parse, tc)
 		ATF_REQUIRE((fp = fopen(path, "rb")) != NULL);
 		n = fread(buf, 1, sizeof(buf), fp);
 		fclose(fp);
-		ATF_CHECK_MSG(sbx_spec_parse(&sp, buf, n, err, sizeof(err)) == 0,
-		    "seed %s: %s", de->d_name, err);
+		ATF_CHECK_MSG(sbx_spec_parse(&sp, buf, n, err,
+		    sizeof(err)) == 0, "seed %s: %s", de->d_name, err);
 		seeds++;
 	}
 	closedir(d);
