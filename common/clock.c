@@ -29,8 +29,9 @@ monotonic_ms(void)
  * Nanoseconds since the epoch, or -1: on CLOCK_REALTIME, or with coarse
  * on CLOCK_REALTIME_COARSE, which the kernel stamps most file times from
  * (current_time(); a fine-grained stamp comes from the precise clock).
- * The coarse clock is the precise one as of the last tick: never ahead
- * of it, behind it by up to a tick, more on a loaded machine.
+ * The coarse clock is the precise one as of the last timekeeping
+ * update: never ahead of it, behind it by a tick or more (3 to 7 ms on
+ * these 4 ms-tick machines, idle or loaded: idle CPUs skip ticks).
  */
 int64_t
 realtime_ns(int coarse)

@@ -382,6 +382,35 @@ nested_build_cleanup() {
 	common_cleanup
 }
 
+atf_test_case per_peer cleanup
+per_peer_head() {
+	atf_set "descr" "changesets-per-peer bounds what one caller keeps in the shared store: an overlay run past it is refused naming the keyword, before any sandbox, and DIR is untouched; a discard makes room"
+}
+per_peer_body() {
+	EXTRA_CONF='changesets-per-peer 2'
+	setup
+	uid=$(id -u "$CALLER")
+	plant "$uid" 00000000000a
+	plant "$uid" 00000000000b
+	mkdir "$D/proj"
+	[ "$(id -u)" -eq 0 ] && chown "$CALLER" "$D/proj"
+	atf_check -s exit:125 -o empty \
+	    -e match:"^sbxctl: limit: run: --overlay: changesets-per-peer 2 reached for uid $uid \\(sbxctl discard one\\)\$" \
+	    $AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c 'echo x > /work/x'
+	[ -z "$(ls -A "$D/proj")" ] || atf_fail "a refused run wrote DIR"
+	[ "$(ls "$D/cs/$uid" | wc -l)" -eq 4 ] ||
+	    atf_fail "the store changed: $(ls "$D/cs/$uid")"
+	atf_check -s exit:0 -o empty -e empty \
+	    $AS "$CU" -s "$SOCK" discard 00000000000a
+	atf_check -s exit:0 -o empty -e match:"^sbx: changes kept as " \
+	    $AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c 'echo x > /work/x'
+}
+per_peer_cleanup() {
+	common_cleanup
+}
+
 atf_test_case during_run cleanup
 during_run_head() {
 	atf_set "descr" "a file the host changes while an overlay run goes on is a conflict on apply, even where the run's view and DIR agree by then; the run's other changes apply"
@@ -437,4 +466,5 @@ atf_init_test_cases() {
 	atf_add_test_case expiry
 	atf_add_test_case nested_build
 	atf_add_test_case during_run
+	atf_add_test_case per_peer
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "changeset.h"
+#include "clock.h"
 #include "sha256.h"
 #include "libsbx/sbx.h"
 
@@ -326,7 +327,6 @@ int
 main(int argc, char **argv)
 {
 	struct sbx_changes_dir	 dir;
-	struct timespec		 ts;
 	char			 errbuf[1024];
 	int			 fd, rc, flags = 0;
 
@@ -334,9 +334,7 @@ main(int argc, char **argv)
 		goto usage;
 	if (strcmp(argv[1], "now") == 0) {
 		/* As the monitor reads T0 (monitor/runspec.c). */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		printf("%lld\n", (long long)ts.tv_sec * 1000000000LL +
-		    ts.tv_nsec);
+		printf("%lld\n", (long long)realtime_ns(0));
 		return 0;
 	}
 	if (strcmp(argv[1], "mk") == 0) {
