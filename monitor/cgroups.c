@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -86,13 +87,17 @@ cgroups_favordynmods(void)
  * operator's choice: every migration is fast, every fork and exit a
  * little slower.  Asked for and impossible ends the start.
  */
-static void
-favor_dynmods(void)
+/*
+ * One try at the hierarchy: its context, created, or -1 with errno and
+ * the kernel's reason in log.
+ */
+static int
+favor_try(char *log, size_t len)
 {
-	char	 log[256];
 	ssize_t	 n;
 	int	 fs, e;
 
+	log[0] = '\0';
 	if ((fs = fsopen("cgroup", FSOPEN_CLOEXEC)) == -1)
 		fatal("cgroup-favordynmods: fsopen cgroup");
 	if (fsconfig(fs, FSCONFIG_SET_FLAG, "none", NULL, 0) == -1 ||
@@ -102,14 +107,40 @@ favor_dynmods(void)
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == -1) {
 		e = errno;
 		/* The kernel's reason, as it logged it on the context. */
-		if ((n = read(fs, log, sizeof(log) - 1)) <= 0)
+		if ((n = read(fs, log, len - 1)) <= 0)
 			n = 0;
 		log[n] = '\0';
 		log[strcspn(log, "\n")] = '\0';
-		fatalx("cgroup-favordynmods: a cgroup v1 hierarchy with "
-		    "favordynmods (Linux 6.0 or later): %s%s%s", strerror(e),
-		    *log ? ": " : "", log);
+		close(fs);
+		errno = e;
+		return -1;
 	}
+	return fs;
+}
+
+static void
+favor_dynmods(void)
+{
+	/* 10 ms apart, 2 s in all: a previous monitor's hierarchy dies
+	 * within a few grace periods. */
+	const struct timespec	 nap = { 0, 10 * 1000 * 1000 };
+	char			 log[256];
+	int			 fs, i;
+
+	/*
+	 * EBUSY: a hierarchy of that name is still dying -- the previous
+	 * monitor's, just stopped, on a restart.  The kernel would wait
+	 * and restart the call, but a restarted FSCONFIG_CMD_CREATE finds
+	 * its context spent and fails with EBUSY (every other immediate
+	 * restart failed so); a new context is the retry that works.
+	 */
+	for (i = 0; (fs = favor_try(log, sizeof(log))) == -1 &&
+	    errno == EBUSY && i < 200; i++)
+		(void)nanosleep(&nap, NULL);
+	if (fs == -1)
+		fatalx("cgroup-favordynmods: a cgroup v1 hierarchy with "
+		    "favordynmods (Linux 6.0 or later): %s%s%s",
+		    strerror(errno), *log ? ": " : "", log);
 	if ((favor_mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) == -1)
 		fatal("cgroup-favordynmods: fsmount");
 	close(fs);

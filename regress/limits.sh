@@ -214,7 +214,7 @@ cgroup_root_refused_cleanup() {
 
 atf_test_case favordynmods cleanup
 favordynmods_head() {
-	atf_set "descr" "cgroup-favordynmods yes: as root on cgroup v1 the monitor holds a favordynmods hierarchy no mount table shows, status says so, sandboxes still get their cgroups and two services share it; as a user it says there is nothing to do; a value other than yes or no is refused"
+	atf_set "descr" "cgroup-favordynmods yes: as root on cgroup v1 the monitor holds a favordynmods hierarchy no mount table shows, status says so, sandboxes still get their cgroups, two services share it and a restart right after a stop starts; as a user it says there is nothing to do; a value other than yes or no is refused"
 }
 favordynmods_body() {
 	setup
@@ -253,6 +253,14 @@ favordynmods_body() {
 	atf_check -o match:"favordynmods\$" "$C" -s "$S2" status
 	kill -TERM "$(cat mon2.pid)"
 	stop_monitor
+	# Restarts right after a stop, while the old hierarchy is still
+	# dying: a restarted FSCONFIG_CMD_CREATE failed with EBUSY on every
+	# other one; each starts now.
+	for i in 1 2 3; do
+		start_monitor
+		atf_check -o match:"favordynmods\$" "$C" -s "$SOCK" status
+		stop_monitor
+	done
 }
 favordynmods_cleanup() {
 	[ -f mon2.pid ] && kill -9 "$(cat mon2.pid)" 2>/dev/null
