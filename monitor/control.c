@@ -786,6 +786,7 @@ static const struct ctl_field run_fields[] = {
 	{ "cols", cJSON_Number, 0 },
 	{ "overlay", cJSON_True | cJSON_False, 0 },
 	{ "overlay_into", cJSON_String, 0 },
+	{ "t0_us", cJSON_Number, 0 },
 };
 
 /* RUN: its checks and the sandbox are runspec.c's. */

@@ -452,6 +452,40 @@ runspec_slot(const char *name)
 }
 
 /*
+ * An overlay run's T0: the agent's own (t0_us, when it asked) if that
+ * lies within the last second, else now, when the request came.  Both
+ * are correct: what matters is that T0 is not after the payload starts
+ * (it waits for the file clock to pass T0, shim/overlay.c).  The agent's
+ * is earlier, so the set-up has more often outlasted that wait by the
+ * time the payload would start.  An earlier T0 only makes more host
+ * changes conflicts, for the agent's own apply; one from before the last
+ * second is a request that waited somewhere, and now serves it as well.
+ * -1 with err set: not a whole number of microseconds.
+ */
+static int
+run_t0(const cJSON *req, int64_t now, int64_t *t0, char *err, size_t errlen)
+{
+	const cJSON	*j;
+	double		 us;
+
+	*t0 = now;
+	if ((j = cJSON_GetObjectItemCaseSensitive(req, "t0_us")) == NULL)
+		return 0;
+	us = j->valuedouble;
+	/* Below 2^53: exact in a double, and no overflow in ns. */
+	if (!(us >= 0 && us < 9007199254740992.0) ||
+	    us != (double)(int64_t)us) {
+		snprintf(err, errlen, "t0_us: not a whole number of "
+		    "microseconds since the epoch");
+		return -1;
+	}
+	if ((int64_t)us * 1000 <= now &&
+	    (int64_t)us * 1000 >= now - 1000000000LL)
+		*t0 = (int64_t)us * 1000;
+	return 0;
+}
+
+/*
  * RUN: checked against the self-test, the profile and the identity,
  * then handed to the sandbox table (msb_new) with the request's spec.
  */
@@ -520,6 +554,11 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 	 */
 	if ((t0 = realtime_ns(0)) == -1)
 		fatal("clock_gettime CLOCK_REALTIME");
+	if (run_t0(req, t0, &t0, err, sizeof(err)) == -1) {
+		identity_release(&ident);
+		reply_error(c, id, 0, SBX_E_BAD_REQUEST, "run: %s", err);
+		return;
+	}
 	if (runspec_build(prof, req, (mask >> LAUNCH_SLOT_WORKDIR) & 1,
 	    identity_user_name(prof, &ident, uid, user, sizeof(user)),
 	    caps_granted() ? uid : getuid(), t0, spec, sizeof(spec), &len,

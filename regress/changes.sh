@@ -448,6 +448,57 @@ during_run_cleanup() {
 	common_cleanup
 }
 
+atf_test_case agent_t0 cleanup
+agent_t0_head() {
+	atf_set "descr" "an overlay run's T0 is the agent's t0_us when it lies within the last second (sbxctl sends its start), else the monitor's own; either way the payload starts after it"
+}
+agent_t0_body() {
+	setup
+	P=$D/ctlprobe
+	cp "$(atf_get_srcdir)/helpers/ctlprobe" "$P" && chmod 755 "$P"
+	mkdir "$D/proj"
+	[ "$(id -u)" -eq 0 ] &&
+	    chown -R "$CALLER:$(id -gn "$CALLER")" "$D/proj"
+	now() { "$(atf_get_srcdir)/helpers/cstool" now; }
+	discard_all() {
+		for id in $($AS "$CU" -s "$SOCK" changes | awk '{ print $1 }'); do
+			atf_check $AS "$CU" -s "$SOCK" discard "$id"
+		done
+		[ -z "$(t0s)" ] || atf_fail "changesets left: $(t0s)"
+	}
+	t0s() {		# the changesets' T0s, in ns, one a line
+		find "$D/cs" -name '*.meta' -exec sed -n \
+		    's/.*"first_run_start": *"\([0-9]*\)".*/\1/p' {} + | sort
+	}
+	# Within the last second: the agent's, to the microsecond.
+	us=$(( $(now) / 1000 - 300000 ))
+	atf_check -o inline:"ok\n" $AS env CTLPROBE_DIR="$D/proj" \
+	    CTLPROBE_T0_US="$us" "$P" "$SOCK" run-t0-dir
+	atf_check_equal "${us}000" "$(t0s)"
+	# sbxctl sends its own start: before the request, after the shell's.
+	discard_all
+	before=$(now)
+	$AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c ': > mine' 2> run.err || atf_fail "$(cat run.err)"
+	after=$(now)
+	t=$(t0s)
+	[ "$t" -gt "$before" ] && [ "$t" -lt "$after" ] ||
+	    atf_fail "T0 $t is not between $before and $after"
+	# Five seconds old: a request that waited; now serves instead.
+	discard_all
+	us=$(( $(now) / 1000 - 5000000 ))
+	atf_check -o inline:"ok\n" $AS env CTLPROBE_DIR="$D/proj" \
+	    CTLPROBE_T0_US="$us" "$P" "$SOCK" run-t0-dir
+	t=$(t0s)
+	[ "$t" -gt $(( us * 1000 + 4000000000 )) ] ||
+	    atf_fail "a T0 5 s old was taken: $t (sent ${us}000)"
+	# DIR itself was never written.
+	atf_check -o empty ls -A "$D/proj"
+}
+agent_t0_cleanup() {
+	common_cleanup
+}
+
 atf_test_case overlay_needs_workdir
 overlay_needs_workdir_head() {
 	atf_set "descr" "--overlay without -w is a usage error naming -w, before any connection"
@@ -466,5 +517,6 @@ atf_init_test_cases() {
 	atf_add_test_case expiry
 	atf_add_test_case nested_build
 	atf_add_test_case during_run
+	atf_add_test_case agent_t0
 	atf_add_test_case per_peer
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "common.h"
 #include "sbxctl.h"
 
@@ -30,7 +31,12 @@ main(int argc, char *argv[])
 	struct sbxctl			 ctx;
 	const struct sbxctl_cmd		*cmd;
 	char				*name, *msg;
+	int64_t				 t_main;
 	int				 ch, r;
+
+	/* First: the earlier an overlay run's T0, the less its payload
+	 * waits for the file clock (run.c). */
+	t_main = realtime_ns(0);
 
 	/* Messages go to stderr, log.c's default: no log_init(), whose
 	 * tzset() reads /etc/localtime on every run for times sbxctl never
@@ -38,6 +44,7 @@ main(int argc, char *argv[])
 	log_procinit("sbxctl");
 	cmd_keep(argc, argv);
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.t_main = t_main;
 	ctx.socket = NULL;	/* -s, else $SBX_SOCKET, else the default */
 
 	/* "+": stop at the command word; its arguments are its own. */

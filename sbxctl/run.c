@@ -431,9 +431,15 @@ cmd_run(struct sbxctl *ctx, int argc, char **argv)
 			    "not both");
 			goto fail;
 		}
-		if (overlay)
+		/* t0_us: when this agent asked, sbxctl's start; the
+		 * monitor takes it for the changeset's T0 when it lies
+		 * within the last second (sbx-protocol(7)). */
+		if (overlay) {
 			cJSON_AddBoolToObject(req, "overlay", 1);
-		else
+			if (ctx->t_main > 0)
+				cJSON_AddNumberToObject(req, "t0_us",
+				    (double)(ctx->t_main / 1000));
+		} else
 			cJSON_AddStringToObject(req, "overlay_into", into);
 	}
 	if (cJSON_GetArraySize(env) > 0)

@@ -38,6 +38,8 @@ struct sbxctl {
 	const char	*socket;	/* -s: the monitor's socket */
 	int		 json;		/* --json */
 	int		 stats;		/* run --stats */
+	int64_t		 t_main;	/* CLOCK_REALTIME at main(), ns: an
+					   overlay run's T0 (run.c) */
 };
 
 /*

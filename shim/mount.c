@@ -534,11 +534,16 @@ mount_spec(const struct sbx_spec *sp)
 }
 
 static void
-mount_workdir(const char *wd)
+mount_workdir(const struct sbx_spec *sp, const char *wd)
 {
 	struct stat	 st;
 	char		 path[PATH_MAX];
 
+	if (sp->overlay) {
+		make_mountpoint(wd, 1);
+		stage_path(path, sizeof(path), wd);
+		shim_overlay_bury(path);
+	}
 	attach(&workdir, wd, "workdir");
 	stage_path(path, sizeof(path), wd);
 	if (stat(path, &st) == -1)
@@ -593,7 +598,7 @@ shim_mounts(const struct sbx_spec *sp)
 	    (sp->tmp_noexec ? MS_NOEXEC : 0));
 	mount_spec(sp);
 	if ((wd = shim_workdir(sp)) != NULL)
-		mount_workdir(wd);
+		mount_workdir(sp, wd);
 	shim_etc(sp);
 	shim_cgroup_plan(sp);
 	enter_root();

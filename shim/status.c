@@ -109,7 +109,7 @@ shim_reap(pid_t child, struct shim_usage *u, int *ws)
 	int		 st;
 
 	while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
-		if (shim_cs_writer_reaped(p, st))
+		if (shim_cs_writer_reaped(p))
 			continue;
 		shim_usage_add(u, &ru);
 		if (p == child) {

@@ -123,12 +123,21 @@ msg_fd(int fd, uint32_t type, const char *json, int passfd)
 		err(1, "sendmsg");
 }
 
+static const char *outcome_until(int, int, uint32_t);
+
 /*
  * Read frames until an error, the reply to a request (type|REPLY) counted
  * down to zero, or EOF.  Returns the line to print (static).
  */
 static const char *
 outcome(int fd, int replies)
+{
+	return outcome_until(fd, replies, 0);
+}
+
+/* The same, and "ok" at the first frame of type until (0: none). */
+static const char *
+outcome_until(int fd, int replies, uint32_t until)
 {
 	static char	 line[1024];
 	struct imsgbuf	 ib;
@@ -157,6 +166,8 @@ outcome(int fd, int replies)
 				imsgbuf_clear(&ib);
 				return line;
 			}
+			if (until != 0 && imsg_get_type(&im) == until)
+				replies = 1;
 			imsg_free(&im);
 			if (--replies == 0) {
 				imsgbuf_clear(&ib);
@@ -273,6 +284,59 @@ scenario(const char *name, int count)
 		    "\"pty\":true,\"rows\":24,"
 		    "\"fds\":[\"stdin\",\"stdout\"]}");
 		return outcome(fd, 2);
+	}
+	/* An overlay run's T0 from the agent (issue 23): a whole number of
+	 * microseconds, checked before the workdir the request lacks; one
+	 * out of the last second is no error (now serves instead). */
+	if (strcmp(name, "run-t0-frac") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
+		    "\"overlay\":true,\"t0_us\":1796300000000000.5}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "run-t0-negative") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
+		    "\"overlay\":true,\"t0_us\":-1}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "run-t0-string") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
+		    "\"overlay\":true,\"t0_us\":\"1\"}");
+		return outcome(fd, 2);
+	}
+	if (strcmp(name, "run-t0-future") == 0) {
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
+		    "\"overlay\":true,\"t0_us\":4000000000000000}");
+		return outcome(fd, 2);
+	}
+	/*
+	 * A whole overlay run with the agent's T0 in $CTLPROBE_T0_US on
+	 * the directory $CTLPROBE_DIR, profile "caller" (changes.sh's);
+	 * the payload makes one file, so a changeset is kept.  "ok" at its
+	 * EXIT event.
+	 */
+	if (strcmp(name, "run-t0-dir") == 0) {
+		const char	*dir = getenv("CTLPROBE_DIR");
+		const char	*t0 = getenv("CTLPROBE_T0_US");
+		char		 req[256];
+		int		 dfd;
+
+		if (dir == NULL || t0 == NULL)
+			errx(1, "run-t0-dir: CTLPROBE_DIR and CTLPROBE_T0_US");
+		if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+			err(1, "%s", dir);
+		snprintf(req, sizeof(req), "{\"argv\":[\"/bin/sh\",\"-c\","
+		    "\": > made\"],\"profile\":\"caller\",\"overlay\":true,"
+		    "\"t0_us\":%s,"
+		    "\"fds\":[\"workdir\"]}", t0);
+		msg(fd, SBX_MSG_HELLO, HELLO);
+		msg(fd, SBX_MSG_RUN, req);
+		msg_fd(fd, SBX_MSG_FD, "{\"slot\":\"workdir\"}", dfd);
+		close(dfd);
+		return outcome_until(fd, 100, SBX_MSG_EXIT);
 	}
 	if (strcmp(name, "unknown-type") == 0) {
 		msg(fd, SBX_MSG_HELLO, HELLO);
