@@ -57,8 +57,13 @@ int	 csstore_meta_parse(const char *, size_t, struct cs_meta *, char *err,
  */
 int	 csstore_get(int store, uint32_t uid, const char *id,
 	    struct cs_meta *);
-/* Write the metadata (atomically: a temporary file and rename). */
+/*
+ * Write the metadata (atomically for readers: a temporary file and
+ * rename); csstore_sync makes it and the stream durable.
+ */
 int	 csstore_put(int store, const struct cs_meta *);
+/* fsync uid's changeset id (stream, metadata) and its directory. */
+int	 csstore_sync(int store, uint32_t uid, const char *id);
 /* Remove uid's changeset id (stream and metadata). 0, or -1 with errno. */
 int	 csstore_discard(int store, uint32_t uid, const char *id);
 /*

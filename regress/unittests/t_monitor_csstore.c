@@ -202,6 +202,14 @@ ATF_TC_BODY(store, tc)
 	memset(&s, 0, sizeof(s));
 	ATF_CHECK_EQ(csstore_list(fd, 1002, collect, &s), 0);
 
+	/* Synced once its EXIT has gone: both files and the directory;
+	 * one without its stream, or a bad id, is an error. */
+	ATF_CHECK(csstore_sync(fd, 1000, "00000000000a") == 0);
+	ATF_CHECK(csstore_sync(fd, 1000, "00000000000b") == -1);
+	errno = 0;
+	ATF_CHECK(csstore_sync(fd, 1000, "../1001/0000") == -1 &&
+	    errno == ENOENT);
+
 	/* Another uid's id is an unknown id. */
 	ATF_CHECK(csstore_get(fd, 1000, "00000000000a", &got) == 0);
 	ATF_CHECK_EQ(got.last_run, 100);
