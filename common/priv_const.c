@@ -121,6 +121,8 @@ static const struct named consts[] = {
 	C(FD_CLOEXEC),
 	/* splice(2) */
 	C(SPLICE_F_NONBLOCK),
+	/* renameat2(2) */
+	C(RENAME_NOREPLACE), C(RENAME_EXCHANGE),
 	/* ioctl(2) requests */
 	C(TIOCSTI), C(TIOCLINUX), C(TIOCGWINSZ), C(TIOCSWINSZ), C(TIOCSCTTY),
 	C(TIOCNOTTY), C(TIOCGPGRP), C(TIOCSPGRP), C(TIOCGSID), C(TIOCGPTN),
