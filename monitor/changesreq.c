@@ -289,14 +289,6 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid, const char *into,
 	return 0;
 }
 
-/* A kept changeset to disk, once its EXIT event has gone (csstore_sync). */
-void
-changes_sync(const struct cs_meta *m)
-{
-	if (store != -1 && csstore_sync(store, m->uid, m->id) == -1)
-		log_warn("changeset %s: fsync", m->id);
-}
-
 /* The overlay run ended: 1 its changeset is kept, 0 nothing changed,
  * -1 the stream was refused (why in err: the run's changes are lost). */
 int

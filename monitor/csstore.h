@@ -58,12 +58,11 @@ int	 csstore_meta_parse(const char *, size_t, struct cs_meta *, char *err,
 int	 csstore_get(int store, uint32_t uid, const char *id,
 	    struct cs_meta *);
 /*
- * Write the metadata (atomically for readers: a temporary file and
- * rename); csstore_sync makes it and the stream durable.
+ * Write the metadata (atomically for readers: a temporary file put in
+ * place; over an existing one, the old is left at <id>.meta.tmp for
+ * csstore_abandon).  Not flushed to disk: see design.md 1.3.
  */
 int	 csstore_put(int store, const struct cs_meta *);
-/* fsync uid's changeset id (stream, metadata) and its directory. */
-int	 csstore_sync(int store, uint32_t uid, const char *id);
 /* Remove uid's changeset id (stream and metadata). 0, or -1 with errno. */
 int	 csstore_discard(int store, uint32_t uid, const char *id);
 /*
@@ -77,7 +76,8 @@ int	 csstore_list(int store, uint32_t uid,
 int	 csstore_count(int store, uint32_t uid);
 /* A new stream file <uid>/<id>.cs.tmp, write-only: its descriptor. */
 int	 csstore_create(int store, uint32_t uid, const char *id);
-/* Drop <uid>/<id>.cs.tmp, if it is there. */
+/* Drop <uid>/<id>.cs.tmp and <id>.meta.tmp, if they are there: a run's
+ * stream not kept, or what a kept one replaced. */
 void	 csstore_abandon(int store, uint32_t uid, const char *id);
 /*
  * A run's stream is written: an empty one is dropped (0, nothing

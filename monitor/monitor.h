@@ -364,7 +364,6 @@ int	 changes_store(char *, size_t);
 void	 changes_expire(const struct sbx_conf *);
 struct cs_meta;
 int	 changes_finish(struct cs_meta *, pid_t, char *, size_t);
-void	 changes_sync(const struct cs_meta *);
 int	 changes_begin(struct ctl_conn *, uint32_t, uid_t, const char *,
 	    int64_t);
 void	 ctl_changes_list(struct ctl_conn *, uint32_t, struct cJSON *, int);

@@ -837,7 +837,7 @@ msb_exited(struct role *r, struct imsg *imsg)
 	const char		*reason, *lim;
 	char			 msg[256], cserr[256];
 	cJSON			*o, *a;
-	int			 kept = 0;
+	int			 kept;
 
 	(void)r;
 	if (imsg_get_data(imsg, &le, sizeof(le)) == -1)
@@ -946,9 +946,6 @@ msb_exited(struct role *r, struct imsg *imsg)
 			cJSON_AddItemToObject(o, "stats", stats_json(&le));
 		}
 		reply_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
-		/* Written to the agent's socket by now (conn_event_add). */
-		if (kept == 1)
-			changes_sync(s->cs);
 	}
 	msb_free(s);
 }
