@@ -257,6 +257,7 @@ env -i "$R" -w 2 "$BR" ::: overlay "$C" -s "$SOCK" run --overlay -w "$P" \
     -- /bin/sh -c "$build" ::: plain "$C" -s "$SOCK" run -w "$P" -- \
     /bin/sh -c "$build" > "$D/ovlb" || die "benchrun failed"
 report "$D/ovlb" " (an overlay build)" overlay plain "overlay plain" -
+overms "$D/ovlb"
 echo "(the overlay build's difference includes writing its changeset:" \
     "the walk of the upper layer, the stream, the monitor's check of it)"
 
