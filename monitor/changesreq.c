@@ -85,16 +85,31 @@ changes_store(char *err, size_t errlen)
 	return store;
 }
 
-/* Expiry: at start and periodically (changeset-max-age). */
+/*
+ * Expiry (changeset-max-age): everyone's at start (uid -1) and at most
+ * once a minute, the caller's own before each of its overlay runs.  One
+ * tenant's store is not read for every other tenant's runs: that was
+ * every changeset's metadata of every uid, each overlay run.
+ */
 void
-changes_expire(const struct sbx_conf *conf)
+changes_expire(const struct sbx_conf *conf, int64_t uid)
 {
-	int	 n;
+	static time_t	 all_at;
+	time_t		 now = time(NULL);
+	int		 n = 0, k;
 
 	if (store == -1)
 		return;
-	if ((n = csstore_expire(store, (int64_t)time(NULL),
-	    conf->changeset_max_age)) > 0)
+	if (uid >= 0 && (k = csstore_expire_uid(store, (uint32_t)uid,
+	    (int64_t)now, conf->changeset_max_age)) > 0)
+		n += k;
+	if (uid < 0 || all_at == 0 || now - all_at >= 60) {
+		all_at = now;
+		if ((k = csstore_expire(store, (int64_t)now,
+		    conf->changeset_max_age)) > 0)
+			n += k;
+	}
+	if (n > 0)
 		audit("changes-expired", 0, 0, "%d changeset%s older than "
 		    "changeset-max-age %u s removed", n, n == 1 ? "" : "s",
 		    conf->changeset_max_age);
@@ -227,7 +242,7 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid, const char *into,
 		    err);
 		return -1;
 	}
-	changes_expire(monitor_conf);
+	changes_expire(monitor_conf, (int64_t)uid);
 	memset(&m, 0, sizeof(m));
 	if (into != NULL) {
 		/* A further run on the caller's changeset: its stream is

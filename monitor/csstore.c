@@ -508,18 +508,27 @@ expire_one(const struct cs_meta *m, void *arg)
 }
 
 int
-csstore_expire(int store, int64_t now, uint32_t max_age)
+csstore_expire_uid(int store, uint32_t uid, int64_t now, uint32_t max_age)
 {
 	struct expire_arg	 a;
-	struct dirent		*de;
-	const char		*errstr;
-	DIR			*d;
-	uint32_t		 uid;
-	int			 fd;
 
 	a.store = store;
 	a.before = now - (int64_t)max_age;
 	a.n = 0;
+	if (csstore_list(store, uid, expire_one, &a) == -1)
+		return -1;
+	return a.n;
+}
+
+int
+csstore_expire(int store, int64_t now, uint32_t max_age)
+{
+	struct dirent		*de;
+	const char		*errstr;
+	DIR			*d;
+	uint32_t		 uid;
+	int			 fd, n = 0, k;
+
 	if ((fd = openat(store, ".", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1 || (d = fdopendir(fd)) == NULL)
 		return -1;
@@ -527,24 +536,42 @@ csstore_expire(int store, int64_t now, uint32_t max_age)
 		uid = (uint32_t)strtonum(de->d_name, 0, 4294967294LL, &errstr);
 		if (errstr != NULL)
 			continue;
-		(void)csstore_list(store, uid, expire_one, &a);
+		if ((k = csstore_expire_uid(store, uid, now, max_age)) > 0)
+			n += k;
 	}
 	closedir(d);
-	return a.n;
+	return n;
 }
 
-static int
-count_one(const struct cs_meta *m, void *arg)
-{
-	(void)m;
-	(void)arg;
-	return 0;
-}
-
+/*
+ * The names alone (<id>.meta), none read: this runs before every overlay
+ * run, and one that does not parse still takes a place under the cap.
+ */
 int
 csstore_count(int store, uint32_t uid)
 {
-	return csstore_list(store, uid, count_one, NULL);
+	struct dirent	*de;
+	DIR		*d;
+	char		 id[CS_ID_LEN + 1];
+	int		 dir, n = 0;
+
+	if ((dir = uid_dir(store, uid, 0)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if ((d = fdopendir(dir)) == NULL) {
+		close(dir);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strlen(de->d_name) != CS_ID_LEN + 5 ||
+		    strcmp(de->d_name + CS_ID_LEN, ".meta") != 0)
+			continue;
+		memcpy(id, de->d_name, CS_ID_LEN);
+		id[CS_ID_LEN] = '\0';
+		if (csstore_id_ok(id))
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 int

@@ -72,7 +72,7 @@ int	 csstore_discard(int store, uint32_t uid, const char *id);
  */
 int	 csstore_list(int store, uint32_t uid,
 	    int (*cb)(const struct cs_meta *, void *), void *arg);
-/* uid's changesets (their metadata files), or -1 with errno. */
+/* uid's changesets (their metadata files, by name), or -1 with errno. */
 int	 csstore_count(int store, uint32_t uid);
 /* A new stream file <uid>/<id>.cs.tmp, write-only: its descriptor. */
 int	 csstore_create(int store, uint32_t uid, const char *id);
@@ -87,7 +87,12 @@ void	 csstore_abandon(int store, uint32_t uid, const char *id);
  */
 int	 csstore_finish(int store, struct cs_meta *m, char *err,
 	    size_t errlen);
-/* Remove every changeset whose last run ended before now - max_age. */
+/*
+ * Remove every changeset whose last run ended before now - max_age, or
+ * uid's only: how many, or -1 with errno.
+ */
 int	 csstore_expire(int store, int64_t now, uint32_t max_age);
+int	 csstore_expire_uid(int store, uint32_t uid, int64_t now,
+	    uint32_t max_age);
 
 #endif /* SBX_CSSTORE_H */

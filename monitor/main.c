@@ -318,7 +318,7 @@ main(int argc, char *argv[])
 		    getgid());
 	}
 	set_user_name(getuid());
-	changes_expire(monitor_conf);
+	changes_expire(monitor_conf, -1);
 	runspec_init();
 	selftest_init();
 	/* The provider launch plan probes node: before any filter. */

@@ -361,7 +361,7 @@ struct cs_meta;
 void	 changes_init(const struct sbx_conf *, int, uid_t, gid_t);
 void	 changes_open(const struct sbx_conf *, int);
 int	 changes_store(char *, size_t);
-void	 changes_expire(const struct sbx_conf *);
+void	 changes_expire(const struct sbx_conf *, int64_t);
 struct cs_meta;
 int	 changes_finish(struct cs_meta *, pid_t, char *, size_t);
 int	 changes_begin(struct ctl_conn *, uint32_t, uid_t, const char *,

@@ -230,7 +230,15 @@ ATF_TC_BODY(store, tc)
 	ATF_CHECK(csstore_get(fd, 1000, "../1001/0000", &got) == -1 &&
 	    errno == ENOENT);
 
-	/* Expiry: last run before now - max_age. */
+	/* Counted by name: the broken 00000000000d.meta takes a place
+	 * under the cap, junk.meta does not. */
+	ATF_CHECK_EQ(csstore_count(fd, 1000), 3);
+	ATF_CHECK_EQ(csstore_count(fd, 1002), 0);
+
+	/* Expiry: last run before now - max_age; one uid's leaves the
+	 * others' alone. */
+	ATF_CHECK_EQ(csstore_expire_uid(fd, 1001, 1000, 600), 0);
+	ATF_CHECK(faccessat(fd, "1000/00000000000a.meta", F_OK, 0) == 0);
 	ATF_CHECK_EQ(csstore_expire(fd, 1000, 600), 1);
 	ATF_CHECK(faccessat(fd, "1000/00000000000a.cs", F_OK, 0) == -1);
 	ATF_CHECK(faccessat(fd, "1000/00000000000a.meta", F_OK, 0) == -1);
