@@ -259,7 +259,19 @@ changes_begin(struct ctl_conn *c, uint32_t id, uid_t uid, const char *into,
 			    "--overlay-into: no changeset \"%.16s\"", into);
 			return -1;
 		}
-		if ((fd = csstore_create(store, (uint32_t)uid, m.id)) == -1) {
+		/*
+		 * Its stream file of a run still there, with no run of
+		 * ours on it: a monitor that died during one left it, and
+		 * it would refuse every further run.  Dropped.
+		 */
+		if ((fd = csstore_create(store, (uint32_t)uid, m.id)) == -1 &&
+		    errno == EEXIST && !msb_changeset_busy(uid, m.id)) {
+			log_warnx("changeset %s: a stream left by a run that "
+			    "did not end, dropped", m.id);
+			csstore_abandon(store, (uint32_t)uid, m.id);
+			fd = csstore_create(store, (uint32_t)uid, m.id);
+		}
+		if (fd == -1) {
 			close(base);
 			reply_error(c, id, 0, SBX_E_LIMIT, "run: "
 			    "--overlay-into: changeset %s: another run on it "

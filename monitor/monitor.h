@@ -193,6 +193,7 @@ int		 closer_hand(int, uid_t);
 
 /* ---- sbxtable.c: live sandboxes and the launcher's traffic ------------- */
 struct cs_meta;
+int	 msb_changeset_busy(uid_t, const char *);
 int	 msb_changes(struct ctl_conn *, uint32_t, int, int,
 	    const struct cs_meta *);
 void	 msb_drop(struct ctl_conn *, uint32_t);

@@ -307,6 +307,19 @@ msb_changes(struct ctl_conn *c, uint32_t reqid, int fd, int base,
 	return 0;
 }
 
+/* 1: a sandbox of this monitor is running on uid's changeset id. */
+int
+msb_changeset_busy(uid_t uid, const char *id)
+{
+	struct msb	*s;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->cs != NULL && s->cs->uid == (uint32_t)uid &&
+		    strcmp(s->cs->id, id) == 0)
+			return 1;
+	return 0;
+}
+
 /* A RUN that msb_new took but that was refused after (already answered). */
 void
 msb_drop(struct ctl_conn *c, uint32_t reqid)

@@ -499,6 +499,53 @@ agent_t0_cleanup() {
 	common_cleanup
 }
 
+atf_test_case stale_stream cleanup
+stale_stream_head() {
+	atf_set "descr" "--overlay-into: a stream file left by a run that never ended (a monitor that died) is dropped with a warning, not taken for a run going on; a run that is going on still refuses a second one"
+}
+stale_stream_body() {
+	setup
+	uid=$(id -u "$CALLER")
+	mkdir "$D/proj"
+	[ "$(id -u)" -eq 0 ] &&
+	    chown "$CALLER:$(id -gn "$CALLER")" "$D/proj"
+	$AS "$CU" -s "$SOCK" run --overlay -p caller -w "$D/proj" -- \
+	    /bin/sh -c ': > first' 2> run.err || atf_fail "$(cat run.err)"
+	id=$(sed -n 's/^sbx: changes kept as //p' run.err)
+	[ -n "$id" ] || atf_fail "no changeset: $(cat run.err)"
+	# What a monitor killed during a run on it leaves behind.
+	echo partial > "$D/cs/$uid/$id.cs.tmp"
+	[ "$(id -u)" -eq 0 ] && chown nobody "$D/cs/$uid/$id.cs.tmp"
+	atf_check -s exit:0 -o empty -e inline:"sbx: changes kept as $id\n" \
+	    $AS "$CU" -s "$SOCK" run --overlay-into "$id" -p caller \
+	    -w "$D/proj" -- /bin/sh -c ': > second'
+	grep -q "changeset $id: a stream left by a run that did not end, dropped" \
+	    mon.log || atf_fail "no warning: $(tail -3 mon.log)"
+	atf_check -o inline:"A first\nA second\n" $AS "$CU" -s "$SOCK" \
+	    changes "$id"
+	# One going on: a second is refused, and the first keeps its own.
+	$AS "$CU" -s "$SOCK" run --overlay-into "$id" -p caller \
+	    -w "$D/proj" -- /bin/sh -c 'echo started; sleep 2; : > third' \
+	    > bg.out 2> bg.err &
+	bg=$!
+	i=0
+	while ! grep -q started bg.out && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	atf_check -s exit:125 -o empty \
+	    -e match:"changeset $id: another run on it is going on" \
+	    $AS "$CU" -s "$SOCK" run --overlay-into "$id" -p caller \
+	    -w "$D/proj" -- /bin/true
+	wait $bg || atf_fail "the first run failed: $(cat bg.err)"
+	atf_check -o inline:"A first\nA second\nA third\n" $AS "$CU" \
+	    -s "$SOCK" changes "$id"
+	atf_check -o empty ls -A "$D/proj"
+}
+stale_stream_cleanup() {
+	common_cleanup
+}
+
 atf_test_case overlay_needs_workdir
 overlay_needs_workdir_head() {
 	atf_set "descr" "--overlay without -w is a usage error naming -w, before any connection"
@@ -518,5 +565,6 @@ atf_init_test_cases() {
 	atf_add_test_case nested_build
 	atf_add_test_case during_run
 	atf_add_test_case agent_t0
+	atf_add_test_case stale_stream
 	atf_add_test_case per_peer
 }
