@@ -265,7 +265,7 @@ background_cleanup() {
 
 atf_test_case expiry cleanup
 expiry_head() {
-	atf_set "descr" "changesets whose last run is older than changeset-max-age are removed when the service starts and before an overlay run, with an audit line; newer ones stay"
+	atf_set "descr" "changesets whose last run is older than changeset-max-age are removed when the service starts and, the caller's own, before its overlay run, with an audit line; newer ones stay"
 }
 expiry_body() {
 	EXTRA_CONF='changeset-max-age 1m'

@@ -192,6 +192,32 @@ outcome_until(int fd, int replies, uint32_t until)
 
 #define HELLO	"{\"version\":1,\"client\":\"ctlprobe\"}"
 
+/*
+ * RUN requests refused from their fields alone.  Pty requests (issue 26):
+ * window sizes and what they need.  An overlay run's T0 from the agent
+ * (issue 23): a whole number of microseconds, checked before the workdir
+ * the request lacks; one out of the last second is no error (now serves
+ * instead).
+ */
+static const struct {
+	const char	*name;
+	const char	*req;
+} runs[] = {
+	{ "run-pty-nofds", "{\"argv\":[\"/bin/true\"],\"pty\":true}" },
+	{ "run-rows-no-pty",
+	    "{\"argv\":[\"/bin/true\"],\"rows\":24,\"cols\":80}" },
+	{ "run-pty-rows-only", "{\"argv\":[\"/bin/true\"],\"pty\":true,"
+	    "\"rows\":24,\"fds\":[\"stdin\",\"stdout\"]}" },
+	{ "run-t0-frac", "{\"argv\":[\"/bin/true\"],\"overlay\":true,"
+	    "\"t0_us\":1796300000000000.5}" },
+	{ "run-t0-negative", "{\"argv\":[\"/bin/true\"],\"overlay\":true,"
+	    "\"t0_us\":-1}" },
+	{ "run-t0-string", "{\"argv\":[\"/bin/true\"],\"overlay\":true,"
+	    "\"t0_us\":\"1\"}" },
+	{ "run-t0-future", "{\"argv\":[\"/bin/true\"],\"overlay\":true,"
+	    "\"t0_us\":4000000000000000}" },
+};
+
 static const char *
 scenario(const char *name, int count)
 {
@@ -266,52 +292,13 @@ scenario(const char *name, int count)
 		    "\"cols\":80}");
 		return outcome(fd, 2);
 	}
-	if (strcmp(name, "run-pty-nofds") == 0) {
-		msg(fd, SBX_MSG_HELLO, HELLO);
-		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
-		    "\"pty\":true}");
-		return outcome(fd, 2);
-	}
-	if (strcmp(name, "run-rows-no-pty") == 0) {
-		msg(fd, SBX_MSG_HELLO, HELLO);
-		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
-		    "\"rows\":24,\"cols\":80}");
-		return outcome(fd, 2);
-	}
-	if (strcmp(name, "run-pty-rows-only") == 0) {
-		msg(fd, SBX_MSG_HELLO, HELLO);
-		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
-		    "\"pty\":true,\"rows\":24,"
-		    "\"fds\":[\"stdin\",\"stdout\"]}");
-		return outcome(fd, 2);
-	}
-	/* An overlay run's T0 from the agent (issue 23): a whole number of
-	 * microseconds, checked before the workdir the request lacks; one
-	 * out of the last second is no error (now serves instead). */
-	if (strcmp(name, "run-t0-frac") == 0) {
-		msg(fd, SBX_MSG_HELLO, HELLO);
-		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
-		    "\"overlay\":true,\"t0_us\":1796300000000000.5}");
-		return outcome(fd, 2);
-	}
-	if (strcmp(name, "run-t0-negative") == 0) {
-		msg(fd, SBX_MSG_HELLO, HELLO);
-		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
-		    "\"overlay\":true,\"t0_us\":-1}");
-		return outcome(fd, 2);
-	}
-	if (strcmp(name, "run-t0-string") == 0) {
-		msg(fd, SBX_MSG_HELLO, HELLO);
-		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
-		    "\"overlay\":true,\"t0_us\":\"1\"}");
-		return outcome(fd, 2);
-	}
-	if (strcmp(name, "run-t0-future") == 0) {
-		msg(fd, SBX_MSG_HELLO, HELLO);
-		msg(fd, SBX_MSG_RUN, "{\"argv\":[\"/bin/true\"],"
-		    "\"overlay\":true,\"t0_us\":4000000000000000}");
-		return outcome(fd, 2);
-	}
+	/* A RUN request alone after the hello: its refusal (runs). */
+	for (i = 0; i < (int)nitems(runs); i++)
+		if (strcmp(name, runs[i].name) == 0) {
+			msg(fd, SBX_MSG_HELLO, HELLO);
+			msg(fd, SBX_MSG_RUN, runs[i].req);
+			return outcome(fd, 2);
+		}
 	/*
 	 * A whole overlay run with the agent's T0 in $CTLPROBE_T0_US on
 	 * the directory $CTLPROBE_DIR, profile "caller" (changes.sh's);
