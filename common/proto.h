@@ -90,6 +90,11 @@ enum role_imsg {
 					      msg filled in */
 	IMSG_LAUNCH_RESIZE,		/* monitor -> launcher: struct
 					   launch_resize */
+	IMSG_LAUNCH_ARM,		/* monitor -> launcher: a warm
+					   sandbox takes its run: the run's
+					   serialised spec, after an FD for
+					   each of its stdio slots (only
+					   0-2); answered with STARTED */
 };
 
 /* ---- monitor <-> provider-runner ------------------------------------ */

@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
@@ -46,12 +47,13 @@
 #define SPEC_F_NO_LOOPBACK	0x100
 #define SPEC_F_OVERLAY		0x200
 #define SPEC_F_OVERLAY_INTO	0x400
+#define SPEC_F_WARM		0x800
 #define SPEC_F_ALL		(SPEC_F_DEV_SHM | SPEC_F_WORKDIR_FD | \
 				    SPEC_F_CGROUP | SPEC_F_TMP_NOEXEC | \
 				    SPEC_F_WORKDIR_NOEXEC | SPEC_F_PTRACE | \
 				    SPEC_F_WORKDIR_SAME | SPEC_F_PTY | \
 				    SPEC_F_NO_LOOPBACK | SPEC_F_OVERLAY | \
-				    SPEC_F_OVERLAY_INTO)
+				    SPEC_F_OVERLAY_INTO | SPEC_F_WARM)
 
 /* Upper bounds that keep a typo from becoming a host-wide resource sink. */
 #define SPEC_SIZE_MAX		(64ULL << 30)	/* any one tmpfs */
@@ -687,6 +689,18 @@ sbx_spec_check(const struct sbx_spec *sp, char *err, size_t errlen)
 		    "command", sp->pty, sp->pty_rows, sp->pty_cols);
 		return -1;
 	}
+	/*
+	 * Warm: built before its run is known, so nothing of the run may
+	 * shape the set-up -- no workdir descriptor, no overlay, no pty --
+	 * and only a command's (a provider's pool is the runner's own).
+	 */
+	if ((sp->warm != 0 && sp->warm != 1) || (sp->warm &&
+	    (sp->class != SBX_CLASS_COMMAND || sp->workdir_fd ||
+	    sp->overlay || sp->pty))) {
+		seterr(err, errlen, "warm %d: only 0, or 1 for a command "
+		    "without a workdir, an overlay or a pty", sp->warm);
+		return -1;
+	}
 	if (check_argv(sp, err, errlen) == -1 ||
 	    check_env(sp, err, errlen) == -1 ||
 	    check_mounts(sp, err, errlen) == -1 ||
@@ -772,6 +786,8 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 		flags |= SPEC_F_OVERLAY;
 	if (sp->overlay_into)
 		flags |= SPEC_F_OVERLAY_INTO;
+	if (sp->warm)
+		flags |= SPEC_F_WARM;
 
 	r |= put_u32(&w, SBX_SPEC_MAGIC);
 	r |= put_u32(&w, SBX_SPEC_VERSION);
@@ -819,6 +835,46 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
 	memcpy(buf + 8, &(uint32_t){ (uint32_t)w.off }, sizeof(uint32_t));
 	*lenp = w.off;
 	return 0;
+}
+
+/*
+ * What a warm sandbox's set-up was built from, as bytes: the spec's wire
+ * form with what only the run itself reads emptied -- argv, the
+ * environment but HOME (shim/etc.c writes it into /etc/passwd), the
+ * output cap, the deadline -- and what the launcher sets.  A warm sandbox
+ * serves a run only if their keys are the same bytes (monitor/warm.c),
+ * and pid 1 checks that again before it takes the run (shim/warm.c).
+ */
+int
+sbx_spec_warm_key(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
+    size_t *lenp, char *err, size_t errlen)
+{
+	struct sbx_spec	*k;
+	size_t		 i;
+	int		 rv;
+
+	/* Large (the argv and env arrays): not on pid 1's stack twice. */
+	if ((k = malloc(sizeof(*k))) == NULL) {
+		seterr(err, errlen, "warm key: %s", strerror(errno));
+		return -1;
+	}
+	*k = *sp;
+	k->argc = 1;
+	k->argv[0] = "-";
+	k->argv[1] = NULL;
+	k->envc = 0;
+	for (i = 0; i < sp->envc; i++)
+		if (strncmp(sp->env[i], "HOME=", 5) == 0)
+			k->env[k->envc++] = sp->env[i];
+	k->env[k->envc] = NULL;
+	k->output = 0;
+	k->timeout_ms = 1;
+	k->warm = 0;
+	k->cgroup = 0;
+	k->cgroup_wait = 0;
+	rv = sbx_spec_serialise(k, buf, buflen, lenp, err, errlen);
+	free(k);
+	return rv;
 }
 
 /* ---- parsing -------------------------------------------------------- */
@@ -959,6 +1015,7 @@ sbx_spec_parse(struct sbx_spec *sp, const uint8_t *buf, size_t len,
 	sp->workdir_same = (flags & SPEC_F_WORKDIR_SAME) != 0;
 	sp->overlay = (flags & SPEC_F_OVERLAY) != 0;
 	sp->overlay_into = (flags & SPEC_F_OVERLAY_INTO) != 0;
+	sp->warm = (flags & SPEC_F_WARM) != 0;
 	if (argc == 0 || argc > SBX_SPEC_MAXARGS || envc > SBX_SPEC_MAXENV ||
 	    nm > SBX_SPEC_MAXMOUNTS) {
 		seterr(err, errlen, "spec: counts argc %u envc %u mounts %u "

@@ -126,6 +126,9 @@ struct sbx_spec {
 					   (realtime_ns(0)); the payload
 					   starts once the coarse clock is
 					   past it.  0 otherwise */
+	int		 warm;		/* 1: pid 1 builds the sandbox, then
+					   waits on SBX_SHIM_FD_ARM for the
+					   run it serves (shim/warm.c) */
 };
 
 void	 sbx_spec_init(struct sbx_spec *);
@@ -144,6 +147,8 @@ int	 sbx_spec_serialise(const struct sbx_spec *, uint8_t *buf,
 	    size_t buflen, size_t *lenp, char *err, size_t errlen);
 int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 	    char *err, size_t errlen);
+int	 sbx_spec_warm_key(const struct sbx_spec *, uint8_t *buf,
+	    size_t buflen, size_t *lenp, char *err, size_t errlen);
 
 /*
  * The shim's descriptors when the launcher's clone child calls it, fixed
@@ -159,7 +164,20 @@ int	 sbx_spec_parse(struct sbx_spec *, const uint8_t *buf, size_t len,
 					   file in the store, write-only */
 #define SBX_SHIM_FD_CSBASE	8	/* overlay into: the stored stream,
 					   read-only */
-#define SBX_SHIM_NFDS		9
+#define SBX_SHIM_FD_ARM		9	/* warm: a SOCK_SEQPACKET socket the
+					   arm record comes on, launcher ->
+					   shim (struct sbx_arm) */
+#define SBX_SHIM_NFDS		10
+
+/*
+ * A warm sandbox's arm record: this header, then the run's serialised
+ * spec, with the stdio descriptors of slots (bit 0-2: stdin, stdout,
+ * stderr) as SCM_RIGHTS, in that order.  One datagram.
+ */
+struct sbx_arm {
+	uint32_t	 slots;
+	uint32_t	 speclen;
+};
 
 /* One record per write(), smaller than PIPE_BUF so it arrives whole. */
 #define SBX_STATUS_SETUP	1	/* setup failed: step, error */

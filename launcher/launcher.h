@@ -111,6 +111,9 @@ struct sandbox {
 	int		 reaped;
 	int		 pty;		/* pid 1 reads window sizes from the
 					   lifeline (sandbox_resize) */
+	int		 armfd;		/* warm: where its run's arm record
+					   goes (sandbox_arm), until then;
+					   else -1 */
 };
 
 /*
@@ -179,6 +182,8 @@ void	 spawn_environment_check(void);
 int	 sandbox_spawn(struct sandbox *, const struct launcher_conf *,
 	    const struct sbx_spec *, const struct sandbox_io *,
 	    char *err, size_t errlen);
+int	 sandbox_arm(struct sandbox *, const uint8_t *, size_t,
+	    const int [3], uint32_t, char *, size_t);
 
 /* idmap.c */
 int	 idmap_check(const struct launcher_conf *, char *, size_t);

@@ -44,6 +44,12 @@ struct launch {
 	int			 fds[LAUNCH_NSLOTS];
 	int			 refused;	/* a descriptor failed
 						   passed_fd_check */
+	int			 warm;		/* built, waiting for ARM */
+	int			 armed;		/* ARM came: its run */
+	uint8_t			*key;		/* warm: sbx_spec_warm_key */
+	size_t			 keylen;
+	char			 armerr[SBX_STEP_MAX];	/* why ARM
+						   failed, for its EXIT */
 	struct sandbox		 sb;
 	struct event		 ev;		/* pidfd readable */
 	struct event		 tmo;		/* deadline */
@@ -186,6 +192,7 @@ launch_free(struct launch *l)
 			close(l->fds[i]);
 	if (l->spec != NULL)
 		freezero(l->spec, l->speclen);
+	free(l->key);
 	TAILQ_REMOVE(&launches, l, entry);
 	nlaunches--;
 	free(l);
@@ -285,6 +292,12 @@ launch_check(int fd, short event, void *arg)
 		launch_arm(l);
 		return;
 	}
+	/* Killed because its run could not reach it: say why. */
+	if (l->armerr[0] != '\0') {
+		ex.reason = SANDBOX_SETUP_FAILED;
+		ex.error = 0;
+		strlcpy(ex.step, l->armerr, sizeof(ex.step));
+	}
 	send_exit(l->id, &ex);
 	launch_free(l);
 	spare_later();
@@ -350,8 +363,15 @@ h_fd(struct imsgbuf *ib, struct imsg *imsg)
 	(void)ib;
 	if (imsg_get_data(imsg, &lf, sizeof(lf)) == -1)
 		fatalx("fd: bad size");
-	if ((l = launch_find(imsg_get_id(imsg))) == NULL ||
-	    l->state != L_COLLECT)
+	l = launch_find(imsg_get_id(imsg));
+	/* A warm sandbox collects its run's stdio before ARM; one that
+	 * ended meanwhile drops them (its EXIT is on the way). */
+	if (l == NULL && (fd = imsg_get_fd(imsg)) != -1) {
+		close(fd);
+		return;
+	}
+	if (l == NULL || (l->state != L_COLLECT && !(l->warm &&
+	    !l->armed && lf.slot <= LAUNCH_SLOT_STDERR)))
 		fatalx("fd for sandbox %u, which is not collecting",
 		    imsg_get_id(imsg));
 	if (lf.slot >= LAUNCH_NSLOTS || l->fds[lf.slot] != -1)
@@ -372,11 +392,24 @@ h_fd(struct imsgbuf *ib, struct imsg *imsg)
 	l->fds[lf.slot] = fd;
 }
 
+/* STARTED: the sandbox runs (or, warm, its run was handed over). */
+static void
+send_started(struct imsgbuf *ib, struct launch *l)
+{
+	struct launch_started	 st;
+
+	memset(&st, 0, sizeof(st));
+	st.pid = l->sb.pid;
+	st.limits = l->sb.limits;
+	if (imsg_compose(ib, IMSG_LAUNCH_STARTED, l->id, 0, -1, &st,
+	    sizeof(st)) == -1)
+		fatal("compose started");
+}
+
 static void
 h_start(struct imsgbuf *ib, struct imsg *imsg)
 {
 	struct launch_start	 ls;
-	struct launch_started	 st;
 	struct launcher_conf	 conf;
 	struct launch		*l;
 	struct sbx_spec		 spec;
@@ -414,6 +447,15 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	if ((spec.workdir_fd != 0) != (l->fds[LAUNCH_SLOT_WORKDIR] != -1))
 		fatalx("sandbox %u: workdir descriptor and spec disagree",
 		    l->id);
+	/* Warm: what its set-up is built from, to hold each run to. */
+	if (spec.warm) {
+		if (ls.slots != 0)
+			fatalx("sandbox %u: warm, with descriptors", l->id);
+		l->key = xmalloc(SBX_SPEC_WIRE_MAX);
+		if (sbx_spec_warm_key(&spec, l->key, SBX_SPEC_WIRE_MAX,
+		    &l->keylen, err, sizeof(err)) == -1)
+			fatalx("sandbox %u: warm key: %s", l->id, err);
+	}
 	io.in = l->fds[LAUNCH_SLOT_STDIN];
 	io.out = l->fds[LAUNCH_SLOT_STDOUT];
 	io.err = l->fds[LAUNCH_SLOT_STDERR];
@@ -463,6 +505,7 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	spawning = NULL;
 	spare_later();
 	l->state = L_RUNNING;
+	l->warm = spec.warm;
 	/* The shim holds the payload's descriptors now; ours must go, or
 	 * the caller would never see EOF on its pipes. */
 	for (i = 0; i < LAUNCH_NSLOTS; i++) {
@@ -472,12 +515,7 @@ h_start(struct imsgbuf *ib, struct imsg *imsg)
 	}
 	freezero(l->spec, l->speclen);
 	l->spec = NULL;
-	memset(&st, 0, sizeof(st));
-	st.pid = l->sb.pid;
-	st.limits = l->sb.limits;
-	if (imsg_compose(ib, IMSG_LAUNCH_STARTED, l->id, 0, -1, &st,
-	    sizeof(st)) == -1)
-		fatal("compose started");
+	send_started(ib, l);
 	launch_arm(l);
 	if (l->sb.proxyfd != -1) {
 		event_set(&l->pev, l->sb.proxyfd, EV_READ, launch_listeners, l);
@@ -548,6 +586,72 @@ h_deadline(struct imsgbuf *ib, struct imsg *imsg)
 	}
 }
 
+/* A warm sandbox's failed arm: killed, and its EXIT says why. */
+static void
+arm_fail(struct launch *l, const char *why)
+{
+	log_warnx("sandbox %u: %s", l->id, why);
+	strlcpy(l->armerr, why, sizeof(l->armerr));
+	if (sandbox_kill(&l->sb) == -1 && errno != ESRCH)
+		fatal("sandbox %u: kill", l->id);
+}
+
+/*
+ * ARM: a warm sandbox takes its run.  The run's spec must have the key
+ * the sandbox was built from (the monitor matched them; checked again
+ * here, and by pid 1); it goes to pid 1 with the stdio collected since,
+ * and STARTED answers as for a cold start.
+ */
+static void
+h_arm(struct imsgbuf *ib, struct imsg *imsg)
+{
+	static uint8_t		 key[SBX_SPEC_WIRE_MAX];
+	struct launch		*l;
+	struct sbx_spec		 spec;
+	char			 err[SANDBOX_ERRLEN];
+	size_t			 len = imsg_get_len(imsg), keylen;
+	int			 fds[3], i;
+
+	if ((l = launch_find(imsg_get_id(imsg))) == NULL) {
+		explicit_bzero(imsg->data, len);
+		return;		/* already ended; its EXIT is on the way */
+	}
+	if (!l->warm || l->armed)
+		fatalx("arm for sandbox %u, which is not warm and waiting",
+		    l->id);
+	if (len == 0 || len > SBX_SPEC_WIRE_MAX ||
+	    sbx_spec_parse(&spec, imsg->data, len, err, sizeof(err)) == -1 ||
+	    sbx_spec_warm_key(&spec, key, sizeof(key), &keylen, err,
+	    sizeof(err)) == -1)
+		fatalx("arm for sandbox %u: %s", l->id, len == 0 ||
+		    len > SBX_SPEC_WIRE_MAX ? "spec size" : err);
+	if (spec.warm || keylen != l->keylen ||
+	    memcmp(key, l->key, keylen) != 0)
+		fatalx("arm for sandbox %u: the run's spec is not the one it "
+		    "was built from", l->id);
+	l->armed = 1;
+	for (i = 0; i < 3; i++)
+		fds[i] = l->fds[i];
+	if (l->refused)
+		arm_fail(l, "a descriptor was refused (the launcher's log "
+		    "says why)");
+	else if (sandbox_arm(&l->sb, imsg->data, len, fds,
+	    (uint32_t)spec.timeout_ms, err, sizeof(err)) == -1)
+		arm_fail(l, err);
+	explicit_bzero(imsg->data, len);
+	/* pid 1 holds the payload's descriptors now, or nobody needs them. */
+	for (i = 0; i < 3; i++) {
+		if (l->fds[i] != -1)
+			close(l->fds[i]);
+		l->fds[i] = -1;
+	}
+	if (!l->sb.timedout && !l->sb.killed) {
+		evtimer_del(&l->tmo);
+		launch_arm(l);
+	}
+	send_started(ib, l);
+}
+
 static void
 h_selftest(struct imsgbuf *ib, struct imsg *imsg)
 {
@@ -591,6 +695,7 @@ static const struct role_handler handlers[] = {
 	{ IMSG_LAUNCH_SIGNAL, sizeof(struct launch_signal), h_signal },
 	{ IMSG_LAUNCH_DEADLINE, sizeof(struct launch_deadline), h_deadline },
 	{ IMSG_LAUNCH_RESIZE, sizeof(struct launch_resize), h_resize },
+	{ IMSG_LAUNCH_ARM, ROLE_LEN_ANY, h_arm },
 	{ IMSG_LAUNCH_SELFTEST, sizeof(struct selftest_req), h_selftest },
 };
 

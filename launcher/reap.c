@@ -279,8 +279,10 @@ sandbox_release(struct sandbox *sb)
 		close(sb->mntns);
 	if (sb->proxyfd != -1)
 		close(sb->proxyfd);
+	if (sb->armfd != -1)
+		close(sb->armfd);
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
-	sb->proxyfd = -1;
+	sb->proxyfd = sb->armfd = -1;
 	cgroup_destroy(sb);
 }
 

@@ -163,7 +163,13 @@ child_main(const struct spawn_args *c)
 			sfd = i;
 	}
 	/* Nothing of the launcher's reaches the sandbox: not its channel,
-	 * not its event loop, not other sandboxes' descriptors. */
+	 * not its event loop, not other sandboxes' descriptors -- not even
+	 * one whose number is an unused slot below the last used one (a
+	 * warm sandbox's pid 1 holding the launcher's end of its own arm
+	 * socket would never see it close). */
+	for (i = 3; i < SBX_SHIM_NFDS; i++)
+		if (hi[i] == -1)
+			(void)close(i);
 	for (i = SBX_SHIM_NFDS - 1; i >= 0 && hi[i] == -1; i--)
 		;
 	if (syscall(SYS_close_range, (unsigned)(i + 1), ~0U, 0U) == -1)
@@ -341,7 +347,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	struct spawn_args c;
 	char		 why[SBX_SPEC_ERRLEN];
 	int		 spipe[2] = { -1, -1 }, life[2] = { -1, -1 };
-	int		 psock[2] = { -1, -1 };
+	int		 psock[2] = { -1, -1 }, arm[2] = { -1, -1 };
 	int		 devnull = -1, pidfd = -1, saved;
 	pid_t		 pid;
 	int		 mntns = -1;
@@ -350,6 +356,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	sb->pidfd = sb->statusfd = sb->lifeline = sb->mntns = -1;
 	sb->cgroupfd = sb->cgv2_dir = sb->proxyfd = -1;
 	sb->cgv1_mem = sb->cgv1_pids = sb->cgv1_cpu = -1;
+	sb->armfd = -1;
 	sb->cpu_time = spec->cpu_time;
 	if (environment_empty(err, errlen) == -1 ||
 	    idmap_check(conf, err, errlen) == -1 ||
@@ -399,6 +406,13 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 		snprintf(err, errlen, "socketpair: %s", sbx_errname(errno));
 		goto fail;
 	}
+	/* Warm: pid 1 waits for its run on a socket of its own, which
+	 * carries the run's stdio (sandbox_arm, shim/warm.c). */
+	if (sp.warm && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    arm) == -1) {
+		snprintf(err, errlen, "socketpair: %s", sbx_errname(errno));
+		goto fail;
+	}
 	if ((io->in == -1 || io->out == -1 || io->err == -1) &&
 	    (devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "open /dev/null: %s",
@@ -416,6 +430,7 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	c.fds[SBX_SHIM_FD_CHANGES] = io->changes;
 	c.fds[SBX_SHIM_FD_CSBASE] = io->csbase;
 	c.fds[SBX_SHIM_FD_PROXY] = psock[1];
+	c.fds[SBX_SHIM_FD_ARM] = arm[1];
 	c.lifeline_w = life[1];
 	c.uid = conf->sandbox_uid;
 	c.gid = conf->sandbox_gid;
@@ -451,8 +466,10 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	close_if(&spipe[1]);
 	close_if(&life[0]);
 	close_if(&psock[1]);
+	close_if(&arm[1]);
 	close_if(&devnull);
 	sb->proxyfd = psock[0];
+	sb->armfd = arm[0];
 	sb->statusfd = spipe[0];
 	sb->lifeline = life[1];
 	/* Split, the spawner opened it: the front may not (split.c). */
@@ -517,9 +534,79 @@ sandbox_spawn(struct sandbox *sb, const struct launcher_conf *conf,
 	close_if(&spipe[1]);
 	close_if(&psock[0]);
 	close_if(&psock[1]);
+	close_if(&arm[0]);
+	close_if(&arm[1]);
 	close_if(&life[0]);
 	close_if(&life[1]);
 	close_if(&devnull);
 	cgroup_destroy(sb);
 	return -1;
+}
+
+/*
+ * A warm sandbox's run: its spec and stdio (fds[i] -1: the /dev/null pid
+ * 1 already has) go to pid 1 as one datagram, the only one the socket
+ * ever carries -- our end closes after it, so no second run can reach
+ * this sandbox.  The run's deadline and wall clock start now.  0, or -1
+ * with err (the caller kills the sandbox).
+ */
+int
+sandbox_arm(struct sandbox *sb, const uint8_t *spec, size_t speclen,
+    const int fds[3], uint32_t timeout_ms, char *err, size_t errlen)
+{
+	static uint8_t	 buf[sizeof(struct sbx_arm) + SBX_SPEC_WIRE_MAX];
+	union {
+		struct cmsghdr	 hdr;
+		char		 buf[CMSG_SPACE(3 * sizeof(int))];
+	} cm;
+	struct sbx_arm	 a;
+	struct msghdr	 msg;
+	struct cmsghdr	*c;
+	struct iovec	 iov;
+	int		 send[3];
+	size_t		 n = 0, i;
+	ssize_t		 w;
+
+	if (sb->armfd == -1 || speclen > SBX_SPEC_WIRE_MAX) {
+		snprintf(err, errlen, "arm: %s", sb->armfd == -1 ?
+		    "not a warm sandbox, or armed already" : "spec too long");
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < 3; i++)
+		if (fds[i] != -1) {
+			a.slots |= 1U << i;
+			send[n++] = fds[i];
+		}
+	a.speclen = (uint32_t)speclen;
+	memcpy(buf, &a, sizeof(a));
+	memcpy(buf + sizeof(a), spec, speclen);
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(a) + speclen;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (n > 0) {
+		memset(&cm, 0, sizeof(cm));
+		msg.msg_control = cm.buf;
+		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(c), send, n * sizeof(int));
+	}
+	/* pid 1 is blocked in recvmsg on an empty socket: never a wait. */
+	w = sendmsg(sb->armfd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	explicit_bzero(buf, sizeof(a) + speclen);
+	close(sb->armfd);
+	sb->armfd = -1;
+	if (w != (ssize_t)(sizeof(a) + speclen)) {
+		snprintf(err, errlen, "arm: %s", w == -1 ?
+		    sbx_errname(errno) : "short send");
+		return -1;
+	}
+	sb->started = monotonic_ms();
+	sandbox_set_deadline(sb, timeout_ms);
+	return 0;
 }

@@ -132,6 +132,10 @@ shim_main(const struct sbx_spec *sp)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL) == -1)
 		shim_fail(errno, "prctl PR_SET_NO_NEW_PRIVS");
 	shim_landlock(sp);
+	/* Warm: built; the rest waits for the run (warm.c).  Before the
+	 * rlimits, which a small nofile would make refuse its stdio. */
+	if (sp->warm)
+		sp = shim_warm(sp);
 	limits = shim_limits(sp);
 	shim_cs_t0_wait(sp);
 	shim_run(sp, limits);

@@ -91,6 +91,9 @@ void	 shim_landlock(const struct sbx_spec *);
 uint32_t shim_limits(const struct sbx_spec *);
 int	 shim_limits_payload(const struct sbx_spec *);
 
+/* warm.c: a warm sandbox's wait for its run; the run's spec */
+const struct sbx_spec *shim_warm(const struct sbx_spec *);
+
 /* payload.c */
 __dead void shim_run(const struct sbx_spec *, uint32_t);
 int	 shim_reset_signals(void);

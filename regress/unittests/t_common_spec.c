@@ -587,7 +587,7 @@ ATF_TC_BODY(wire_header_refusals, tc)
 	MUT(OFF_RSV0, 1, "reserved");
 	MUT(OFF_RSV1, 1, "reserved");
 	MUT(OFF_RSV2, 1, "reserved");
-	MUT(OFF_FLAGS, 0x800, "unknown flags");
+	MUT(OFF_FLAGS, 0x1000, "unknown flags");
 	MUT(OFF_CLASS, 7, "class 7");
 	MUT(OFF_ARGC, 0, "counts");
 	MUT(OFF_ARGC, SBX_SPEC_MAXARGS + 1, "counts");
@@ -797,8 +797,96 @@ ATF_TC_BODY(corpus_seeds_parse, tc)
 	ATF_CHECK_MSG(seeds >= 7, "%d seeds in %s", seeds, dir);
 }
 
+/* key K's bytes for a spec made by base() then changed by f. */
+static size_t
+warm_key_of(void (*f)(struct sbx_spec *), uint8_t *buf, size_t len)
+{
+	struct sbx_spec	 sp;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 n;
+
+	ATF_REQUIRE(sbx_spec_default(&sp) == 0);
+	ATF_REQUIRE(sbx_spec_add_arg(&sp, "/bin/true") == 0);
+	ATF_REQUIRE(sbx_spec_add_env(&sp, "PATH=/usr/bin") == 0);
+	ATF_REQUIRE(sbx_spec_add_env(&sp, "HOME=/home/a") == 0);
+	sp.timeout_ms = 5000;
+	sp.output = 1 << 20;
+	if (f != NULL)
+		f(&sp);
+	ATF_REQUIRE_MSG(sbx_spec_warm_key(&sp, buf, len, &n, err,
+	    sizeof(err)) == 0, "%s", err);
+	return n;
+}
+
+static void run_args(struct sbx_spec *sp) { sp->argv[0] = "/bin/false";
+    ATF_REQUIRE(sbx_spec_add_arg(sp, "x") == 0); }
+static void run_env(struct sbx_spec *sp) { sp->env[0] = "PATH=/bin";
+    ATF_REQUIRE(sbx_spec_add_env(sp, "TOKEN=secret") == 0); }
+static void run_limits(struct sbx_spec *sp) { sp->timeout_ms = 1;
+    sp->output = 7; }
+static void run_warm(struct sbx_spec *sp) { sp->warm = 1; }
+static void set_home(struct sbx_spec *sp) { sp->env[1] = "HOME=/home/b"; }
+static void set_mount(struct sbx_spec *sp) { ATF_REQUIRE(
+    sbx_spec_add_mount(sp, SBX_MOUNT_TMPFS, NULL, "/x", 1 << 20) == 0); }
+static void set_memory(struct sbx_spec *sp) { sp->memory += 4096; }
+static void set_user(struct sbx_spec *sp) { sp->user = "alice"; }
+static void set_net(struct sbx_spec *sp) { sp->net = SBX_NET_PROXY; }
+static void set_ptrace(struct sbx_spec *sp) { sp->ptrace = 1; }
+
+/*
+ * The warm key holds everything a sandbox's set-up reads and nothing of
+ * the run alone: the same for another argv, environment (but HOME,
+ * which goes into /etc/passwd), deadline or output cap, different for
+ * any mount, limit, user, network or filter change.
+ */
+ATF_TC_WITHOUT_HEAD(warm_key);
+ATF_TC_BODY(warm_key, tc)
+{
+	static void (*const same[])(struct sbx_spec *) = { run_args,
+	    run_env, run_limits, run_warm };
+	static void (*const other[])(struct sbx_spec *) = { set_home,
+	    set_mount, set_memory, set_user, set_net, set_ptrace };
+	static uint8_t	 a[SBX_SPEC_WIRE_MAX], b[SBX_SPEC_WIRE_MAX];
+	struct sbx_spec	 sp;
+	char		 err[SBX_SPEC_ERRLEN];
+	size_t		 la, lb, i;
+
+	(void)tc;
+	la = warm_key_of(NULL, a, sizeof(a));
+	for (i = 0; i < nitems(same); i++) {
+		lb = warm_key_of(same[i], b, sizeof(b));
+		ATF_CHECK_MSG(la == lb && memcmp(a, b, la) == 0,
+		    "change %zu of the run alone changed the key", i);
+	}
+	for (i = 0; i < nitems(other); i++) {
+		lb = warm_key_of(other[i], b, sizeof(b));
+		ATF_CHECK_MSG(la != lb || memcmp(a, b, la) != 0,
+		    "set-up change %zu left the key the same", i);
+	}
+	/* Nothing of the run's own in it: no secret value, no argv. */
+	lb = warm_key_of(run_env, b, sizeof(b));
+	ATF_CHECK(memmem(b, lb, "secret", 6) == NULL);
+	ATF_CHECK(memmem(b, lb, "/bin/true", 9) == NULL);
+	/* The key parses: it is what a warm sandbox is built from. */
+	ATF_CHECK_MSG(sbx_spec_parse(&sp, a, la, err, sizeof(err)) == 0,
+	    "%s", err);
+	/* A warm spec runs a command only, with no workdir, overlay or
+	 * pty: its set-up cannot depend on the run. */
+	ATF_REQUIRE(sbx_spec_default(&sp) == 0);
+	ATF_REQUIRE(sbx_spec_add_arg(&sp, "/bin/true") == 0);
+	sp.warm = 1;
+	ATF_CHECK(sbx_spec_check(&sp, err, sizeof(err)) == 0);
+	sp.pty = 1;
+	ATF_CHECK(sbx_spec_check(&sp, err, sizeof(err)) == -1);
+	ATF_CHECK(strstr(err, "warm") != NULL);
+	sp.pty = 0;
+	sp.class = SBX_CLASS_PROVIDER;
+	ATF_CHECK(sbx_spec_check(&sp, err, sizeof(err)) == -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, warm_key);
 	ATF_TP_ADD_TC(tp, roundtrip);
 	ATF_TP_ADD_TC(tp, pty);
 	ATF_TP_ADD_TC(tp, overlay);

@@ -35,12 +35,10 @@
 #include "spec.h"
 #include "launcher/launcher.h"
 #include "emptyenv.h"
+#include "probeloc.h"
 
 #define PROBE		"/sbx/probe"	/* where the probe is bound inside */
 #define RANGE_ID	231072		/* dedicated host id for root runs */
-
-static char	 build_path[PATH_MAX];	/* a directory of the build tree */
-static char	 probe_path[PATH_MAX];
 
 static void	 empty_environment(int, char *[], char *[])
 		    __attribute__((__constructor__));
@@ -76,73 +74,10 @@ struct run {
 	char			 why[SANDBOX_ERRLEN];
 };
 
-static char	 probe_dir[64];	/* "/tmp/sbx-probe.XXXXXX" */
-
-static void
-probe_dir_remove(void)
-{
-	char	 p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s/probe", probe_dir);
-	unlink(p);
-	rmdir(probe_dir);
-}
-
-/*
- * The probe is bound into sandboxes by path, and a sandbox mapped to a
- * dedicated uid (as root) may not be able to walk to a build tree in a
- * private directory (/root/..., mktemp -d).  Then use a copy in a
- * directory anyone may enter.
- */
-static void
-probe_reachable(void)
-{
-	char	 dst[PATH_MAX], buf[65536];
-	ssize_t	 n;
-	int	 in, out;
-
-	if (geteuid() != 0 || probe_dir[0] != '\0')
-		return;
-	strlcpy(probe_dir, "/tmp/sbx-probe.XXXXXX", sizeof(probe_dir));
-	if (mkdtemp(probe_dir) == NULL || chmod(probe_dir, 0755) == -1)
-		atf_tc_fail("mkdtemp: %s", strerror(errno));
-	atexit(probe_dir_remove);
-	snprintf(dst, sizeof(dst), "%s/probe", probe_dir);
-	if ((in = open(probe_path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    (out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	    0755)) == -1)
-		atf_tc_fail("copying the probe: %s", strerror(errno));
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			atf_tc_fail("copying the probe: %s", strerror(errno));
-	close(in);
-	if (close(out) == -1 || n == -1)
-		atf_tc_fail("copying the probe: %s", strerror(errno));
-	strlcpy(probe_path, dst, sizeof(probe_path));
-}
-
-static void
-locate(const atf_tc_t *tc)
-{
-	char	 dir[PATH_MAX];
-
-	if (realpath(atf_tc_get_config_var(tc, "srcdir"), dir) == NULL)
-		atf_tc_fail("realpath srcdir: %s", strerror(errno));
-	/* srcdir is build/regress/unittests */
-	strlcpy(build_path, dir, sizeof(build_path));
-	if ((size_t)snprintf(probe_path, sizeof(probe_path),
-	    "%s/../helpers/probe", dir) >= sizeof(probe_path))
-		atf_tc_fail("srcdir %s: path too long", dir);
-	if (realpath(probe_path, dir) == NULL)
-		atf_tc_fail("%s: %s", probe_path, strerror(errno));
-	strlcpy(probe_path, dir, sizeof(probe_path));
-	probe_reachable();
-}
-
 static void
 run_init(const atf_tc_t *tc, struct run *r)
 {
-	locate(tc);
+	probe_locate(tc);
 	/* A payload that stops reading stdin must not kill the test. */
 	signal(SIGPIPE, SIG_IGN);
 	memset(r, 0, sizeof(*r));
@@ -391,7 +326,7 @@ ATF_TC_BODY(host_paths_invisible, tc)
 	for (i = 0; i < nitems(hidden); i++)
 		arg(&r, hidden[i]);
 	arg(&r, cwd);
-	arg(&r, build_path);
+	arg(&r, probe_build);
 	arg(&r, "/usr/bin");		/* bound: must be there */
 	run_ok(&r);
 	for (i = 0; i < nitems(hidden); i++) {
@@ -400,7 +335,7 @@ ATF_TC_BODY(host_paths_invisible, tc)
 	}
 	snprintf(key, sizeof(key), "path %s", cwd);
 	ATF_CHECK_STREQ_MSG(value(&r, key), "ENOENT", "caller's cwd");
-	snprintf(key, sizeof(key), "path %s", build_path);
+	snprintf(key, sizeof(key), "path %s", probe_build);
 	ATF_CHECK_STREQ_MSG(value(&r, key), "ENOENT", "the build tree");
 	ATF_CHECK_STREQ(value(&r, "path /usr/bin"), "ok");
 	run_free(&r);
