@@ -46,6 +46,7 @@ conf_new(void)
 	conf->provider_allowlist = xstrdup(SBX_CONF_ALLOWLIST);
 	conf->provider_runtime = xstrdup(SBX_CONF_RUNTIME);
 	conf->provider_pool = 0;
+	conf->warm_idle = 60;
 	conf->provider_timeout = 5000;
 	conf->role_timeout = ROLE_TIMEOUT_DEFAULT;
 	conf->provider_max_output = 1024 * 1024;

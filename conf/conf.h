@@ -167,6 +167,8 @@ struct conf_profile {
 	uint32_t		 cpus_milli;	/* cpus N.N * 1000, 0: none */
 	uint64_t		 output;	/* bytes of stdout and stderr,
 						   0: none */
+	uint32_t		 warm;		/* warm N: sandboxes kept built
+						   per caller, 0: none */
 };
 TAILQ_HEAD(conf_profiles, conf_profile);
 
@@ -203,6 +205,8 @@ struct sbx_conf {
 	char			*gate_packs;	/* NULL: shipped packs only */
 	char			*provider_runtime;
 	uint32_t		 provider_pool;
+	uint32_t		 warm_idle;	/* seconds a warm sandbox waits
+						   for a run */
 	uint32_t		 provider_timeout;	/* ms */
 	uint32_t		 role_timeout;		/* ms */
 	uint64_t		 provider_max_output;	/* bytes */

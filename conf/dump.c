@@ -191,6 +191,8 @@ dump_profile(FILE *fp, const struct conf_profile *prof)
 	/* Only when set: 0 (none) is no value either keyword takes. */
 	if (prof->cpu_time != 0)
 		fprintf(fp, "\tcpu-time %" PRIu32 "\n", prof->cpu_time);
+	if (prof->warm != 0)
+		fprintf(fp, "\twarm %" PRIu32 "\n", prof->warm);
 	if (prof->cpus_milli != 0)
 		fprintf(fp, "\tcpus %" PRIu32 ".%03" PRIu32 "\n",
 		    prof->cpus_milli / 1000, prof->cpus_milli % 1000);
@@ -254,6 +256,7 @@ conf_dump(FILE *fp, const struct sbx_conf *conf)
 		put_string(fp, "", "gate-packs", conf->gate_packs);
 	put_string(fp, "", "provider-runtime", conf->provider_runtime);
 	fprintf(fp, "provider-pool %" PRIu32 "\n", conf->provider_pool);
+	fprintf(fp, "warm-idle %" PRIu32 "\n", conf->warm_idle);
 	fprintf(fp, "provider-timeout %" PRIu32 "\n", conf->provider_timeout);
 	fprintf(fp, "role-timeout %" PRIu32 "\n", conf->role_timeout);
 	put_size(fp, "", "provider-max-output", conf->provider_max_output);

@@ -196,6 +196,7 @@ static const struct keyword keywords[] = {
 	    G(provider_runtime), 0, 0 },
 	{ "provider-pool", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_pool), 0, 64 },
+	{ "warm-idle", KW_GLOBAL | KW_ONCE, kw_u32, G(warm_idle), 1, 3600 },
 	{ "provider-timeout", KW_GLOBAL | KW_ONCE, kw_u32,
 	    G(provider_timeout), 1, PR_TIMEOUT_MAX },
 	{ "provider-max-output", KW_GLOBAL | KW_ONCE, kw_size,
@@ -248,6 +249,7 @@ static const struct keyword keywords[] = {
 	{ "ptrace", KW_PROFILE | KW_ONCE, kw_yesno, P(ptrace), 0, 0 },
 	{ "home", KW_PROFILE | KW_ONCE, kw_home, 0, 0, 0 },
 	{ "cpu-time", KW_PROFILE | KW_ONCE, kw_u32, P(cpu_time), 1, 604800 },
+	{ "warm", KW_PROFILE | KW_ONCE, kw_u32, P(warm), 0, 8 },
 	/* kw_cpus: min and max in thousandths of a cpu */
 	{ "cpus", KW_PROFILE | KW_ONCE, kw_cpus, P(cpus_milli), 10,
 	    1024000 },

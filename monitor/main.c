@@ -124,6 +124,8 @@ monitor_reload(void)
 		    "until restart", cgroups_favordynmods() ? "held" :
 		    "not held");
 	control_conf(nconf);
+	/* Built from the old profiles: none may serve a run any more. */
+	msb_warm_release_all("the configuration was reloaded");
 	conf_free(monitor_conf);
 	monitor_conf = nconf;
 	/* The trust root may have changed: the runner re-validates it. */

@@ -110,6 +110,8 @@ void	 egress_stats(struct role *, struct imsg *);
 
 /* ---- runspec.c: RUN requests to sandbox specs ------------------------ */
 void	 runspec_init(void);
+void	 runspec_what(char *, size_t, const char *,
+	    const struct sbx_identity *, const char *);
 
 /* ---- control.c: the agent socket (sbx-protocol(7)) ------------------- */
 int	 control_open(const struct sbx_conf *, uid_t);
@@ -197,9 +199,11 @@ int	 msb_changeset_busy(uid_t, const char *);
 int	 msb_changes(struct ctl_conn *, uint32_t, int, int,
 	    const struct cs_meta *);
 void	 msb_drop(struct ctl_conn *, uint32_t);
-int	 msb_new(struct ctl_conn *, uint32_t, uid_t, pid_t,
+int	 msb_new(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
 	    const struct sbx_identity *, const struct conf_profile *,
 	    const uint8_t *, size_t, uint32_t, const char *);
+void	 msb_warm_release_all(const char *);
+unsigned msb_warm_count(int, uid_t);
 void	 msb_listener(struct role *, struct imsg *);
 int	 msb_fd(struct ctl_conn *, uint32_t, uint32_t, int, char *, size_t);
 int	 msb_signal(struct ctl_conn *, uint32_t, int, char *, size_t);

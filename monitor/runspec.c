@@ -485,6 +485,19 @@ run_t0(const cJSON *req, int64_t now, int64_t *t0, char *err, size_t errlen)
 	return 0;
 }
 
+/* A run's line in the audit log: its profile, the host ids it runs as
+ * (unless the service's own), its command. */
+void
+runspec_what(char *buf, size_t len, const char *prof,
+    const struct sbx_identity *id, const char *argv0)
+{
+	if (id->mode == SBX_IDENTITY_SERVICE && id->uid == 0)
+		snprintf(buf, len, "profile %s: %s", prof, argv0);
+	else
+		snprintf(buf, len, "profile %s as %s %u:%u: %s", prof,
+		    identity_name(id->mode), id->uid, id->gid, argv0);
+}
+
 /*
  * RUN: checked against the self-test, the profile and the identity,
  * then handed to the sandbox table (msb_new) with the request's spec.
@@ -498,7 +511,7 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 	struct sbx_identity		 ident;
 	const cJSON			*p, *fds, *f, *argv0;
 	const char			*pname = "default";
-	char				 err[SBX_SPEC_ERRLEN], what[80];
+	char				 err[SBX_SPEC_ERRLEN];
 	char				 user[SBX_SPEC_USERMAX + 1];
 	uint32_t			 mask = 0;
 	size_t				 len;
@@ -569,15 +582,8 @@ runspec_run(struct ctl_conn *c, uint32_t id, uid_t uid, gid_t gid,
 	}
 	argv0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(req,
 	    "argv"), 0);
-	if (ident.mode == SBX_IDENTITY_SERVICE && ident.uid == 0)
-		snprintf(what, sizeof(what), "profile %s: %s", prof->name,
-		    argv0->valuestring);
-	else
-		snprintf(what, sizeof(what), "profile %s as %s %u:%u: %s",
-		    prof->name, identity_name(ident.mode), ident.uid,
-		    ident.gid, argv0->valuestring);
-	if (msb_new(c, id, uid, pid, &ident, prof, spec, len, mask,
-	    what) == -1) {
+	if (msb_new(c, id, uid, gid, pid, &ident, prof, spec, len, mask,
+	    argv0->valuestring) == -1) {
 		identity_release(&ident);
 		return;
 	}

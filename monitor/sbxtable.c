@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include <cJSON.h>
+#include <event.h>
 
+#include "clock.h"
 #include "common.h"
 #include "proto.h"
 #include "spec.h"
@@ -62,6 +64,17 @@ struct msb {
 	pid_t			 pid;
 	char			 what[80];	/* for the audit log */
 	struct cs_meta		*cs;		/* overlay: its changeset */
+	int			 warm;		/* built ahead, no run yet */
+	int			 took;		/* was warm, now a run's */
+	const char		*cold;		/* a warm profile's run that
+						   started cold: why */
+	uint64_t		 built;		/* warm: monotonic ms, STARTED */
+	uint8_t			*wkey;		/* a run a warm sandbox could
+						   serve: sbx_spec_warm_key */
+	size_t			 wkeylen;
+	uint32_t		 wgen;		/* warm_gen of wkey */
+	gid_t			 gid;		/* the caller's, for fills */
+	char			 wprof[64];	/* its profile, for fills */
 };
 TAILQ_HEAD(msbs, msb);
 
@@ -69,11 +82,21 @@ static struct msbs	 msbs = TAILQ_HEAD_INITIALIZER(msbs);
 static unsigned		 nmsbs;
 static uint32_t		 nextid = 1;
 static uint32_t		 limits_seen;	/* SBX_LIMIT_* the launcher used */
+static unsigned		 nwarm;		/* of nmsbs: warm, no run yet */
+static uint32_t		 warm_gen;	/* +1 per reload: older keys stale */
+static struct event	 warm_ev;	/* idle release */
 
+static void	 warm_take_forward(struct msb *);
+static void	 warm_fill(const struct msb *);
+static void	 warm_make_room(void);
+static void	 msb_conn_gone_one(struct msb *);
+
+/* Sandboxes that run, or are starting to, for a run: warm ones that
+ * wait for one are counted apart (msb_warm_count). */
 unsigned
 msb_count(void)
 {
-	return nmsbs;
+	return nmsbs - nwarm;
 }
 
 uint32_t
@@ -89,7 +112,7 @@ msb_count_uid(uid_t uid)
 	unsigned	 n = 0;
 
 	TAILQ_FOREACH(s, &msbs, entry)
-		if (s->uid == uid)
+		if (s->uid == uid && !s->warm)
 			n++;
 	return n;
 }
@@ -139,6 +162,9 @@ msb_free(struct msb *s)
 	identity_release(&s->ident);
 	if (s->egress)
 		egress_end(s->id);
+	if (s->warm)
+		nwarm--;
+	free(s->wkey);
 	TAILQ_REMOVE(&msbs, s, entry);
 	nmsbs--;
 	free(s);
@@ -173,20 +199,19 @@ launcher_resize(struct msb *s, uint16_t rows, uint16_t cols)
 	proc_event_add(r);
 }
 
-/* Everything is here: hand the sandbox to the launcher. */
-static void
-msb_forward(struct msb *s)
+/*
+ * The descriptors of slots below n, one FD each; they are then the
+ * launcher's, no longer the connection's to hold.  The slots sent.
+ */
+static uint32_t
+msb_send_fds(struct msb *s, int n)
 {
 	struct role		*r = &roles[ROLE_LAUNCHER];
 	struct launch_fd	 lf;
-	struct launch_start	 ls;
+	uint32_t		 slots = 0;
 	int			 i;
 
-	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_SPEC, s->id, 0, -1, s->spec,
-	    s->speclen) == -1)
-		fatal("%s: compose spec", __func__);
-	memset(&ls, 0, sizeof(ls));
-	for (i = 0; i < LAUNCH_NSLOTS; i++) {
+	for (i = 0; i < n; i++) {
 		if (s->fds[i] == -1)
 			continue;
 		memset(&lf, 0, sizeof(lf));
@@ -196,11 +221,29 @@ msb_forward(struct msb *s)
 		    &lf, sizeof(lf)) == -1)
 			fatal("%s: compose fd", __func__);
 		s->fds[i] = -1;
-		ls.slots |= 1U << i;
+		slots |= 1U << i;
 	}
-	/* Queued for the launcher: no longer the connection's to hold. */
 	conn_fd_release(s->conn, s->held);
 	s->held = 0;
+	return slots;
+}
+
+/* Everything is here: hand the sandbox to the launcher. */
+static void
+msb_forward(struct msb *s)
+{
+	struct role		*r = &roles[ROLE_LAUNCHER];
+	struct launch_start	 ls;
+
+	if (s->took) {
+		warm_take_forward(s);
+		return;
+	}
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_SPEC, s->id, 0, -1, s->spec,
+	    s->speclen) == -1)
+		fatal("%s: compose spec", __func__);
+	memset(&ls, 0, sizeof(ls));
+	ls.slots = msb_send_fds(s, LAUNCH_NSLOTS);
 	ls.identity = s->ident.mode;
 	ls.host_uid = s->ident.uid;
 	ls.host_gid = s->ident.gid;
@@ -243,18 +286,263 @@ msb_alloc(uid_t uid, pid_t peerpid, const struct sbx_identity *ident,
 	return s;
 }
 
+/* ---- warm sandboxes ------------------------------------------------ */
+
 /*
- * A RUN request passed its checks: record the sandbox.  0, or -1 with a
- * limit error already sent to the agent.
+ * The key of a run a warm sandbox could serve: a command without a
+ * workdir descriptor, an overlay or a pty (their set-up depends on the
+ * run; such runs start cold), as sbx_spec_warm_key's bytes.  NULL when
+ * the run cannot be served warm.
  */
-int
-msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
-    const struct sbx_identity *ident, const struct conf_profile *prof,
-    const uint8_t *spec, size_t speclen, uint32_t expect, const char *what)
+static uint8_t *
+warm_key(const uint8_t *spec, size_t speclen, size_t *keylen)
+{
+	static uint8_t	 buf[SBX_SPEC_WIRE_MAX];
+	struct sbx_spec	 sp;
+	char		 err[SBX_SPEC_ERRLEN];
+	uint8_t		*key;
+
+	if (sbx_spec_parse(&sp, spec, speclen, err, sizeof(err)) == -1)
+		fatalx("%s: own spec: %s", __func__, err);
+	if (sp.class != SBX_CLASS_COMMAND || sp.workdir_fd || sp.overlay ||
+	    sp.pty)
+		return NULL;
+	if (sbx_spec_warm_key(&sp, buf, sizeof(buf), keylen, err,
+	    sizeof(err)) == -1)
+		fatalx("%s: %s", __func__, err);
+	key = xmalloc(*keylen);
+	memcpy(key, buf, *keylen);
+	return key;
+}
+
+/* The same caller, the same ids, the same set-up. */
+static int
+warm_matches(const struct msb *s, uid_t uid, const struct sbx_identity *id,
+    const uint8_t *key, size_t keylen)
+{
+	if (s->uid != uid || s->ident.mode != id->mode)
+		return 0;
+	/* identity range: each sandbox has ids of its own anyway. */
+	if (id->mode != SBX_IDENTITY_RANGE && (s->ident.uid != id->uid ||
+	    s->ident.gid != id->gid))
+		return 0;
+	return s->wkeylen == keylen && memcmp(s->wkey, key, keylen) == 0;
+}
+
+/* A built warm sandbox that can take this caller's run, the oldest. */
+static struct msb *
+warm_find(uid_t uid, const struct sbx_identity *id, const uint8_t *key,
+    size_t keylen)
 {
 	struct msb	*s;
 
-	if (nmsbs >= monitor_conf->max_sandboxes) {
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->warm && s->state == MSB_RUNNING && !s->kill_on_start &&
+		    warm_matches(s, uid, id, key, keylen))
+			return s;
+	return NULL;
+}
+
+/* Release a warm sandbox: killed now, or when its STARTED comes. */
+static void
+warm_release(struct msb *s, const char *why)
+{
+	if (s->kill_on_start)
+		return;
+	s->kill_on_start = 1;
+	audit("warm-release", s->uid, s->peerpid, "sandbox %u: %s", s->id,
+	    why);
+	if (s->state == MSB_RUNNING)
+		launcher_signal(s, SIGKILL);
+}
+
+static void
+warm_make_room(void)
+{
+	struct msb	*s;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->warm && !s->kill_on_start) {
+			warm_release(s, "its place went to a run");
+			return;
+		}
+}
+
+/* Idle past warm-idle: released.  Runs while warm sandboxes exist. */
+static void
+warm_check(int fd, short event, void *arg)
+{
+	struct timeval	 tv = { 1, 0 };
+	struct msb	*s;
+	uint64_t	 now = monotonic_ms();
+
+	(void)fd;
+	(void)event;
+	(void)arg;
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->warm && s->state == MSB_RUNNING &&
+		    now - s->built >= (uint64_t)monitor_conf->warm_idle * 1000)
+			warm_release(s, "idle for warm-idle");
+	if (nwarm > 0)
+		evtimer_add(&warm_ev, &tv);
+}
+
+static void
+warm_timer(void)
+{
+	struct timeval	 tv = { 1, 0 };
+
+	if (!event_initialized(&warm_ev))
+		evtimer_set(&warm_ev, warm_check, NULL);
+	if (!evtimer_pending(&warm_ev, NULL))
+		evtimer_add(&warm_ev, &tv);
+}
+
+/* Reload: every warm sandbox goes, and keys of older runs are stale. */
+void
+msb_warm_release_all(const char *why)
+{
+	struct msb	*s;
+
+	warm_gen++;
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->warm)
+			warm_release(s, why);
+}
+
+/* Warm sandboxes built or being built, not released: everyone's, or
+ * uid's. */
+unsigned
+msb_warm_count(int all, uid_t uid)
+{
+	struct msb	*s;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->warm && !s->kill_on_start && (all || s->uid == uid))
+			n++;
+	return n;
+}
+
+/* One warm sandbox like run's: its key's spec, warm, with the idle
+ * lifetime (and a margin) as the launcher's deadline.  0, or -1. */
+static int
+warm_spawn(const struct msb *run, const struct conf_profile *prof)
+{
+	static uint8_t		 buf[SBX_SPEC_WIRE_MAX];
+	struct sbx_identity	 ident;
+	struct sbx_spec		 sp;
+	struct msb		*s;
+	char			 err[SBX_SPEC_ERRLEN], what[80];
+	size_t			 len;
+
+	if (identity_decide(prof, run->uid, run->gid, &ident, err,
+	    sizeof(err)) == -1) {
+		log_warnx("warm: uid %u: %s", (unsigned)run->uid, err);
+		return -1;
+	}
+	if (ident.mode != run->ident.mode || (ident.mode !=
+	    SBX_IDENTITY_RANGE && (ident.uid != run->ident.uid ||
+	    ident.gid != run->ident.gid))) {
+		identity_release(&ident);
+		return -1;
+	}
+	if (sbx_spec_parse(&sp, run->wkey, run->wkeylen, err,
+	    sizeof(err)) == -1)
+		fatalx("%s: key: %s", __func__, err);
+	sp.warm = 1;
+	sp.timeout_ms = ((uint64_t)monitor_conf->warm_idle + 10) * 1000;
+	if (sbx_spec_serialise(&sp, buf, sizeof(buf), &len, err,
+	    sizeof(err)) == -1)
+		fatalx("%s: %s", __func__, err);
+	snprintf(what, sizeof(what), "warm, profile %s, for uid %u",
+	    prof->name, (unsigned)run->uid);
+	s = msb_alloc(run->uid, run->peerpid, &ident, buf, len, what);
+	s->warm = 1;
+	nwarm++;
+	s->gid = run->gid;
+	s->wkey = xmalloc(run->wkeylen);
+	memcpy(s->wkey, run->wkey, run->wkeylen);
+	s->wkeylen = run->wkeylen;
+	s->wgen = warm_gen;
+	strlcpy(s->wprof, prof->name, sizeof(s->wprof));
+	if (prof->network == CONF_NET_PROXY) {
+		egress_policy(s->id, run->uid, prof);
+		s->egress = 1;
+	}
+	msb_forward(s);
+	return 0;
+}
+
+/*
+ * A run that a warm sandbox could have served ended: its caller gets up
+ * to the profile's warm N of them, built now, while the caller reads
+ * the EXIT -- never on a run's own path.  Within max-sandboxes, and at
+ * most max-sandboxes-per-peer warm ones per caller over all its
+ * profiles and keys.
+ */
+static void
+warm_fill(const struct msb *run)
+{
+	const struct conf_profile	*prof;
+	struct msb			*s;
+	unsigned			 have = 0;
+
+	if (run->wkey == NULL || run->wgen != warm_gen ||
+	    (prof = conf_profile(monitor_conf, run->wprof)) == NULL ||
+	    prof->warm == 0)
+		return;
+	TAILQ_FOREACH(s, &msbs, entry)
+		if (s->warm && !s->kill_on_start &&
+		    warm_matches(s, run->uid, &run->ident, run->wkey,
+		    run->wkeylen))
+			have++;
+	/* The run that ended is still listed; its place is free. */
+	for (; have < prof->warm; have++) {
+		if (nmsbs - 1 >= monitor_conf->max_sandboxes ||
+		    msb_warm_count(0, run->uid) >=
+		    monitor_conf->max_sandboxes_per_peer)
+			break;
+		if (warm_spawn(run, prof) == -1)
+			break;
+	}
+}
+
+/* A warm sandbox's run has its descriptors: stdio, then ARM. */
+static void
+warm_take_forward(struct msb *s)
+{
+	struct role		*r = &roles[ROLE_LAUNCHER];
+
+	/* Stdio only: a warm run has no workdir or changeset. */
+	(void)msb_send_fds(s, LAUNCH_SLOT_STDERR + 1);
+	if (imsg_compose(&r->ibuf, IMSG_LAUNCH_ARM, s->id, 0, -1, s->spec,
+	    s->speclen) == -1)
+		fatal("%s: compose arm", __func__);
+	freezero(s->spec, s->speclen);
+	s->spec = NULL;
+	s->state = MSB_STARTING;
+	proc_event_add(r);
+}
+
+/*
+ * A RUN request passed its checks: record the sandbox, or hand the run
+ * a warm one of the caller's built from the same spec (warm.c's key).
+ * 0, or -1 with a limit error already sent to the agent.
+ */
+int
+msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, gid_t gid,
+    pid_t peerpid, const struct sbx_identity *ident,
+    const struct conf_profile *prof, const uint8_t *spec, size_t speclen,
+    uint32_t expect, const char *argv0)
+{
+	struct sbx_identity	 mine;
+	struct msb		*s;
+	char			 what[80];
+	uint8_t			*key = NULL;
+	size_t			 keylen = 0;
+
+	if (msb_count() >= monitor_conf->max_sandboxes) {
 		reply_error(c, reqid, 0, SBX_E_LIMIT, "max-sandboxes %u "
 		    "reached", monitor_conf->max_sandboxes);
 		return -1;
@@ -265,10 +553,51 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, pid_t peerpid,
 		    monitor_conf->max_sandboxes_per_peer, (unsigned)uid);
 		return -1;
 	}
+	if (prof->warm > 0)
+		key = warm_key(spec, speclen, &keylen);
+	if (key != NULL && (s = warm_find(uid, ident, key, keylen)) != NULL) {
+		free(key);
+		/* The warm sandbox keeps the ids it was built with; the
+		 * ones decided for this run (a range slot) go back. */
+		mine = *ident;
+		identity_release(&mine);
+		s->warm = 0;
+		nwarm--;
+		s->took = 1;
+		s->conn = c;
+		s->reqid = reqid;
+		s->peerpid = peerpid;
+		s->expect = expect;
+		s->state = MSB_COLLECT;
+		s->spec = xmalloc(speclen);
+		memcpy(s->spec, spec, speclen);
+		s->speclen = speclen;
+		/* The ids it runs as are the warm sandbox's own. */
+		runspec_what(s->what, sizeof(s->what), prof->name, &s->ident,
+		    argv0);
+		s->inflight = 1;
+		conn_req_hold(c);
+		if (expect == 0)
+			msb_forward(s);
+		return 0;
+	}
+	/* Warm sandboxes yield their places to runs. */
+	if (nmsbs >= monitor_conf->max_sandboxes)
+		warm_make_room();
+	runspec_what(what, sizeof(what), prof->name, ident, argv0);
 	s = msb_alloc(uid, peerpid, ident, spec, speclen, what);
+	/* A warm profile's run that starts cold says why (audit log). */
+	if (prof->warm > 0)
+		s->cold = key == NULL ? "a workdir, an overlay or a pty" :
+		    "none was built and waiting";
 	s->conn = c;
 	s->reqid = reqid;
 	s->expect = expect;
+	s->gid = gid;
+	s->wkey = key;
+	s->wkeylen = keylen;
+	s->wgen = warm_gen;
+	strlcpy(s->wprof, prof->name, sizeof(s->wprof));
 	/* In flight until the RUN is answered (started, or why not). */
 	s->inflight = 1;
 	conn_req_hold(c);
@@ -329,6 +658,10 @@ msb_drop(struct ctl_conn *c, uint32_t reqid)
 	TAILQ_FOREACH(s, &msbs, entry)
 		if (s->conn == c && s->reqid == reqid &&
 		    s->state == MSB_COLLECT) {
+			if (s->took) {
+				msb_conn_gone_one(s);
+				return;
+			}
 			msb_free(s);
 			return;
 		}
@@ -371,12 +704,14 @@ msb_new_runner(uint32_t tag, const uint8_t *spec, size_t speclen, int in,
 	char			 err[256];
 	int			 pooled, reserved;
 
-	if (nmsbs >= monitor_conf->max_sandboxes) {
+	if (msb_count() >= monitor_conf->max_sandboxes) {
 		close(in);
 		close(out);
 		msb_runner_refused(tag, "max-sandboxes reached");
 		return;
 	}
+	if (nmsbs >= monitor_conf->max_sandboxes)
+		warm_make_room();
 	/* Provider runs touch no caller file: identity service, which is
 	 * sandbox-user when started as root, never the service user. */
 	memset(&ident, 0, sizeof(ident));
@@ -553,6 +888,22 @@ msb_resize(struct ctl_conn *c, uint32_t id, uint16_t rows, uint16_t cols,
 	return 0;
 }
 
+/*
+ * A warm sandbox that took a run whose agent went before its descriptors
+ * came: out of the connection's accounts, and killed; its EXIT frees it.
+ */
+static void
+msb_conn_gone_one(struct msb *s)
+{
+	if (s->inflight)
+		conn_req_release(s->conn);
+	s->inflight = 0;
+	conn_fd_release(s->conn, s->held);
+	s->held = 0;
+	s->conn = NULL;
+	launcher_signal(s, SIGKILL);
+}
+
 /* The agent's connection closed: its sandboxes go with it. */
 void
 msb_conn_gone(struct ctl_conn *c)
@@ -563,15 +914,22 @@ msb_conn_gone(struct ctl_conn *c)
 		next = TAILQ_NEXT(s, entry);
 		if (s->conn != c)
 			continue;
-		s->conn = NULL;
 		switch (s->state) {
 		case MSB_COLLECT:
+			/* A warm one that took the run is a live sandbox. */
+			if (s->took) {
+				msb_conn_gone_one(s);
+				break;
+			}
+			s->conn = NULL;
 			msb_free(s);
 			break;
 		case MSB_STARTING:
+			s->conn = NULL;
 			s->kill_on_start = 1;
 			break;
 		case MSB_RUNNING:
+			s->conn = NULL;
 			audit("kill", s->uid, s->peerpid, "sandbox %u: its "
 			    "agent disconnected", s->id);
 			launcher_signal(s, SIGKILL);
@@ -596,14 +954,28 @@ msb_started(struct role *r, struct imsg *imsg)
 		    "starting", imsg_get_id(imsg));
 	s->state = MSB_RUNNING;
 	s->pid = st.pid;
+	/* Built, and waiting for a run of its caller's. */
+	if (s->warm) {
+		limits_seen |= st.limits;
+		s->built = monotonic_ms();
+		audit("warm", s->uid, s->peerpid, "sandbox %u pid %d: %s",
+		    s->id, (int)s->pid, s->what);
+		if (s->kill_on_start)
+			launcher_signal(s, SIGKILL);
+		else
+			warm_timer();
+		return;
+	}
 	/* Answered below (or the agent is gone): out of flight. */
 	if (s->inflight) {
 		conn_req_release(s->conn);
 		s->inflight = 0;
 	}
 	limits_seen |= st.limits;
-	audit("spawn", s->uid, s->peerpid, "sandbox %u pid %d: %s", s->id,
-	    (int)s->pid, s->what);
+	audit("spawn", s->uid, s->peerpid, "sandbox %u pid %d: %s%s%s%s%s",
+	    s->id, (int)s->pid, s->took ? "warm, " : "",
+	    s->cold != NULL ? "cold (" : "", s->cold != NULL ? s->cold : "",
+	    s->cold != NULL ? "), " : "", s->what);
 	if (s->runner)
 		return;
 	if (s->kill_on_start || s->conn == NULL) {
@@ -613,6 +985,8 @@ msb_started(struct role *r, struct imsg *imsg)
 	if ((o = cJSON_CreateObject()) == NULL)
 		fatalx("out of memory");
 	cJSON_AddNumberToObject(o, "sandbox", s->id);
+	if (s->took)
+		cJSON_AddBoolToObject(o, "warm", 1);
 	msb_limits_json(o, st.limits);
 	reply_send(s->conn, SBX_MSG_RUN, s->reqid, o);
 }
@@ -855,8 +1229,9 @@ msb_exited(struct role *r, struct imsg *imsg)
 	(void)r;
 	if (imsg_get_data(imsg, &le, sizeof(le)) == -1)
 		fatalx("%s: bad size", __func__);
+	/* A warm sandbox collecting its run's descriptors is running. */
 	if ((s = msb_byid(imsg_get_id(imsg))) == NULL ||
-	    s->state == MSB_COLLECT)
+	    (s->state == MSB_COLLECT && !s->took))
 		fatalx("launcher: exit for sandbox %u, which is not running",
 		    imsg_get_id(imsg));
 	le.step[sizeof(le.step) - 1] = '\0';
@@ -906,20 +1281,25 @@ msb_exited(struct role *r, struct imsg *imsg)
 	 * EXIT event; a sandbox that never started cost nothing. */
 	if ((a = cJSON_CreateObject()) == NULL)
 		fatalx("out of memory");
-	if (le.reason != SANDBOX_SETUP_FAILED) {
+	/* A warm sandbox that served no run cost its caller nothing. */
+	if (le.reason != SANDBOX_SETUP_FAILED && !s->warm) {
 		cJSON_AddItemToObject(a, "stats", stats_json(&le));
 		cJSON_AddItemToObject(a, "limits_hit", limits_hit(&le));
 		usage_add(s->uid, &le);
 	}
-	audit_with("exit", s->uid, s->peerpid, a, "sandbox %u: %s", s->id,
-	    msg);
+	audit_with("exit", s->uid, s->peerpid, a, "sandbox %u: %s%s", s->id,
+	    s->warm ? "warm, no run: " : "", msg);
+	if (s->warm) {
+		msb_free(s);
+		return;
+	}
 	if (s->runner) {
 		runner_exited(s->tag, &le);
 		msb_free(s);
 		return;
 	}
 	/* A sandbox that never started answers the RUN with an error. */
-	if (s->conn != NULL && s->state == MSB_STARTING) {
+	if (s->conn != NULL && s->state != MSB_RUNNING) {
 		reply_error(s->conn, s->reqid, 0, SBX_E_SETUP, "%s", msg);
 	} else if (s->conn != NULL) {
 		if ((o = cJSON_CreateObject()) == NULL)
@@ -960,6 +1340,11 @@ msb_exited(struct role *r, struct imsg *imsg)
 		}
 		reply_event(s->conn, SBX_MSG_EXIT, s->reqid, o);
 	}
+	/* A run ended: its caller's next one may find a warm sandbox.
+	 * Its ids (a range slot) are free first, for the next sandbox. */
+	identity_release(&s->ident);
+	if (le.reason != SANDBOX_SETUP_FAILED)
+		warm_fill(s);
 	msb_free(s);
 }
 

@@ -100,6 +100,11 @@ status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 		fatalx("out of memory");
 	cJSON_AddNumberToObject(r, "size", provider_pool_size());
 	cJSON_AddNumberToObject(r, "idle", msb_pool_idle());
+	/* Warm command sandboxes built ahead of a run (sbx.conf warm N):
+	 * everyone's, or the peer's own. */
+	if ((r = cJSON_AddObjectToObject(o, "warm")) == NULL)
+		fatalx("out of memory");
+	cJSON_AddNumberToObject(r, "idle", msb_warm_count(all, c->uid));
 	/* Memory and pids caps: what the launcher used, or before any
 	 * sandbox, what the subtree laid out at start-up offers. */
 	if (msb_limits() != 0)

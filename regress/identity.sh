@@ -57,6 +57,7 @@ setup() {
 			echo "	ro \"$D/files\""
 			echo "	env \"PATH\""
 			echo "	timeout 120"
+			sbx_warm_line
 			case $p in
 			strict)
 				echo "	identity caller"
@@ -84,6 +85,16 @@ start_monitor() {
 	# writable by others: as root the monitor refuses such a directory.
 	chmod 711 "$D/run"
 	chmod 666 "$SOCK"
+	# identity-warm.sh: the caller's first run of each profile it may
+	# use, after which its warm sandboxes of those are built.
+	if [ -n "${SBX_TEST_WARM:-}" ]; then
+		n=0
+		for p in caller service range strict; do
+			$AS "$CU" -s "$SOCK" run -p "$p" -- /usr/bin/true \
+			    > /dev/null 2>&1 && n=$((n + 1))
+		done
+		sbx_warm_wait $((n * SBX_TEST_WARM)) "$C" "$SOCK"
+	fi
 }
 
 stop_monitor() {
@@ -171,6 +182,10 @@ caller_not_service_body() {
 		    $AS "$CU" -s "$SOCK" run -p service -- /bin/cat "$D/files/svc"
 		atf_check -s exit:1 -o empty -e match:"Permission denied" \
 		    $AS "$CU" -s "$SOCK" run -p service -- /bin/cat "$D/files/mine"
+		sbx_warm_served "$D/audit.jsonl" \
+		    "profile caller as caller $(id -u "$CALLER"):.*: /bin/cat"
+		sbx_warm_served "$D/audit.jsonl" \
+		    "profile service as service $(id -u "$SERVICE"):.*: /bin/cat"
 		# A root peer's sandbox is sandbox-user, never root nor the
 		# service user.
 		chmod 777 "$D/proj"
@@ -187,6 +202,7 @@ caller_not_service_body() {
 		    /bin/sh -c 'echo x > /work/svc-made'
 		atf_check -o inline:"$CALLER\n" stat -c '%U' \
 		    "$D/proj/svc-made"
+		sbx_warm_served "$D/audit.jsonl" "profile caller.*: /bin/cat"
 	fi
 	stop_monitor
 }
@@ -306,8 +322,12 @@ capabilities_body() {
 			    atf_fail "$name holds capabilities $eff" ;;
 		esac
 	done
-	# monitor, launcher, proxy, runner, spawner (+ mapper as root)
+	# monitor, launcher, proxy, runner, spawner (+ mapper as root);
+	# identity-warm.sh: and each warm sandbox's pid 1, which holds no
+	# capability (checked above as an sbx-spawner: it is a copy).
 	[ "$(id -u)" -eq 0 ] && want=6 || want=5
+	[ -n "${SBX_TEST_WARM:-}" ] && want=$((want + $("$C" -s "$SOCK" \
+	    --json status | sed -n 's/.*"warm":{"idle":\([0-9]*\)}.*/\1/p')))
 	[ $n -eq $want ] || atf_fail "$n processes, not $want"
 	stop_monitor
 }

@@ -81,13 +81,37 @@ setup_conf() {
 		echo "	memory 64M"
 		echo "	pids 16"
 		echo "	timeout 120"
+		sbx_warm_line
 		echo "}"
+		# run-warm.sh: the built-in profile, warm (a profile that
+		# names no mount gets the built-in one's).
+		if [ -n "${SBX_TEST_WARM:-}" ]; then
+			echo "profile \"default\" {"
+			echo "	env \"LANG\""
+			echo "	env \"TERM\""
+			sbx_warm_line
+			echo "}"
+		fi
 	} > "$D/sbx.conf"
 	chmod 644 "$D/sbx.conf"
 }
 
 start_monitor() {
 	sbx_monitor_start_test "$M" "$C" "$D/sbx.conf" "$SOCK"
+	# run-warm.sh: the caller's first runs, after which its warm
+	# sandboxes of both profiles are built.
+	if [ -n "${SBX_TEST_WARM:-}" ]; then
+		if [ -n "${SBX_CALLER:-}" ]; then
+			chmod 777 "$D/run"
+			chmod 666 "$SOCK"
+		fi
+		# A profile the service refuses (identity range in a
+		# user's service) builds none.
+		n=0
+		run -p probe -- /bin/true > /dev/null 2>&1 && n=$((n + 1))
+		run -- /bin/true || atf_fail "first run of default"
+		sbx_warm_wait $(((n + 1) * SBX_TEST_WARM)) "$C" "$SOCK"
+	fi
 }
 
 monpid() {
@@ -309,8 +333,12 @@ fill:/tmp/fill:4194304 ENOSPC
 forkbomb EAGAIN
 EOF
 	attempts=$(cut -d' ' -f1 expect)
+	# run-warm.sh: no workdir, so that a warm sandbox serves the probe
+	# (a run with -w starts cold); no attempt needs one.
+	wdir="-w $D/work"
+	[ -n "${SBX_TEST_WARM:-}" ] && wdir=
 	# shellcheck disable=SC2086
-	run -p probe -w "$D/work" -- "$PROBE" escape $attempts \
+	run -p probe $wdir -- "$PROBE" escape $attempts \
 	    > escape.out 2> escape.err
 	st=$?
 	cat escape.out
@@ -318,9 +346,15 @@ EOF
 	if [ -n "${SBX_RANGE:-}" ]; then
 		grep -q "as range $SBX_RANGE:$SBX_RANGE:" "$D/audit.jsonl" ||
 		    atf_fail "the probe did not run as range id $SBX_RANGE"
+		sbx_warm_served "$D/audit.jsonl" \
+		    "profile probe as range $SBX_RANGE:$SBX_RANGE: $PROBE"
 	elif [ -n "${SBX_CALLER:-}" ]; then
 		grep -q "as caller $(id -u "$SBX_CALLER"):" "$D/audit.jsonl" ||
 		    atf_fail "the probe did not run as the caller $SBX_CALLER"
+		sbx_warm_served "$D/audit.jsonl" \
+		    "profile probe as caller $(id -u "$SBX_CALLER"):.*: $PROBE"
+	else
+		sbx_warm_served "$D/audit.jsonl" "profile probe.*: $PROBE"
 	fi
 
 	# Every attempt reported, each with a denial the test recognises.
@@ -643,6 +677,9 @@ many_sandboxes_body() {
 		run -- /bin/true || atf_fail "run $i of 1000 exited $?"
 		i=$((i + 1))
 	done
+	sbx_warm_served "$D/audit.jsonl" "profile default.*: /bin/true"
+	echo "runs served warm: $(grep -c '"event":"spawn".*: warm, ' \
+	    "$D/audit.jsonl")"
 
 	# 32 at once: each payload reads a FIFO that the test holds open,
 	# so all are alive together until the test lets go.

@@ -216,6 +216,11 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 			if (num(st, "size") > 0)
 				printf("provider pool %.0f, %.0f booted and "
 				    "idle\n", num(st, "size"), num(st, "idle"));
+			st = cJSON_GetObjectItemCaseSensitive(o, "warm");
+			if (num(st, "idle") > 0)
+				printf("warm sandboxes %.0f%s, built and "
+				    "waiting for a run\n", num(st, "idle"),
+				    own ? " (yours)" : "");
 			st = cJSON_GetObjectItemCaseSensitive(o, "selftest");
 			if (strcmp(str(st, "verdict"), "passed") == 0)
 				printf("selftest passed (%.0f checks)\n",
