@@ -8,6 +8,10 @@
 #
 #   sbx      sbxctl run through a private sbx-monitor (built-in profile,
 #            audit log on), as b_run.sh runs it
+#   sbxwarm  the same with warm sandboxes (sbx.conf(5) warm): a profile
+#            with the built-in one's set-up and "warm 2", so each run
+#            after the first finds its sandbox built and only starts
+#            the command
 #   bwrap    bubblewrap as one wraps a command by hand: every namespace
 #            (--unshare-all), --die-with-parent --new-session --clearenv
 #            --cap-drop ALL, /usr, /etc/ssl/certs and /etc/alternatives
@@ -133,6 +137,11 @@ cat > "$D/sbx.conf" <<EOF
 socket "$SOCK"
 user "nobody"
 log-file "$D/audit.jsonl"
+profile "warm" {
+	env "LANG"
+	env "TERM"
+	warm 2
+}
 EOF
 [ "$(id -u)" -eq 0 ] && id "$CALLER" > /dev/null 2>&1 &&
     echo "allow uid \"$CALLER\"" >> "$D/sbx.conf"
@@ -292,6 +301,8 @@ interfaces ($HOSTNET)"
 		    die "the run as $CALLER was not in identity caller"
 	fi
 	add sbx "$p"
+	p="'$ctl' -s '$SOCK' run -p warm --"
+	check sbxwarm "$p" && add sbxwarm "$p"
 
 	if [ -z "$BWRAP" ]; then
 		unavail bwrap "bwrap is missing (scripts/deps installs bubblewrap)"

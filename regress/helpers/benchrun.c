@@ -19,9 +19,10 @@
  *
  *	LABEL n N median US p90 US min US max US mean US p99 US
  *
- * A command "@sbx SOCKET PROGRAM" is an agent that keeps its connection:
- * PROGRAM (an absolute path, no arguments) runs in a sandbox of the
- * built-in profile through one libsbx connection to SOCKET, opened at its
+ * A command "@sbx SOCKET PROGRAM [PROFILE]" is an agent that keeps its
+ * connection: PROGRAM (an absolute path, no arguments) runs in a sandbox
+ * of PROFILE (the built-in one) through one libsbx connection to SOCKET,
+ * opened at its
  * first run and kept, each run timed from sbx_run to its EXIT event; the
  * other commands are then what the same agent starts itself.
  */
@@ -122,7 +123,8 @@ sbx_die(const char *why, const char *what)
 	exit(1);
 }
 
-/* "@sbx SOCKET PROGRAM": one sandbox on the kept connection, to its EXIT. */
+/* "@sbx SOCKET PROGRAM [PROFILE]": one sandbox on the kept connection,
+ * to its EXIT. */
 static void
 sbx_once(char *const argv[])
 {
@@ -131,17 +133,23 @@ sbx_once(char *const argv[])
 	const cJSON		*reason, *st;
 	cJSON			*ev;
 	const int		 fds[SBX_RUN_NFDS] = { -1, -1, -1, -1 };
-	char			 req[PATH_MAX + 32], err[512];
+	char			 req[PATH_MAX + 128], err[512];
 	uint32_t		 reqid, sandbox;
 	int			 r;
 
 	if (argv[1] == NULL || argv[2] == NULL || argv[2][0] != '/' ||
-	    strpbrk(argv[2], "\"\\") != NULL || argv[3] != NULL)
+	    strpbrk(argv[2], "\"\\") != NULL || (argv[3] != NULL &&
+	    (strpbrk(argv[3], "\"\\") != NULL || strlen(argv[3]) > 64 ||
+	    argv[4] != NULL)))
 		usage();
 	if (c == NULL && (c = sbx_connect(argv[1], "benchrun", err,
 	    sizeof(err))) == NULL)
 		sbx_die(argv[1], err);
-	snprintf(req, sizeof(req), "{\"argv\":[\"%s\"]}", argv[2]);
+	if (argv[3] != NULL)
+		snprintf(req, sizeof(req), "{\"argv\":[\"%s\"],"
+		    "\"profile\":\"%s\"}", argv[2], argv[3]);
+	else
+		snprintf(req, sizeof(req), "{\"argv\":[\"%s\"]}", argv[2]);
 	if (sbx_run(c, req, fds, &reqid, &sandbox, err, sizeof(err)) != 0)
 		sbx_die("run", err);
 	for (;;) {
