@@ -499,10 +499,24 @@ warm_fill(const struct msb *run)
 			have++;
 	/* The run that ended is still listed; its place is free. */
 	for (; have < prof->warm; have++) {
-		if (nmsbs - 1 >= monitor_conf->max_sandboxes ||
-		    msb_warm_count(0, run->uid) >=
-		    monitor_conf->max_sandboxes_per_peer)
+		if (nmsbs - 1 >= monitor_conf->max_sandboxes)
 			break;
+		/* At the caller's cap, its oldest idle one of another
+		 * key gives way: the latest kind of run wins. */
+		if (msb_warm_count(0, run->uid) >=
+		    monitor_conf->max_sandboxes_per_peer) {
+			TAILQ_FOREACH(s, &msbs, entry)
+				if (s->warm && !s->kill_on_start &&
+				    s->uid == run->uid &&
+				    !warm_matches(s, run->uid, &run->ident,
+				    run->wkey, run->wkeylen))
+					break;
+			if (s == NULL)
+				break;
+			warm_release(s, "its caller's warm sandboxes are at "
+			    "max-sandboxes-per-peer; a newer kind of run "
+			    "took its place");
+		}
 		if (warm_spawn(run, prof) == -1)
 			break;
 	}

@@ -33,6 +33,7 @@ setup() {
 			echo "	workdir \"/work\""
 			echo "	tmpfs \"/tmp\" size 16M"
 			echo "	timeout ${TMO:-120}"
+			echo "	env \"HOME\""
 			[ $p = w ] && echo "	warm 2"
 			echo "}"
 		done
@@ -300,7 +301,37 @@ yield_to_runs_cleanup() {
 	cleanup
 }
 
+atf_test_case caller_cap cleanup
+caller_cap_head() {
+	atf_set "descr" "a caller's warm sandboxes, over all its kinds of run (here HOME, which goes into /etc/passwd), stay within max-sandboxes-per-peer; at the cap its oldest idle one of another kind gives way to the newest kind"
+}
+caller_cap_body() {
+	setup "max-sandboxes-per-peer 3"
+	start_monitor
+	for h in /a /b /c /d; do
+		atf_check env HOME=$h "$C" -s "$SOCK" run -p w -e HOME -- \
+		    /usr/bin/true
+		[ "$(warm_n)" -le 3 ] || atf_fail "$(warm_n) warm sandboxes"
+	done
+	wait_warm 3
+	atf_check -o match:'"event":"warm-release".*a newer kind of run took its place' \
+	    cat "$D/audit.jsonl"
+	# The latest kind has its two.
+	n=$(served)
+	atf_check -o inline:'/d\n' env HOME=/d "$C" -s "$SOCK" run -p w \
+	    -e HOME -- /bin/sh -c 'echo $HOME'
+	[ "$(served)" -eq $((n + 1)) ] || atf_fail "HOME=/d was not warm"
+	atf_check -o inline:'/d\n' env HOME=/d "$C" -s "$SOCK" run -p w \
+	    -e HOME -- /bin/sh -c 'echo $HOME'
+	[ "$(served)" -eq $((n + 2)) ] || atf_fail "HOME=/d was not warm"
+	stop_monitor
+}
+caller_cap_cleanup() {
+	cleanup
+}
+
 atf_init_test_cases() {
+	atf_add_test_case caller_cap
 	atf_add_test_case served_once
 	atf_add_test_case own_caller_only
 	atf_add_test_case cold_when_shaped
