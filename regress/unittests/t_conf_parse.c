@@ -330,6 +330,12 @@ static const struct {
 	    "t.conf:1: provider-runtime: \"node\" is not an absolute path" },
 	{ "provider-pool 65\n",
 	    "t.conf:1: provider-pool: \"65\" is too large (0..64)" },
+	{ "warm-idle 0\n",
+	    "t.conf:1: warm-idle: \"0\" is too small (1..3600)" },
+	{ "warm 2\n",
+	    "t.conf:1: warm: allowed only inside a profile block" },
+	{ "profile \"p\" {\n\twarm 9\n}\n",
+	    "t.conf:2: warm: \"9\" is too large (0..8)" },
 	{ "provider-timeout 0\n",
 	    "t.conf:1: provider-timeout: \"0\" is too small (1..600000)" },
 	{ "provider-max-output 100\n", "t.conf:1: provider-max-output: "
@@ -815,6 +821,7 @@ ATF_TC_BODY(defaults, tc)
 	    SBX_SYSCONFDIR "/sbx/providers.json");
 	ATF_CHECK_STREQ(conf->provider_runtime, "/usr/bin/node");
 	ATF_CHECK_EQ(conf->provider_pool, 0);
+	ATF_CHECK_EQ(conf->warm_idle, 60);
 	ATF_CHECK_EQ(conf->provider_timeout, 5000);
 	ATF_CHECK_EQ(conf->provider_max_output, 1048576);
 	ATF_CHECK_EQ(conf->provider_max_records, 50000);
@@ -837,6 +844,7 @@ ATF_TC_BODY(defaults, tc)
 	ATF_CHECK_EQ(prof->cpu_time, 0);
 	ATF_CHECK_EQ(prof->cpus_milli, 0);
 	ATF_CHECK_EQ(prof->output, 0);		/* no output limit either */
+	ATF_CHECK_EQ(prof->warm, 0);		/* every run cold */
 	ATF_CHECK_EQ(prof->proxy_conns, PROXY_SANDBOX_CONNS);
 	/* /dev/shm and the sandbox's own loopback unless a profile says
 	 * no: everyday tools (multiprocessing, test servers) need them. */
@@ -888,6 +896,7 @@ static const char full[] =
     "providers-per-peer 4\n"
     "max-providers 64\n"
     "provider-idle-timeout 3600\n"
+    "warm-idle 30\n"
     "profile \"default\"\n"
     "{\n"
     "\tnetwork proxy\n"
@@ -915,6 +924,7 @@ static const char full[] =
     "\tcpu-time 90\n"
     "\tcpus 1.25\n"
     "\toutput 64M\n"
+    "\twarm 3\n"
     "}\n"
     "profile \"bare\" { network none }\n"
     "profile fetch.v2 { network proxy; }\n";
@@ -935,7 +945,7 @@ ATF_TC_BODY(every_field, tc)
 
 	/* "fetch.v2 { network proxy; }": ';' is not a separator. */
 	ATF_CHECK(parse_text(full, &e) == NULL);
-	ATF_CHECK_STREQ(e.first, "t.conf:57: network: \"proxy;\" is not none "
+	ATF_CHECK_STREQ(e.first, "t.conf:59: network: \"proxy;\" is not none "
 	    "or proxy");
 
 	strlcpy(text, full, sizeof(text));
@@ -984,6 +994,7 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(conf->providers_per_peer, 4);
 	ATF_CHECK_EQ(conf->max_providers, 64);
 	ATF_CHECK_EQ(conf->provider_idle_timeout, 3600);
+	ATF_CHECK_EQ(conf->warm_idle, 30);
 	ATF_CHECK_EQ(conf->nprofiles, 3);
 
 	prof = TAILQ_FIRST(&conf->profiles);
@@ -1025,6 +1036,7 @@ ATF_TC_BODY(every_field, tc)
 	ATF_CHECK_EQ(prof->cpu_time, 90);
 	ATF_CHECK_EQ(prof->cpus_milli, 1250);
 	ATF_CHECK_EQ(prof->output, 64ULL << 20);
+	ATF_CHECK_EQ(prof->warm, 3);
 	d = TAILQ_FIRST(&prof->allow_domains);
 	ATF_REQUIRE(d != NULL);
 	ATF_CHECK_STREQ(d->host, "example.com");
