@@ -842,7 +842,7 @@ sbx_spec_serialise(const struct sbx_spec *sp, uint8_t *buf, size_t buflen,
  * form with what only the run itself reads emptied -- argv, the
  * environment but HOME (shim/etc.c writes it into /etc/passwd), the
  * output cap, the deadline -- and what the launcher sets.  A warm sandbox
- * serves a run only if their keys are the same bytes (monitor/warm.c),
+ * serves a run only if their keys are the same bytes (monitor/sbxtable.c),
  * and pid 1 checks that again before it takes the run (shim/warm.c).
  */
 int
