@@ -41,14 +41,29 @@ audit_open(const char *path)
 	return 0;
 }
 
+/* A record's message: room for a run's line (RUNSPEC_WHAT_MAX) and what
+ * precedes it. */
+#define AUDIT_MSG_MAX	1024
+
+/* A message cut to len ends in "...", so a cut shows for what it is. */
+static void
+audit_format(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	int	n;
+
+	n = vsnprintf(buf, len, fmt, ap);
+	if (n >= 0 && (size_t)n >= len && len > 3)
+		memcpy(buf + len - 4, "...", 4);
+}
+
 void
 audit(const char *event, uid_t uid, pid_t pid, const char *fmt, ...)
 {
 	va_list		 ap;
-	char		 msg[512];
+	char		 msg[AUDIT_MSG_MAX];
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	audit_format(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	audit_with(event, uid, pid, NULL, "%s", msg);
 }
@@ -62,14 +77,14 @@ audit_with(const char *event, uid_t uid, pid_t pid, cJSON *extra,
     const char *fmt, ...)
 {
 	va_list		 ap;
-	char		 msg[512], when[64], *line;
+	char		 msg[AUDIT_MSG_MAX], when[64], *line;
 	struct timespec	 ts;
 	struct tm	 tm;
 	cJSON		*o, *e;
 	size_t		 len;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	audit_format(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	log_info("audit: %s uid=%u pid=%d: %s", event, (unsigned)uid,
 	    (int)pid, msg);

@@ -109,6 +109,9 @@ void	 egress_tunnel(struct role *, struct imsg *);
 void	 egress_stats(struct role *, struct imsg *);
 
 /* ---- runspec.c: RUN requests to sandbox specs ------------------------ */
+/* A run's audit line: profile, ids, and the command's path (argv[0]), of
+ * any real length; longer ones end in "...", so the cut shows. */
+#define RUNSPEC_WHAT_MAX	640
 void	 runspec_init(void);
 void	 runspec_what(char *, size_t, const char *,
 	    const struct sbx_identity *, const char *);
@@ -203,7 +206,7 @@ int	 msb_new(struct ctl_conn *, uint32_t, uid_t, gid_t, pid_t,
 	    const struct sbx_identity *, const struct conf_profile *,
 	    const uint8_t *, size_t, uint32_t, const char *);
 void	 msb_warm_release_all(const char *);
-unsigned msb_warm_count(int, uid_t);
+unsigned msb_warm_count(int, uid_t, int);
 void	 msb_listener(struct role *, struct imsg *);
 int	 msb_fd(struct ctl_conn *, uint32_t, uint32_t, int, char *, size_t);
 int	 msb_signal(struct ctl_conn *, uint32_t, int, char *, size_t);

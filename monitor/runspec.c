@@ -486,16 +486,21 @@ run_t0(const cJSON *req, int64_t now, int64_t *t0, char *err, size_t errlen)
 }
 
 /* A run's line in the audit log: its profile, the host ids it runs as
- * (unless the service's own), its command. */
+ * (unless the service's own), its command.  A line cut to len ends in
+ * "...": an operator must not read a cut path as another command. */
 void
 runspec_what(char *buf, size_t len, const char *prof,
     const struct sbx_identity *id, const char *argv0)
 {
+	int	n;
+
 	if (id->mode == SBX_IDENTITY_SERVICE && id->uid == 0)
-		snprintf(buf, len, "profile %s: %s", prof, argv0);
+		n = snprintf(buf, len, "profile %s: %s", prof, argv0);
 	else
-		snprintf(buf, len, "profile %s as %s %u:%u: %s", prof,
+		n = snprintf(buf, len, "profile %s as %s %u:%u: %s", prof,
 		    identity_name(id->mode), id->uid, id->gid, argv0);
+	if (n >= 0 && (size_t)n >= len && len > 3)
+		memcpy(buf + len - 4, "...", 4);
 }
 
 /*

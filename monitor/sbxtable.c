@@ -62,7 +62,7 @@ struct msb {
 	int			 egress;	/* its policy is at the proxy */
 	uint32_t		 tag;		/* the runner's name for it */
 	pid_t			 pid;
-	char			 what[80];	/* for the audit log */
+	char			 what[RUNSPEC_WHAT_MAX]; /* audit log */
 	struct cs_meta		*cs;		/* overlay: its changeset */
 	int			 warm;		/* built ahead, no run yet */
 	int			 took;		/* was warm, now a run's */
@@ -410,16 +410,18 @@ msb_warm_release_all(const char *why)
 			warm_release(s, why);
 }
 
-/* Warm sandboxes built or being built, not released: everyone's, or
- * uid's. */
+/* Warm sandboxes not released, everyone's or uid's: built and able to
+ * take a run (built != 0; what STATUS calls idle), or built or being
+ * built (what the caps count). */
 unsigned
-msb_warm_count(int all, uid_t uid)
+msb_warm_count(int all, uid_t uid, int built)
 {
 	struct msb	*s;
 	unsigned	 n = 0;
 
 	TAILQ_FOREACH(s, &msbs, entry)
-		if (s->warm && !s->kill_on_start && (all || s->uid == uid))
+		if (s->warm && !s->kill_on_start && (all || s->uid == uid) &&
+		    (!built || s->state == MSB_RUNNING))
 			n++;
 	return n;
 }
@@ -433,7 +435,7 @@ warm_spawn(const struct msb *run, const struct conf_profile *prof)
 	struct sbx_identity	 ident;
 	struct sbx_spec		 sp;
 	struct msb		*s;
-	char			 err[SBX_SPEC_ERRLEN], what[80];
+	char			 err[SBX_SPEC_ERRLEN], what[RUNSPEC_WHAT_MAX];
 	size_t			 len;
 
 	if (identity_decide(prof, run->uid, run->gid, &ident, err,
@@ -503,7 +505,7 @@ warm_fill(const struct msb *run)
 			break;
 		/* At the caller's cap, its oldest idle one of another
 		 * key gives way: the latest kind of run wins. */
-		if (msb_warm_count(0, run->uid) >=
+		if (msb_warm_count(0, run->uid, 0) >=
 		    monitor_conf->max_sandboxes_per_peer) {
 			TAILQ_FOREACH(s, &msbs, entry)
 				if (s->warm && !s->kill_on_start &&
@@ -552,7 +554,7 @@ msb_new(struct ctl_conn *c, uint32_t reqid, uid_t uid, gid_t gid,
 {
 	struct sbx_identity	 mine;
 	struct msb		*s;
-	char			 what[80];
+	char			 what[RUNSPEC_WHAT_MAX];
 	uint8_t			*key = NULL;
 	size_t			 keylen = 0;
 

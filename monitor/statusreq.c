@@ -70,8 +70,9 @@ status_proxy_own(cJSON *proxy, uid_t uid)
 void
 status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 {
-	cJSON	*o, *arr, *r;
-	int	 i, all = status_sees_all(c);
+	cJSON		*o, *arr, *r;
+	unsigned	 n;
+	int		 i, all = status_sees_all(c);
 
 	o = reply_object();
 	cJSON_AddStringToObject(o, "version", SBX_VERSION);
@@ -100,11 +101,15 @@ status_send(struct ctl_conn *c, uint32_t id, cJSON *proxy)
 		fatalx("out of memory");
 	cJSON_AddNumberToObject(r, "size", provider_pool_size());
 	cJSON_AddNumberToObject(r, "idle", msb_pool_idle());
-	/* Warm command sandboxes built ahead of a run (sbx.conf warm N):
-	 * everyone's, or the peer's own. */
+	/* Warm command sandboxes built ahead of a run (sbx.conf warm N),
+	 * everyone's or the peer's own: those that can take a run now,
+	 * and those still being built, which a run would not wait for. */
 	if ((r = cJSON_AddObjectToObject(o, "warm")) == NULL)
 		fatalx("out of memory");
-	cJSON_AddNumberToObject(r, "idle", msb_warm_count(all, c->uid));
+	n = msb_warm_count(all, c->uid, 1);
+	cJSON_AddNumberToObject(r, "idle", n);
+	cJSON_AddNumberToObject(r, "building",
+	    msb_warm_count(all, c->uid, 0) - n);
 	/* Memory and pids caps: what the launcher used, or before any
 	 * sandbox, what the subtree laid out at start-up offers. */
 	if (msb_limits() != 0)

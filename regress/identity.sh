@@ -326,8 +326,8 @@ capabilities_body() {
 	# identity-warm.sh: and each warm sandbox's pid 1, which holds no
 	# capability (checked above as an sbx-spawner: it is a copy).
 	[ "$(id -u)" -eq 0 ] && want=6 || want=5
-	[ -n "${SBX_TEST_WARM:-}" ] && want=$((want + $("$C" -s "$SOCK" \
-	    --json status | sed -n 's/.*"warm":{"idle":\([0-9]*\)}.*/\1/p')))
+	[ -n "${SBX_TEST_WARM:-}" ] &&
+	    want=$((want + $(sbx_warm_all "$C" "$SOCK")))
 	[ $n -eq $want ] || atf_fail "$n processes, not $want"
 	stop_monitor
 }

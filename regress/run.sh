@@ -801,6 +801,39 @@ agent_gone_cleanup() {
 	common_cleanup
 }
 
+atf_test_case audit_command cleanup
+audit_command_head() {
+	atf_set "descr" "a run's audit line names its command's whole path, however long a real path gets (here about 420 bytes); a longer one is cut visibly, ending in '...', never silently"
+}
+audit_command_body() {
+	setup_conf
+	start_monitor
+	seg=cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc
+	long=$D/files
+	for i in 1 2 3 4 5 6; do
+		long=$long/$seg$i
+	done
+	longer=$long
+	for i in 7 8 9 10 11 12; do
+		longer=$longer/$seg$i
+	done
+	mkdir -p "$longer"
+	chmod -R 755 "$D/files"
+	cp /bin/true "$long/true"
+	cp /bin/true "$longer/true"
+	run -p probe -- "$long/true" || atf_fail "the run at a long path failed"
+	atf_check -o match:"\"event\":\"spawn\".*: $long/true\"" \
+	    cat "$D/audit.jsonl"
+	run -p probe -- "$longer/true" ||
+	    atf_fail "the run at a longer path failed"
+	atf_check -o match:"\"event\":\"spawn\".*: $long/${seg}7/.*\.\.\.\"" \
+	    cat "$D/audit.jsonl"
+	stop_monitor
+}
+audit_command_cleanup() {
+	common_cleanup
+}
+
 atf_init_test_cases() {
 	atf_add_test_case escapes
 	atf_add_test_case escapes_caller
@@ -816,4 +849,5 @@ atf_init_test_cases() {
 	atf_add_test_case not_runnable
 	atf_add_test_case many_sandboxes
 	atf_add_test_case agent_gone
+	atf_add_test_case audit_command
 }

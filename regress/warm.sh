@@ -56,20 +56,17 @@ cleanup() {
 	return 0
 }
 
-# warm_n [SBXCTL]: warm sandboxes status counts (as root: everyone's).
+# warm_n [SBXCTL]: warm sandboxes status counts built and waiting (as
+# root: everyone's).
 warm_n() {
 	"${1:-$C}" -s "$SOCK" --json status |
-	    sed -n 's/.*"warm":{"idle":\([0-9]*\)}.*/\1/p'
+	    sed -n 's/.*"warm":{"idle":\([0-9]*\),.*/\1/p'
 }
 
-# wait_warm N: until status counts N, for up to 10 s.
+# wait_warm N: until status counts N built and none being built, for up
+# to 10 s.
 wait_warm() {
-	i=0
-	until [ "$(warm_n)" = "$1" ]; do
-		i=$((i + 1))
-		[ $i -le 100 ] || atf_fail "$(warm_n) warm sandboxes, not $1"
-		sleep 0.1
-	done
+	sbx_warm_wait "$1" "$C" "$SOCK"
 }
 
 # warm_pids: pid 1 of every warm sandbox built so far (audit "warm").
@@ -311,7 +308,8 @@ caller_cap_body() {
 	for h in /a /b /c /d; do
 		atf_check env HOME=$h "$C" -s "$SOCK" run -p w -e HOME -- \
 		    /usr/bin/true
-		[ "$(warm_n)" -le 3 ] || atf_fail "$(warm_n) warm sandboxes"
+		[ "$(sbx_warm_all "$C" "$SOCK")" -le 3 ] ||
+		    atf_fail "$(sbx_warm_all "$C" "$SOCK") warm sandboxes"
 	done
 	wait_warm 3
 	atf_check -o match:'"event":"warm-release".*a newer kind of run took its place' \

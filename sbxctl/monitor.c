@@ -217,10 +217,15 @@ cmd_status(struct sbxctl *ctx, int argc, char **argv)
 				printf("provider pool %.0f, %.0f booted and "
 				    "idle\n", num(st, "size"), num(st, "idle"));
 			st = cJSON_GetObjectItemCaseSensitive(o, "warm");
-			if (num(st, "idle") > 0)
+			if (num(st, "idle") > 0 || num(st, "building") > 0) {
 				printf("warm sandboxes %.0f%s, built and "
-				    "waiting for a run\n", num(st, "idle"),
+				    "waiting for a run", num(st, "idle"),
 				    own ? " (yours)" : "");
+				if (num(st, "building") > 0)
+					printf("; %.0f being built",
+					    num(st, "building"));
+				putchar('\n');
+			}
 			st = cJSON_GetObjectItemCaseSensitive(o, "selftest");
 			if (strcmp(str(st, "verdict"), "passed") == 0)
 				printf("selftest passed (%.0f checks)\n",
