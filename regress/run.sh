@@ -284,16 +284,29 @@ escapes_common() {
 	# The monitor's working directory (-d keeps the one it started in).
 	mcwd=$(readlink "/proc/$(monpid)/cwd" 2>/dev/null) || mcwd=$(pwd -P)
 
+	# Host directories that are not there inside.  A build tree under
+	# one of them (the probe's directory is bound, so the path to it
+	# exists inside): then a host entry beside that path is not there.
+	tops=
+	for t in /home /root /var /run /srv; do
+		case "$H/" in
+		"$t"/*)
+			n=${H#"$t"/}
+			n=${n%%/*}
+			e=$(ls -A "$t" | grep -vxF "$n" | head -n 1)
+			[ -n "$e" ] && tops="$tops
+read:$t/$e ENOENT" ;;
+		*)
+			tops="$tops
+read:$t ENOENT" ;;
+		esac
+	done
+
 	# attempt, then the results that count as denied (an ERE).
 	cat > expect <<EOF
 read:/etc/shadow ENOENT
 hostusers:/etc/passwd ENOENT|ENODATA
-hostusers:/etc/group ENOENT|ENODATA
-read:/home ENOENT
-read:/root ENOENT
-read:/var ENOENT
-read:/run ENOENT
-read:/srv ENOENT
+hostusers:/etc/group ENOENT|ENODATA$tops
 read:$mcwd ENOENT
 read:$D/sbx.conf ENOENT
 read:$SOCK ENOENT
