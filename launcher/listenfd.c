@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "spec.h"
 #include "launcher.h"
 
@@ -63,57 +64,29 @@ int
 sandbox_listeners(struct sandbox *sb, int *fds, int *families, size_t max,
     char *err, size_t errlen)
 {
-	struct msghdr	 msg;
-	struct cmsghdr	*cmsg;
-	struct iovec	 iov;
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(LISTENERS_MAX * sizeof(int))];
-	} cbuf;
 	char		 byte;
 	ssize_t		 r;
 	size_t		 n = 0, i;
-	int		 got[LISTENERS_MAX], rv = -1;
+	int		 got[LISTENERS_MAX], rv = -1, e;
 
 	if (sb->proxyfd == -1) {
 		snprintf(err, errlen, "proxy listeners: no hand-out socket");
 		return -1;
 	}
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf.buf;
-	msg.msg_controllen = sizeof(cbuf.buf);
-	do {
-		r = recvmsg(sb->proxyfd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	} while (r == -1 && errno == EINTR);
-	if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+	r = fdpass_recv(sb->proxyfd, &byte, 1, got, nitems(got), &n,
+	    MSG_DONTWAIT);
+	e = errno;
+	if (r == -1 && (e == EAGAIN || e == EWOULDBLOCK))
 		return -2;
-	for (cmsg = r > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cmsg != NULL;
-	    cmsg = CMSG_NXTHDR(&msg, cmsg)) {
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (i = 0; (size_t)(cmsg->cmsg_len - CMSG_LEN(0)) >=
-		    (i + 1) * sizeof(int); i++) {
-			if (n == LISTENERS_MAX)
-				break;
-			memcpy(&got[n++], CMSG_DATA(cmsg) + i * sizeof(int),
-			    sizeof(int));
-		}
-	}
 	close(sb->proxyfd);
 	sb->proxyfd = -1;
-	if (r == -1)
-		snprintf(err, errlen, "proxy listeners: %s",
-		    sbx_errname(errno));
+	if (r == -1 && e == EMSGSIZE)
+		snprintf(err, errlen, "proxy listeners: more than %d, or a "
+		    "record longer than a byte", LISTENERS_MAX);
+	else if (r == -1)
+		snprintf(err, errlen, "proxy listeners: %s", sbx_errname(e));
 	else if (r == 0)
 		snprintf(err, errlen, "proxy listeners: pid 1 sent none");
-	else if (msg.msg_flags & MSG_CTRUNC)
-		snprintf(err, errlen, "proxy listeners: more than %d",
-		    LISTENERS_MAX);
 	else if (n == 0 || n > max)
 		snprintf(err, errlen, "proxy listeners: %zu descriptors", n);
 	else {

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fdpass.h"
 #include "spec.h"
 #include "launcher.h"
 #include "shim/shim.h"
@@ -555,17 +556,9 @@ sandbox_arm(struct sandbox *sb, const uint8_t *spec, size_t speclen,
     const int fds[3], uint32_t timeout_ms, char *err, size_t errlen)
 {
 	static uint8_t	 buf[sizeof(struct sbx_arm) + SBX_SPEC_WIRE_MAX];
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} cm;
 	struct sbx_arm	 a;
-	struct msghdr	 msg;
-	struct cmsghdr	*c;
-	struct iovec	 iov;
-	int		 send[3];
+	int		 send[3], rv;
 	size_t		 n = 0, i;
-	ssize_t		 w;
 
 	if (sb->armfd == -1 || speclen > SBX_SPEC_WIRE_MAX) {
 		snprintf(err, errlen, "arm: %s", sb->armfd == -1 ?
@@ -581,31 +574,16 @@ sandbox_arm(struct sandbox *sb, const uint8_t *spec, size_t speclen,
 	a.speclen = (uint32_t)speclen;
 	memcpy(buf, &a, sizeof(a));
 	memcpy(buf + sizeof(a), spec, speclen);
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = buf;
-	iov.iov_len = sizeof(a) + speclen;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	if (n > 0) {
-		memset(&cm, 0, sizeof(cm));
-		msg.msg_control = cm.buf;
-		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(n * sizeof(int));
-		memcpy(CMSG_DATA(c), send, n * sizeof(int));
-	}
 	/* pid 1 is blocked in recvmsg on an empty socket: never a wait. */
-	w = sendmsg(sb->armfd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+	rv = fdpass_send(sb->armfd, buf, sizeof(a) + speclen, send, n,
+	    MSG_DONTWAIT);
+	if (rv == -1)
+		snprintf(err, errlen, "arm: %s", sbx_errname(errno));
 	explicit_bzero(buf, sizeof(a) + speclen);
 	close(sb->armfd);
 	sb->armfd = -1;
-	if (w != (ssize_t)(sizeof(a) + speclen)) {
-		snprintf(err, errlen, "arm: %s", w == -1 ?
-		    sbx_errname(errno) : "short send");
+	if (rv == -1)
 		return -1;
-	}
 	sb->started = monotonic_ms();
 	sandbox_set_deadline(sb, timeout_ms);
 	return 0;

@@ -35,7 +35,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 
 #include <linux/capability.h>
 
@@ -49,6 +48,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "proto.h"
 #include "role.h"
 #include "spec.h"
@@ -152,87 +152,6 @@ part_init(const char *name, int fd)
 
 /* ---- spawner ---------------------------------------------------------- */
 
-static int
-recv_fds(int fd, void *buf, size_t len, int *fds, size_t maxfds,
-    size_t *nfds)
-{
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(sizeof(int) * 16)];
-	}		 cm;
-	struct msghdr	 msg;
-	struct iovec	 iov;
-	struct cmsghdr	*c;
-	ssize_t		 n;
-	size_t		 i, got;
-
-	*nfds = 0;
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = buf;
-	iov.iov_len = len;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	do {
-		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-	} while (n == -1 && errno == EINTR);
-	if (n <= 0)
-		return (int)n;
-	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		got = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < got; i++) {
-			int	 f;
-
-			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(f));
-			if (*nfds < maxfds)
-				fds[(*nfds)++] = f;
-			else
-				close(f);
-		}
-	}
-	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
-		fatalx("message truncated on the launcher's own socket");
-	return (int)n;
-}
-
-static int
-send_fds(int fd, const void *buf, size_t len, const int *fds, size_t nfds)
-{
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(sizeof(int) * 16)];
-	}		 cm;
-	struct msghdr	 msg;
-	struct iovec	 iov;
-	struct cmsghdr	*c;
-	ssize_t		 n;
-
-	if (nfds > 16)
-		fatalx("%zu descriptors in one message", nfds);
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = (void *)(uintptr_t)buf;
-	iov.iov_len = len;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	if (nfds > 0) {
-		msg.msg_control = cm.buf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	}
-	do {
-		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-	} while (n == -1 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
 static uint8_t	 spawn_buf[sizeof(struct spawn_msg) + SBX_SPEC_WIRE_MAX];
 
 static __dead void
@@ -264,8 +183,8 @@ spawner_main(int fd)
 		fatalx("%s: %s", priv_table_spawner.file, err);
 
 	for (;;) {
-		n = recv_fds(fd, spawn_buf, sizeof(spawn_buf), got,
-		    nitems(got), &ngot);
+		n = (int)fdpass_recv(fd, spawn_buf, sizeof(spawn_buf), got,
+		    nitems(got), &ngot, 0);
 		if (n == 0)
 			_exit(0);	/* the front is gone */
 		if (n == -1)
@@ -329,8 +248,8 @@ spawner_main(int fd)
 		out[0] = pidfd;
 		out[1] = mntns;
 		r.mntns = mntns != -1;
-		if (send_fds(fd, &r, sizeof(r), out, pidfd == -1 ? 0 :
-		    mntns == -1 ? 1 : 2) == -1)
+		if (fdpass_send(fd, &r, sizeof(r), out, pidfd == -1 ? 0 :
+		    mntns == -1 ? 1 : 2, 0) == -1)
 			_exit(0);
 		if (pidfd != -1)
 			close(pidfd);
@@ -372,10 +291,11 @@ spawner_request(const struct spawn_args *a, int *pidfd, int *mntns)
 			fds[nfds++] = a->fds[i];
 		}
 	memcpy(buf, &m, sizeof(m));
-	if (send_fds(spawner_fd, buf, sizeof(m) + len, fds, nfds) == -1)
+	if (fdpass_send(spawner_fd, buf, sizeof(m) + len, fds, nfds, 0) == -1)
 		fatal("spawner: send");
 	explicit_bzero(buf, sizeof(m) + len);
-	n = recv_fds(spawner_fd, &r, sizeof(r), got, nitems(got), &ngot);
+	n = (int)fdpass_recv(spawner_fd, &r, sizeof(r), got, nitems(got),
+	    &ngot, 0);
 	if (n == 0)
 		fatalx("the spawner is gone");
 	if (n != (int)sizeof(r) || (r.pid > 0) != (ngot >= 1) ||
@@ -726,7 +646,8 @@ mapper_main(int fd)
 		}
 		if (pfd[1].revents == 0)
 			continue;
-		n = recv_fds(fd, &q, sizeof(q), got, nitems(got), &ngot);
+		n = (int)fdpass_recv(fd, &q, sizeof(q), got, nitems(got),
+		    &ngot, 0);
 		if (n == 0)
 			_exit(0);	/* the front is gone */
 		if (n != (int)sizeof(q) || ngot != 1)
@@ -735,7 +656,7 @@ mapper_main(int fd)
 		mapper_one(&pol, havepol, &q, got[0], &r);
 		for (k = 0; k < ngot; k++)
 			close(got[k]);
-		if (send_fds(fd, &r, sizeof(r), NULL, 0) == -1)
+		if (fdpass_send(fd, &r, sizeof(r), NULL, 0, 0) == -1)
 			_exit(0);
 	}
 }
@@ -757,9 +678,10 @@ mapper_request(pid_t pid, int pidfd, uint32_t identity, uid_t uin,
 	q.gid_inside = gin;
 	q.host_uid = huid;
 	q.host_gid = hgid;
-	if (send_fds(mapper_fd, &q, sizeof(q), &pidfd, 1) == -1)
+	if (fdpass_send(mapper_fd, &q, sizeof(q), &pidfd, 1, 0) == -1)
 		fatal("mapper: send");
-	n = recv_fds(mapper_fd, &r, sizeof(r), got, nitems(got), &ngot);
+	n = (int)fdpass_recv(mapper_fd, &r, sizeof(r), got, nitems(got),
+	    &ngot, 0);
 	if (n == 0)
 		fatalx("the mapper is gone");
 	if (n != (int)sizeof(r) || ngot != 0)

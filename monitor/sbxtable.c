@@ -435,7 +435,8 @@ warm_spawn(const struct msb *run, const struct conf_profile *prof)
 	struct sbx_identity	 ident;
 	struct sbx_spec		 sp;
 	struct msb		*s;
-	char			 err[SBX_SPEC_ERRLEN], what[RUNSPEC_WHAT_MAX];
+	char			 err[SBX_SPEC_ERRLEN];
+	char			 what[RUNSPEC_WHAT_MAX];
 	size_t			 len;
 
 	if (identity_decide(prof, run->uid, run->gid, &ident, err,

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "spec.h"
 #include "shim.h"
 
@@ -106,34 +107,10 @@ listener(int af)
 static void
 hand_out(const int *fds, size_t n)
 {
-	struct msghdr	 msg;
-	struct cmsghdr	*cmsg;
-	struct iovec	 iov;
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(2 * sizeof(int))];
-	} cbuf;
-	char		 byte = 'L';
-	ssize_t		 r;
+	char	 byte = 'L';
 
-	memset(&msg, 0, sizeof(msg));
-	memset(&cbuf, 0, sizeof(cbuf));
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf.buf;
-	msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(n * sizeof(int));
-	memcpy(CMSG_DATA(cmsg), fds, n * sizeof(int));
-	do {
-		r = sendmsg(SBX_SHIM_FD_PROXY, &msg, MSG_NOSIGNAL);
-	} while (r == -1 && errno == EINTR);
-	if (r != 1)
-		shim_fail(r == -1 ? errno : EIO, "proxy listeners: hand out");
+	if (fdpass_send(SBX_SHIM_FD_PROXY, &byte, 1, fds, n, 0) == -1)
+		shim_fail(errno, "proxy listeners: hand out");
 }
 
 void

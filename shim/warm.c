@@ -14,13 +14,12 @@
  * socket closes here: nothing reaches this sandbox a second time.
  */
 #include <sys/types.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "spec.h"
 #include "shim.h"
 
@@ -31,45 +30,21 @@ static struct sbx_spec	 arm_spec, run_spec;
 const struct sbx_spec *
 shim_warm(const struct sbx_spec *sp)
 {
-	union {
-		struct cmsghdr	 hdr;
-		char		 buf[CMSG_SPACE(3 * sizeof(int))];
-	} cm;
 	struct sbx_arm	 a;
-	struct msghdr	 msg;
-	struct cmsghdr	*c;
-	struct iovec	 iov;
 	char		 err[SBX_SPEC_ERRLEN];
 	int		 fds[3], got[3] = { -1, -1, -1 };
 	size_t		 nfd = 0, la, lb, i, k;
 	ssize_t		 n;
 
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = arm_buf;
-	iov.iov_len = sizeof(arm_buf);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	do {
-		n = recvmsg(SBX_SHIM_FD_ARM, &msg, MSG_CMSG_CLOEXEC);
-	} while (n == -1 && errno == EINTR);
+	n = fdpass_recv(SBX_SHIM_FD_ARM, arm_buf, sizeof(arm_buf), fds,
+	    nitems(fds), &nfd, 0);
 	/* The launcher released it unused (idle, a reload, a stop). */
 	if (n == 0)
 		_exit(SHIM_EXIT_SETUP);
 	if (n == -1)
-		shim_fail(errno, "arm: recvmsg");
-	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (nfd > 3)
-			shim_fail(EPROTO, "arm: %zu descriptors", nfd);
-		memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
-	}
-	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    (size_t)n < sizeof(a))
+		shim_fail(errno, "arm: %s", errno == EMSGSIZE ?
+		    "a record or descriptors beyond a run's" : "recvmsg");
+	if ((size_t)n < sizeof(a))
 		shim_fail(EPROTO, "arm: truncated record");
 	memcpy(&a, arm_buf, sizeof(a));
 	if (a.speclen != (size_t)n - sizeof(a) || (a.slots & ~7U) != 0 ||

@@ -3,13 +3,13 @@
  * SPDX-License-Identifier: ISC
  *
  * emptyenv.h: for test programs that call sandbox_spawn() in-process
- * (t_launcher_sandbox, t_launcher_spawn).  pid 1 of every sandbox is a copy
- * of the caller, whose exec-time environment block it shows as
- * /proc/1/environ, so sandbox_spawn refuses a caller started with an
- * environment -- and kyua starts every test with one (HOME, TMPDIR,
- * ...).  Such a program starts over without it, before main(), from a
- * constructor that calls emptyenv_reexec(): ATF takes everything it needs
- * from the arguments.
+ * (t_launcher_sandbox, t_launcher_spawn, t_launcher_warm).  pid 1 of
+ * every sandbox is a copy of the caller, whose exec-time environment
+ * block it shows as /proc/1/environ, so sandbox_spawn refuses a caller
+ * started with an environment -- and kyua starts every test with one
+ * (HOME, TMPDIR, ...).  Such a program starts over without it, before
+ * main(), from a constructor that calls emptyenv_reexec(): ATF takes
+ * everything it needs from the arguments.
  */
 #ifndef EMPTYENV_H
 #define EMPTYENV_H
@@ -65,6 +65,24 @@ const char *
 __ubsan_default_options(void)
 {
 	return "print_stacktrace=1:halt_on_error=1";
+}
+#endif
+
+/*
+ * A program whose every case runs sandboxes defines EMPTYENV_AT_START
+ * before including this: it then starts over without an environment
+ * before main().  (t_launcher_spawn decides per case, and calls
+ * emptyenv_reexec itself.)
+ */
+#ifdef EMPTYENV_AT_START
+static void	 emptyenv_at_start(int, char *[], char *[])
+		    __attribute__((__constructor__));
+
+static void
+emptyenv_at_start(int argc, char *argv[], char *envp[])
+{
+	(void)argc;
+	emptyenv_reexec(argv, envp);
 }
 #endif
 

@@ -34,22 +34,13 @@
 #include "proto.h"
 #include "spec.h"
 #include "launcher/launcher.h"
+/* sandbox_spawn refuses a caller with an environment (emptyenv.h). */
+#define EMPTYENV_AT_START
 #include "emptyenv.h"
 #include "probeloc.h"
 
 #define PROBE		"/sbx/probe"	/* where the probe is bound inside */
 #define RANGE_ID	231072		/* dedicated host id for root runs */
-
-static void	 empty_environment(int, char *[], char *[])
-		    __attribute__((__constructor__));
-
-/* sandbox_spawn refuses a caller with an environment (emptyenv.h). */
-static void
-empty_environment(int argc, char *argv[], char *envp[])
-{
-	(void)argc;
-	emptyenv_reexec(argv, envp);
-}
 
 struct buf {
 	char	*p;

@@ -26,20 +26,12 @@
 #include "proto.h"
 #include "spec.h"
 #include "launcher/launcher.h"
+/* sandbox_spawn refuses a caller with an environment (emptyenv.h). */
+#define EMPTYENV_AT_START
 #include "emptyenv.h"
 #include "probeloc.h"
 
 #define PROBE		"/sbx/probe"
-
-static void	 empty_environment(int, char *[], char *[])
-		    __attribute__((__constructor__));
-
-static void
-empty_environment(int argc, char *argv[], char *envp[])
-{
-	(void)argc;
-	emptyenv_reexec(argv, envp);
-}
 
 /* A spec with the probe bound, argv as given (NULL-terminated). */
 static void
